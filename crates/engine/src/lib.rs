@@ -1,0 +1,22 @@
+//! steerlab-engine: a deterministic simulator of how a Linux host steers packets over NIC
+//! queues and CPUs.
+//!
+//! The engine is a pure state machine: no I/O, no clock (time is passed in as [`Nanos`]), no
+//! global state, one seeded portable generator ([`rng::Rng`]). The same configuration, commands
+//! and seed give the same results on every target.
+
+#![no_std]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod flow;
+pub mod rng;
+pub mod rss;
+pub mod sim;
+pub mod time;
+pub mod toeplitz;
+
+pub use flow::{FlowKey, FlowType, Proto};
+pub use sim::{Sim, SimError, Snapshot};
+pub use time::Nanos;

@@ -1,0 +1,10 @@
+# Sourced by the scripts: the tool PATH (pinned npm tools first, then cargo-installed ones) and
+# trunk's offline/locked flags, so that a build never fetches a tool or an unlocked crate.
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export TRUNK_OFFLINE=true TRUNK_BUILD_LOCKED=true
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+# The release bundle: trunk -> dist/, then its gzipped wasm size against the budget.
+build_dist() {
+  trunk build --release
+  node tests/e2e/bundle-size.mjs dist
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# README command 2 (and CI's, via .ci/run): every test.
+#   1. native: cargo test for the whole workspace (engine, CLI, integration tests in tests/it)
+#   2. wasm:   wasm-bindgen-test in headless Chromium (engine vectors in wasm, components in the DOM)
+#   3. bundle: trunk release build, gzipped size checked against the budget
+#   4. e2e:    playwright-core drives Debian's Chromium against dist/ served on 127.0.0.1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+step() { echo; echo "=== test: $* ==="; }
+
+step "native (cargo test --workspace)"
+cargo test --offline --locked --workspace
+
+step "wasm in headless Chromium (wasm-bindgen-test)"
+# The runner has no overall deadline of its own: bound it so that a hung driver fails the run.
+timeout 900 cargo test --offline --locked --target wasm32-unknown-unknown \
+  -p steerlab-web --test browser
+
+step "release bundle and size budget"
+build_dist
+
+step "end-to-end in headless Chromium (playwright-core)"
+timeout 600 node tests/e2e/run.mjs dist
+echo; echo "test: all passed"

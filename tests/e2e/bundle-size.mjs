@@ -1,0 +1,23 @@
+// Prints the gzipped size of the release wasm bundle and fails if it exceeds the budget.
+// Usage: node tests/e2e/bundle-size.mjs DIST_DIR
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+/** Budget for the gzipped .wasm (issue 2): 250 KB. */
+const BUDGET_BYTES = 250 * 1024;
+
+const dist = process.argv[2] ?? "dist";
+const wasm = readdirSync(dist).filter((f) => f.endsWith(".wasm"));
+if (wasm.length !== 1) {
+  console.error(`bundle-size: expected one .wasm in ${dist}, found ${wasm.length}`);
+  process.exit(1);
+}
+const raw = readFileSync(join(dist, wasm[0]));
+const gz = gzipSync(raw, { level: 9 }).length;
+const kb = (n) => (n / 1024).toFixed(1);
+console.log(`bundle-size: ${wasm[0]} ${kb(raw.length)} KB raw, ${kb(gz)} KB gzipped (budget ${kb(BUDGET_BYTES)} KB)`);
+if (gz > BUDGET_BYTES) {
+  console.error(`bundle-size: over budget by ${kb(gz - BUDGET_BYTES)} KB`);
+  process.exit(1);
+}

@@ -1,0 +1,42 @@
+// Runs every tests/e2e/*.e2e.mjs against the built bundle. Usage: node tests/e2e/run.mjs DIST_DIR
+// Each test module exports `tests`: an array of { name, timeoutMs, run(page, baseUrl) }.
+// Every test gets a fresh browser context; console errors and page errors fail the test.
+import { readdirSync } from "node:fs";
+import { launchBrowser, serveDir, within } from "./harness.mjs";
+
+const dist = process.argv[2] ?? "dist";
+const here = new URL(".", import.meta.url).pathname;
+const files = readdirSync(here).filter((f) => f.endsWith(".e2e.mjs")).sort();
+const server = await serveDir(dist);
+const browser = await within(60_000, "launch chromium", launchBrowser());
+let failed = 0;
+let passed = 0;
+try {
+  for (const file of files) {
+    const { tests } = await import(new URL(file, import.meta.url));
+    for (const t of tests) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+      page.on("console", (m) => { if (m.type() === "error") errors.push(`console.error: ${m.text()}`); });
+      const started = Date.now();
+      try {
+        await within(t.timeoutMs ?? 60_000, `${file}: ${t.name}`, t.run(page, server.url));
+        if (errors.length && !t.allowConsoleErrors) throw new Error(errors.join("\n"));
+        passed++;
+        console.log(`ok   ${file}: ${t.name} (${Date.now() - started} ms)`);
+      } catch (e) {
+        failed++;
+        console.log(`FAIL ${file}: ${t.name}\n     ${String(e.stack ?? e).split("\n").join("\n     ")}`);
+      } finally {
+        await within(10_000, "close context", context.close()).catch(() => {});
+      }
+    }
+  }
+} finally {
+  await within(10_000, "close browser", browser.close()).catch(() => {});
+  await server.close();
+}
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

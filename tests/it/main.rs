@@ -1,0 +1,3 @@
+//! Integration tests of the whole workspace (one binary, so one link step).
+
+mod tidy;
