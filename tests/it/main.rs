@@ -1,3 +1,4 @@
 //! Integration tests of the whole workspace (one binary, so one link step).
 
+mod seeds;
 mod tidy;

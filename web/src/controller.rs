@@ -3,7 +3,8 @@
 
 use core::net::IpAddr;
 
-use steerlab_engine::{FlowKey, Nanos, Proto, Sim};
+use steerlab_engine::{FlowKey, FlowSpec, Nanos, Proto, Sim};
+use steerlab_scenario::Scenario;
 
 /// Simulated time advanced per animation frame at speed 1 (the engine decides results by
 /// simulated time only, so the frame rate never changes them).
@@ -53,7 +54,7 @@ pub struct QueueView {
     pub index: u16,
     /// Packets received so far.
     pub packets: u64,
-    /// Flows the indirection table sends to this queue.
+    /// Flows whose packets arrive on this queue now.
     pub flows: u32,
 }
 
@@ -68,37 +69,47 @@ pub struct ViewModel {
     pub queues: Vec<QueueView>,
     /// Whether time is running.
     pub playing: bool,
+    /// Packets processed on their reader's CPU.
+    pub local: u64,
+    /// Packets processed elsewhere.
+    pub remote: u64,
+    /// aRFS filter updates.
+    pub arfs_update: u64,
+    /// Digest of the run so far.
+    pub digest: String,
 }
 
-/// The sandbox: a simulated host and its playback.
+/// The sandbox: a scenario's host and its playback.
 pub struct Controller {
+    scenario: Scenario,
     sim: Sim,
     playing: bool,
 }
 
+/// The lesson the page opens on.
+pub const DEFAULT_LESSON: &str = "rss-basics";
+
 impl Controller {
-    /// The default scenario: a 4-queue NIC receiving four TCP flows (the first four published
-    /// Toeplitz verification tuples).
+    /// The default lesson's host at time 0.
     pub fn new_default() -> Controller {
-        let mut sim = Sim::new(4).expect("4 queues are in range");
-        for v in steerlab_engine::toeplitz::VERIFICATION_VECTORS.iter().take(4) {
-            let key = FlowKey::new(
-                v.src.parse().expect("published address"),
-                v.dst.parse().expect("published address"),
-                v.sport,
-                v.dport,
-                Proto::Tcp,
-            )
-            .expect("same family");
-            sim.add_flow(key, 1000).expect("rate in range");
-        }
-        Controller { sim, playing: true }
+        Controller::for_lesson(DEFAULT_LESSON).expect("the built-in default lesson is valid")
     }
 
-    /// Adds the flow described by `form` at 1,000 packets per second.
+    /// A built-in lesson's host at time 0.
+    pub fn for_lesson(id: &str) -> Result<Controller, String> {
+        let text = steerlab_scenario::lesson(id).ok_or_else(|| format!("no lesson {id:?}"))?;
+        let scenario = steerlab_scenario::parse(text, &[]).map_err(|e| e.to_string())?;
+        let sim = scenario.build().map_err(|e| e.to_string())?;
+        Ok(Controller { scenario, sim, playing: true })
+    }
+
+    /// Adds the flow described by `form` at 1,000 packets per second, read by one of the
+    /// host's threads (round robin).
     pub fn add_flow(&mut self, form: &FlowForm) -> Result<(), String> {
         let key = form.parse()?;
-        self.sim.add_flow(key, 1000).map_err(|e| e.to_string())?;
+        let threads = self.sim.thread_count();
+        let readers = if threads == 0 { Vec::new() } else { vec![self.sim.flow_count() % threads] };
+        self.sim.add_flow(FlowSpec { key, rate_pps: 1000, bytes: 1500, readers }).map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -116,25 +127,51 @@ impl Controller {
 
     /// Advances simulated time by one frame's worth, playing or not.
     pub fn step(&mut self) {
-        let now = self.sim.snapshot().now;
-        self.sim.advance_to(now.saturating_add(FRAME_NS));
+        self.run_for(FRAME_NS);
+    }
+
+    /// Advances simulated time by `d`, applying the scenario's timeline on the way.
+    pub fn run_for(&mut self, d: Nanos) {
+        let until = self.sim.now().saturating_add(d);
+        if let Err(e) = self.scenario.run_from(&mut self.sim, until) {
+            gloo_console_error(&e.to_string());
+        }
     }
 
     /// The view of the current state.
     pub fn view(&self) -> ViewModel {
         let snap = self.sim.snapshot();
+        let mut flows = vec![0u32; snap.queues.len()];
+        for f in 0..self.sim.flow_count() {
+            if let Some(q) = self.sim.flow_queue_now(f) {
+                flows[usize::from(q)] += 1;
+            }
+        }
         let queues = snap
-            .rx_packets
+            .queues
             .iter()
             .enumerate()
-            .map(|(i, &packets)| QueueView {
-                index: i as u16,
-                packets,
-                flows: snap.flow_queues.iter().filter(|&&q| usize::from(q) == i).count() as u32,
-            })
+            .map(|(i, q)| QueueView { index: i as u16, packets: q.packets, flows: flows[i] })
             .collect();
-        ViewModel { sim_time: snap.now.to_string(), flow_count: snap.flows, queues, playing: self.playing }
+        ViewModel {
+            sim_time: snap.now.to_string(),
+            flow_count: snap.flows,
+            queues,
+            playing: self.playing,
+            local: snap.counters.local,
+            remote: snap.counters.remote,
+            arfs_update: snap.arfs.update,
+            digest: snap.digest.hex(),
+        }
     }
+}
+
+/// Logs to the browser console (a no-op natively).
+fn gloo_console_error(msg: &str) {
+    #[cfg(target_arch = "wasm32")]
+    gloo::console::error!(msg.to_string());
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = msg;
 }
 
 #[cfg(test)]
@@ -142,19 +179,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_scenario_spreads_four_flows_and_counts_packets() {
+    fn default_lesson_runs_and_counts_every_packet() {
         let mut c = Controller::new_default();
-        assert_eq!(c.view().flow_count, 4);
+        assert_eq!(c.view().flow_count, 13);
         for _ in 0..100 {
             c.frame();
         }
         let v = c.view();
         assert_eq!(v.sim_time, "1.000s");
-        assert_eq!(v.queues.iter().map(|q| q.packets).sum::<u64>(), 4000);
-        // The published hashes 0x51ccc178, 0xc626b0ea, 0x5c2b394a, 0xafc7327f index the default
-        // 128-entry table of a 4-queue NIC at queues 0, 2, 2, 3 (kernel-semantics.md §1.3).
-        let flows: Vec<u32> = v.queues.iter().map(|q| q.flows).collect();
-        assert_eq!(flows, [1, 0, 2, 1]);
+        // 12 flows at 2,000 pps and one elephant at 40,000 pps for one second.
+        assert_eq!(v.queues.iter().map(|q| q.packets).sum::<u64>(), 64_000);
+        assert_eq!(v.queues.iter().map(|q| q.flows).sum::<u32>(), 13);
     }
 
     #[test]
@@ -163,7 +198,7 @@ mod tests {
         let form = FlowForm { src: "10.0.0.1".into(), dst: "nope".into(), sport: "1".into(), dport: "2".into(), proto: "tcp".into() };
         let err = c.add_flow(&form).unwrap_err();
         assert!(err.starts_with("destination:"), "{err}");
-        assert_eq!(c.view().flow_count, 4);
+        assert_eq!(c.view().flow_count, 13);
         let form = FlowForm { dst: "::1".into(), ..form };
         assert!(c.add_flow(&form).unwrap_err().contains("both be IPv4"));
     }

@@ -47,7 +47,7 @@ async fn app_renders_queues_chart_and_form() {
     for id in ["play", "pause", "step", "sim-time", "flow-count", "rxq-0", "rxq-3", "chart-rxq", "add-flow"] {
         by_testid(&host, id);
     }
-    assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "4");
+    assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "13");
 
     let set = |id: &str, value: &str| by_testid(&host, id).dyn_into::<HtmlInputElement>().unwrap().set_value(value);
     set("flow-src", "192.0.2.10");
@@ -56,7 +56,7 @@ async fn app_renders_queues_chart_and_form() {
     set("flow-dport", "443");
     by_testid(&host, "flow-submit").dyn_into::<HtmlElement>().unwrap().click();
     settle().await;
-    assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "5");
+    assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "14");
     assert!(host.query_selector("[data-testid=\"error-banner\"]").unwrap().is_none());
 
     set("flow-dport", "70000");
@@ -64,6 +64,6 @@ async fn app_renders_queues_chart_and_form() {
     settle().await;
     let banner = by_testid(&host, "error-banner").text_content().unwrap();
     assert!(banner.contains("destination port"), "{banner}");
-    assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "5");
+    assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "14");
     handle.destroy();
 }

@@ -22,6 +22,40 @@ struct Cli {
 enum Command {
     /// Print the Toeplitz RSS hash of a tuple as 0x%08x.
     Hash(HashArgs),
+    /// List the built-in lessons, one id per line.
+    Lessons,
+    /// Run a lesson or a scenario file to the end and print its figures.
+    Run(RunArgs),
+    /// Apply console commands (from a file or stdin) to a host and print their output.
+    Shell(ShellArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// A lesson id (see `steerlab lessons`) or a scenario JSON file.
+    scenario: String,
+    /// Seed of the run (sim.seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Simulated seconds to run (sim.duration_ms / 1000).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Override a scenario field, e.g. --set nic.driver=ice --set rfs.flow_cnt=2048.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Print one JSON object with the contract's keys instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct ShellArgs {
+    /// File of commands, one per line (`#` starts a comment); default stdin.
+    #[arg(long)]
+    script: Option<std::path::PathBuf>,
+    /// The host to apply them to (default: the rss-basics lesson's host; the NIC is eth0).
+    #[arg(long)]
+    scenario: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -60,6 +94,9 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Hash(args) => hash(&args),
+        Command::Lessons => Ok(steerlab_scenario::lesson_ids().map(|id| format!("{id}\n")).collect()),
+        Command::Run(args) => run(&args),
+        Command::Shell(args) => return shell(&args),
     };
     match result {
         Ok(out) => {
@@ -97,4 +134,80 @@ fn hash(args: &HashArgs) -> Result<String, String> {
         return Err(format!("--key has {} bytes; a {len}-byte input needs at least {}", key.len(), len + 4));
     }
     Ok(format!("0x{:08x}\n", ToeplitzTable::new(&key).hash(&buf[..len])))
+}
+
+/// Loads a lesson id or a scenario file, with overrides.
+fn load(what: &str, overrides: &[String]) -> Result<steerlab_scenario::Scenario, String> {
+    let text = match steerlab_scenario::lesson(what) {
+        Some(t) => t.to_string(),
+        None => {
+            let meta = std::fs::metadata(what).map_err(|e| format!("{what}: not a lesson id ({}) nor a readable file: {e}", steerlab_scenario::lesson_ids().collect::<Vec<_>>().join(", ")))?;
+            if meta.len() > steerlab_scenario::MAX_BYTES as u64 {
+                return Err(format!("{what}: {} bytes; scenarios are at most {} bytes", meta.len(), steerlab_scenario::MAX_BYTES));
+            }
+            std::fs::read_to_string(what).map_err(|e| format!("{what}: {e}"))?
+        }
+    };
+    steerlab_scenario::parse(&text, overrides).map_err(|e| format!("invalid scenario {what}: {e}"))
+}
+
+fn run(args: &RunArgs) -> Result<String, String> {
+    let mut overrides = args.set.clone();
+    if let Some(seed) = args.seed {
+        overrides.push(format!("sim.seed={seed}"));
+    }
+    if let Some(d) = args.duration {
+        if !(d.is_finite() && d > 0.0 && d <= 86_400.0) {
+            return Err(format!("--duration {d}: accepted 0 < SECONDS <= 86400"));
+        }
+        overrides.push(format!("sim.duration_ms={}", ((d * 1000.0).round() as u64).max(1)));
+    }
+    let scenario = load(&args.scenario, &overrides)?;
+    let sim = scenario.run().map_err(|e| format!("invalid scenario {}: {e}", args.scenario))?;
+    let report = steerlab_scenario::Report::new(&scenario, &sim);
+    Ok(if args.json { format!("{}\n", report.to_json()) } else { report.to_table() })
+}
+
+fn shell(args: &ShellArgs) -> ExitCode {
+    let scenario = match load(args.scenario.as_deref().unwrap_or("rss-basics"), &[]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("steerlab: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = match &args.script {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display())),
+        None => std::io::read_to_string(std::io::stdin()).map_err(|e| format!("stdin: {e}")),
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("steerlab: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut sim = match scenario.build() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("steerlab: invalid scenario: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut failed = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        println!("$ {line}");
+        match steerlab_console::execute(&mut sim, line) {
+            Ok(out) => print!("{out}"),
+            Err(e) => {
+                failed = true;
+                println!("{e}");
+            }
+        }
+    }
+    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }

@@ -48,3 +48,77 @@ fn bad_arguments_exit_2_with_one_line() {
         assert!(err.starts_with("steerlab: "), "{err}");
     }
 }
+
+#[test]
+fn lessons_lists_the_built_in_ids_one_per_line() {
+    let (code, out, _) = steerlab(&["lessons"]);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = out.lines().collect();
+    for id in ["rss-basics", "arfs-collision", "rfs-thread-churn"] {
+        assert!(ids.contains(&id), "{id} in {ids:?}");
+    }
+}
+
+#[test]
+fn run_json_has_the_contract_keys_and_conserves_packets() {
+    let (code, out, err) = steerlab(&["run", "rss-basics", "--duration", "1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    for path in [
+        "scenario", "seed", "sim_seconds", "digest", "packets/offered", "packets/delivered", "packets/in_flight",
+        "packets/dropped/ring_full", "packets/dropped/backlog_full", "packets/dropped/xdp", "packets/dropped/tc",
+        "steering/local", "steering/remote", "arfs/add", "arfs/update", "arfs/skip", "arfs/expire",
+        "arfs/misprogram_avoided", "arfs/filters_active", "rfs/sock_flow_updates", "rfs/cpu_switches",
+        "cpu/user_ns", "cpu/sys_ns", "cpu/softirq_ns", "cpu/cross_numa_bytes", "queues/rx/0/queue",
+        "queues/rx/0/packets", "queues/rx/0/drops", "cpus/0/cpu", "cpus/0/softirq_ns", "cpus/0/packets",
+    ] {
+        assert!(v.pointer(&format!("/{path}")).is_some(), "missing {path}");
+    }
+    let n = |p: &str| v.pointer(p).and_then(|x| x.as_u64()).unwrap();
+    let dropped: u64 = ["ring_full", "backlog_full", "xdp", "tc"].iter().map(|k| n(&format!("/packets/dropped/{k}"))).sum();
+    assert_eq!(n("/packets/offered"), n("/packets/delivered") + n("/packets/in_flight") + dropped);
+    assert!(n("/packets/offered") > 0);
+    // Same seed, same digest; another seed is accepted.
+    let (_, again, _) = steerlab(&["run", "rss-basics", "--duration", "1", "--json"]);
+    assert_eq!(out, again, "deterministic");
+    let (code, table, _) = steerlab(&["run", "rss-basics", "--duration", "1", "--seed", "9"]);
+    assert_eq!(code, 0);
+    assert!(table.lines().any(|l| l.starts_with("packets.offered")), "{table}");
+}
+
+#[test]
+fn run_overrides_are_validated_with_one_line_errors() {
+    for args in [
+        &["run", "no-such-lesson"][..],
+        &["run", "rss-basics", "--set", "nic.bogus=1"],
+        &["run", "rss-basics", "--set", "nic.driver=e1000"],
+        &["run", "rss-basics", "--set", "rfs.flow_cnt=-3"],
+        &["run", "rss-basics", "--set", "novalue"],
+        &["run", "rss-basics", "--duration", "abc"],
+    ] {
+        let (code, out, err) = steerlab(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line, got {err}");
+    }
+    let (_, _, err) = steerlab(&["run", "rss-basics", "--set", "nic.driver=e1000"]);
+    assert!(err.contains("nic.driver") && err.contains("ice-hash-match"), "names the field and what is accepted: {err}");
+}
+
+#[test]
+fn shell_runs_a_script_and_reports_failure_in_its_status() {
+    let dir = std::env::temp_dir().join(format!("steerlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ok = dir.join("ok.txt");
+    std::fs::write(&ok, "ethtool -X eth0 equal 2\nethtool -x eth0\n").unwrap();
+    let (code, out, err) = steerlab(&["shell", "--script", ok.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("RX flow hash indirection table for eth0"), "{out}");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "ethtool -X eth0 equal 2\nbogus command\n").unwrap();
+    let (code, out, _) = steerlab(&["shell", "--script", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("command not found"), "{out}");
+    let (code, _, _) = steerlab(&["shell", "--script", "/nonexistent/file"]);
+    assert_eq!(code, 2);
+}

@@ -10,13 +10,21 @@
 
 extern crate alloc;
 
+pub mod arfs;
+pub mod config;
+pub mod costs;
+pub mod cpuset;
 pub mod flow;
+pub mod metrics;
 pub mod rng;
+pub mod rps;
 pub mod rss;
 pub mod sim;
 pub mod time;
 pub mod toeplitz;
 
 pub use flow::{FlowKey, FlowType, Proto};
-pub use sim::{Sim, SimError, Snapshot};
+pub use config::{Driver, HostConfig, Kernel, Mode, NamedEnum, RecordPolicy};
+pub use cpuset::CpuSet;
+pub use sim::{FlowSpec, FlowView, NtupleRule, Sim, SimError, Snapshot, ThreadSpec};
 pub use time::Nanos;

@@ -1,132 +1,1228 @@
-//! The simulator: the only place that decides the order of the pipeline's stages.
+//! The simulator: one host's receive path, tick by tick, in the kernel's order
+//! (kernel-semantics.md §0): NIC filters or RSS pick the queue, the queue's IRQ CPU runs the
+//! driver poll, `get_rps_cpu` may move the packet to another CPU's backlog, the backlog is
+//! processed, the application reads and records its CPU for RFS.
+//!
+//! Time advances in ticks of `tick_ns`. In a tick: timers (thread migrations, the ice service
+//! task), then every flow's packets of the tick in flow order, then every backlog is drained
+//! (`process_backlog`), then the readers read (`sock_rps_record_flow`) and mlx5's work runs.
+//! Simplification: a flow's packets of one tick arrive together, at the flow's place in the
+//! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
+//! at the stack's per-packet cost, so `input_queue_head` advances as simulated time passes within
+//! the tick and the in-order test of `get_rps_cpu` sees what is really still queued; every
+//! backlog is empty at the end of the tick. Ring and backlog capacities are per tick.
+//!
+//! Aggregate mode: after a packet whose processing changed nothing but counters, queue tails
+//! and `last_qtail` stamps, the next packets of the same flow in the tick take exactly the same
+//! path until a capacity runs out, so they are applied together. Packet mode applies them one
+//! by one; the tests check that both give the same counters and digest.
 
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
 use core::fmt;
 
-use alloc::vec::Vec;
-
-use crate::flow::FlowKey;
-use crate::rss::{rss_hash, HashFields, Reta, RetaError};
+use crate::arfs::{Arfs, ArfsCounters, ExpiryOracle, FilterView, SteerRequest, ICE_SERVICE_PERIOD};
+use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
+use crate::cpuset::CpuSet;
+use crate::flow::{FlowKey, FlowType, Proto};
+use crate::metrics::{Counters, CpuStats, Digest, QueueStats};
+use crate::rng::Rng;
+use crate::rps::{active_window, cpu_mask, reciprocal_scale, rfs_slot, DevFlow, DevFlowTable, SockFlowTable, NO_CPU, NO_FILTER};
+use crate::rss::{hash_input, HashFields, Reta, RetaError};
 use crate::time::Nanos;
 use crate::toeplitz::{ToeplitzTable, MS_VERIFICATION_KEY};
 
-/// A host with one multi-queue NIC and its flows.
-#[derive(Clone, Debug)]
-pub struct Sim {
-    now: Nanos,
-    toeplitz: ToeplitzTable,
-    reta: Reta,
-    rx_queues: u16,
-    flows: Vec<Flow>,
-    rx_packets: Vec<u64>,
+/// A flow to add: its tuple, rate, packet size and the threads that read its socket.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// The 5-tuple as received.
+    pub key: FlowKey,
+    /// Packets per second (1..=100,000,000).
+    pub rate_pps: u64,
+    /// Bytes per packet (64..=65535).
+    pub bytes: u32,
+    /// Threads reading the socket (several = the epoll pattern of seed 002); empty = consumed
+    /// in softirq, no RFS record.
+    pub readers: Vec<u32>,
 }
 
-#[derive(Clone, Debug)]
-struct Flow {
-    key: FlowKey,
-    hash: u32,
-    rate_pps: u64,
-    /// Packets offered so far (so that fractional rates accumulate exactly).
-    sent: u64,
-    since: Nanos,
+/// A thread to add.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadSpec {
+    /// CPU it starts on.
+    pub cpu: u16,
+    /// CPUs it may run on (`sched_setaffinity`); empty = every CPU.
+    pub allowed: CpuSet,
+    /// Migrates to a random allowed CPU this often; zero = stays where it is put.
+    pub migrate_every: Nanos,
 }
 
 /// Why a command was refused. The state is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
+    /// A value is out of range.
+    Config(ConfigError),
     /// The indirection table could not be set.
     Reta(RetaError),
-    /// A value is out of its accepted range.
-    OutOfRange {
-        /// The field.
-        field: &'static str,
-        /// What is accepted.
-        accepted: &'static str,
-    },
+    /// Something named does not exist or already exists.
+    Invalid(String),
 }
 
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SimError::Config(e) => e.fmt(f),
             SimError::Reta(e) => e.fmt(f),
-            SimError::OutOfRange { field, accepted } => write!(f, "{field} out of range (accepted: {accepted})"),
+            SimError::Invalid(s) => f.write_str(s),
         }
     }
 }
 
-/// What the host looks like now: plain data for the UI and tests.
+impl From<ConfigError> for SimError {
+    fn from(e: ConfigError) -> Self {
+        SimError::Config(e)
+    }
+}
+
+fn range_err(field: &str, accepted: &str) -> SimError {
+    SimError::Config(ConfigError { field: field.into(), accepted: accepted.into() })
+}
+
+#[derive(Clone, Debug)]
+struct Flow {
+    key: FlowKey,
+    /// Hash the NIC computed (Toeplitz over the configured fields).
+    nic_hash: u32,
+    /// `skb_get_hash`: the NIC hash when it covered the ports, else the software hash.
+    skb_hash: u32,
+    rate_pps: u64,
+    bytes: u32,
+    since: Nanos,
+    sent: u64,
+    readers: Vec<u32>,
+    /// Reader of the current tick (index into `threads`), `u32::MAX` when none.
+    reader: u32,
+    /// Packets reached the stack in this tick (the reader will read).
+    got: bool,
+    ntuple_queue: Option<u16>,
+    last_queue: u16,
+    last_cpu: u16,
+}
+
+#[derive(Clone, Debug)]
+struct Thread {
+    cpu: u16,
+    allowed: CpuSet,
+    every: Nanos,
+    next_migration: Nanos,
+}
+
+#[derive(Clone, Debug)]
+struct RxQueue {
+    irq_cpu: u16,
+    rps_map: Vec<u16>,
+    table: Option<DevFlowTable>,
+    /// Packets the ring and its NAPI poll still take this tick.
+    budget: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Cpu {
+    node: u16,
+    /// `softnet_data.input_queue_head`.
+    head: u32,
+    /// `softnet_data.input_queue_tail`.
+    tail: u32,
+    /// Packets the backlog still takes this tick.
+    budget: u64,
+    /// The backlog NAPI was scheduled by another CPU this tick (one IPI).
+    woken: bool,
+    /// `ndo_rx_flow_steer` calls from this CPU this tick (mlx5 lock contention).
+    arfs_calls: u64,
+    /// Work queued this tick, as the time (ns from the tick's start) its processing ends.
+    work_end: u64,
+    /// Enqueued packets not yet processed, in order.
+    pending: VecDeque<Run>,
+}
+
+/// Consecutive backlog packets processed back to back at one per-packet cost. A run of `n`
+/// packets is dequeued packet by packet as time passes, so one run of `n` and `n` runs of one
+/// give the same `input_queue_head` at every instant (packet and aggregate modes agree).
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    /// Time (ns from the tick's start) the first packet's processing starts.
+    begin: u64,
+    /// Per-packet processing time.
+    each: u64,
+    /// `input_queue_tail` before the run.
+    tail0: u32,
+    /// Packets in the run.
+    n: u32,
+}
+
+/// An exact-match NIC rule (`ethtool -N DEV flow-type ... action Q loc L`); absent fields match
+/// anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NtupleRule {
+    /// Location in the rule table (lower wins).
+    pub loc: u32,
+    /// Flow type.
+    pub flow_type: FlowType,
+    /// Source address.
+    pub src: Option<core::net::IpAddr>,
+    /// Destination address.
+    pub dst: Option<core::net::IpAddr>,
+    /// Source port.
+    pub sport: Option<u16>,
+    /// Destination port.
+    pub dport: Option<u16>,
+    /// Target RX queue.
+    pub queue: u16,
+}
+
+impl NtupleRule {
+    fn matches(&self, k: &FlowKey) -> bool {
+        self.flow_type == k.flow_type()
+            && self.src.is_none_or(|a| a == k.src())
+            && self.dst.is_none_or(|a| a == k.dst())
+            && self.sport.is_none_or(|p| p == k.sport())
+            && self.dport.is_none_or(|p| p == k.dport())
+    }
+}
+
+/// One step's path, used to decide whether the following packets repeat it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    RingDrop,
+    BacklogDrop { queue: u16, cpu: u16 },
+    Inline { queue: u16 },
+    Backlog { queue: u16, cpu: u16 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    fate: Fate,
+    /// State other than counters, tails and stamps changed: the next packet may differ.
+    structural: bool,
+}
+
+/// What the page and the CLI read: totals, per-queue and per-CPU figures.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     /// Simulated time.
     pub now: Nanos,
-    /// Packets received per RX queue.
-    pub rx_packets: Vec<u64>,
+    /// Run totals.
+    pub counters: Counters,
+    /// Packets in backlogs (0 between ticks).
+    pub in_flight: u64,
+    /// Driver counters.
+    pub arfs: ArfsCounters,
+    /// Live aRFS filters.
+    pub arfs_active: u32,
+    /// Per RX queue.
+    pub queues: Vec<QueueStats>,
+    /// Per CPU.
+    pub cpus: Vec<CpuStats>,
     /// Number of flows.
     pub flows: u32,
-    /// The RX queue of every flow, in the order they were added.
-    pub flow_queues: Vec<u16>,
+    /// Digest of every event so far.
+    pub digest: Digest,
 }
 
+/// Where one flow's packets go now, for the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowView {
+    /// RX queue of its last packet.
+    pub queue: u16,
+    /// CPU that processed its last packet.
+    pub cpu: u16,
+    /// CPU of its reader (`NO_CPU` when none).
+    pub reader_cpu: u16,
+    /// The NIC's hash.
+    pub hash: u32,
+}
+
+/// A simulated host.
+#[derive(Clone, Debug)]
+pub struct Sim {
+    cfg: HostConfig,
+    now: Nanos,
+    rng: Rng,
+    toeplitz: ToeplitzTable,
+    soft_key: u64,
+    reta: Reta,
+    hash_fields: [HashFields; 4],
+    cpu_mask: u32,
+    queues: Vec<RxQueue>,
+    cpus: Vec<Cpu>,
+    rmap: Vec<u16>,
+    sock: Option<SockFlowTable>,
+    flows: Vec<Flow>,
+    by_key: BTreeMap<FlowKey, u32>,
+    threads: Vec<Thread>,
+    ntuple: Vec<NtupleRule>,
+    arfs: Arfs,
+    next_service: Nanos,
+    /// Time within the current tick of the flow being processed (ns from the tick's start).
+    elapsed: u64,
+    counters: Counters,
+    qstats: Vec<QueueStats>,
+    cstats: Vec<CpuStats>,
+    digest: Digest,
+}
+
+/// The stack's view used by drivers for `rps_may_expire_flow`.
+struct ExpiryView<'a> {
+    kernel: Kernel,
+    queues: &'a [RxQueue],
+    cpus: &'a [Cpu],
+}
+
+impl ExpiryOracle for ExpiryView<'_> {
+    /// `rps_may_expire_flow` (net/core/dev.c): keep only if the slot still holds this filter
+    /// and its CPU has dequeued fewer than the activity window since the flow's last enqueue.
+    fn may_expire(&self, rxq: u16, flow_id: u32, filter_id: u16) -> bool {
+        let Some(t) = self.queues.get(usize::from(rxq)).and_then(|q| q.table.as_ref()) else { return true };
+        let Some(r) = t.flows.get(flow_id as usize) else { return true };
+        if r.filter != filter_id || usize::from(r.cpu) >= self.cpus.len() {
+            return true;
+        }
+        let since = self.cpus[usize::from(r.cpu)].head.wrapping_sub(r.last_qtail) as i32;
+        since >= active_window(self.kernel, t.log)
+    }
+}
+
+const EV_MIGRATE: u64 = 1;
+const EV_STEP: u64 = 2;
+const EV_TICK: u64 = 3;
+const EV_SOCK: u64 = 4;
+
 impl Sim {
-    /// A host with `rx_queues` queues and a 128-entry default indirection table, hashing with
-    /// the Microsoft verification key.
-    pub fn new(rx_queues: u16) -> Result<Sim, SimError> {
-        if !(1..=512).contains(&rx_queues) {
-            return Err(SimError::OutOfRange { field: "rx_queues", accepted: "1..=512" });
-        }
-        let reta = Reta::new_default(128, u32::from(rx_queues)).map_err(SimError::Reta)?;
-        Ok(Sim {
+    /// A host built from `cfg` (validated), with no flows and no threads.
+    pub fn new(cfg: HostConfig) -> Result<Sim, SimError> {
+        cfg.validate()?;
+        let rng = Rng::new(cfg.seed);
+        let soft_key = rng.fork("flow_dissector").next_u64();
+        let reta = Reta::new_default(cfg.reta_size, u32::from(cfg.rx_queues)).map_err(SimError::Reta)?;
+        let rps_map: Vec<u16> = if cfg.rps_cpus.is_empty() {
+            Vec::new()
+        } else {
+            CpuSet::parse_list(&cfg.rps_cpus).map(|s| s.iter().collect()).unwrap_or_default()
+        };
+        let queues = (0..cfg.rx_queues)
+            .map(|q| RxQueue {
+                irq_cpu: q % cfg.cpus,
+                rps_map: rps_map.clone(),
+                table: (cfg.flow_cnt > 0).then(|| DevFlowTable::new(cfg.flow_cnt)),
+                budget: 0,
+            })
+            .collect();
+        let cpus = (0..cfg.cpus)
+            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, woken: false, arfs_calls: 0, work_end: 0, pending: VecDeque::new() })
+            .collect();
+        let mut sim = Sim {
             now: Nanos::ZERO,
+            rng: rng.fork("sim"),
             toeplitz: ToeplitzTable::new(&MS_VERIFICATION_KEY),
+            soft_key,
             reta,
-            rx_queues,
+            hash_fields: [HashFields::FOUR_TUPLE; 4],
+            cpu_mask: cpu_mask(cfg.cpus),
+            queues,
+            cpus,
+            rmap: Vec::new(),
+            sock: (cfg.sock_flow_entries > 0).then(|| SockFlowTable::new(cfg.sock_flow_entries)),
             flows: Vec::new(),
-            rx_packets: alloc::vec![0; usize::from(rx_queues)],
-        })
+            by_key: BTreeMap::new(),
+            threads: Vec::new(),
+            ntuple: Vec::new(),
+            arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
+            next_service: ICE_SERVICE_PERIOD,
+            elapsed: 0,
+            counters: Counters::default(),
+            qstats: vec![QueueStats::default(); usize::from(cfg.rx_queues)],
+            cstats: vec![CpuStats::default(); usize::from(cfg.cpus)],
+            digest: Digest::default(),
+            cfg,
+        };
+        sim.rebuild_rmap();
+        Ok(sim)
     }
 
-    /// Starts a flow of `rate_pps` packets per second.
-    pub fn add_flow(&mut self, key: FlowKey, rate_pps: u64) -> Result<u32, SimError> {
-        if !(1..=100_000_000).contains(&rate_pps) {
-            return Err(SimError::OutOfRange { field: "rate_pps", accepted: "1..=100000000" });
+    /// The configuration in force.
+    pub fn config(&self) -> &HostConfig {
+        &self.cfg
+    }
+
+    /// Simulated time.
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+
+    /// The CPU → nearest RX queue map of aRFS (lib/cpu_rmap.c): a queue's IRQ CPU has distance
+    /// 0 (later queues win ties); other CPUs take a queue of their NUMA node (distance 3), else
+    /// queue 0. SMT siblings and packages are not modelled.
+    fn rebuild_rmap(&mut self) {
+        let n = usize::from(self.cfg.cpus);
+        let mut rmap = vec![u16::MAX; n];
+        for (q, rxq) in self.queues.iter().enumerate() {
+            rmap[usize::from(rxq.irq_cpu)] = q as u16;
         }
-        let hash = rss_hash(&self.toeplitz, &key, HashFields::FOUR_TUPLE);
-        self.flows.push(Flow { key, hash, rate_pps, sent: 0, since: self.now });
-        Ok(self.flows.len() as u32 - 1)
+        for c in 0..n {
+            if rmap[c] == u16::MAX {
+                let node = self.cpus[c].node;
+                rmap[c] = self.queues.iter().rposition(|q| self.cpus[usize::from(q.irq_cpu)].node == node).unwrap_or(0) as u16;
+            }
+        }
+        self.rmap = rmap;
     }
 
-    /// `ethtool -X equal n`.
-    pub fn set_reta_equal(&mut self, n: u32) -> Result<(), SimError> {
-        self.reta = self.reta.equal(n, 0, u32::from(self.rx_queues)).map_err(SimError::Reta)?;
+    // ---------------------------------------------------------------- commands
+
+    /// Adds a thread; returns its id.
+    pub fn add_thread(&mut self, spec: ThreadSpec) -> Result<u32, SimError> {
+        let n = self.cfg.cpus;
+        if self.threads.len() as u32 >= MAX_THREADS {
+            return Err(range_err("threads", "at most 65536 threads"));
+        }
+        let allowed = if spec.allowed.is_empty() { CpuSet::range(0, n) } else { spec.allowed };
+        if allowed.end() > n {
+            return Err(range_err("thread.cpuset", "CPUs of this host"));
+        }
+        if !allowed.contains(spec.cpu) {
+            return Err(range_err("thread.cpu", "a CPU of the thread's cpuset"));
+        }
+        let next_migration = if spec.migrate_every == Nanos::ZERO { Nanos(u64::MAX) } else { self.now.saturating_add(spec.migrate_every) };
+        self.threads.push(Thread { cpu: spec.cpu, allowed, every: spec.migrate_every, next_migration });
+        Ok(self.threads.len() as u32 - 1)
+    }
+
+    /// Moves thread `tid` to `cpu` (what dragging it does; `taskset` changes the cpuset).
+    pub fn migrate_thread(&mut self, tid: u32, cpu: u16) -> Result<(), SimError> {
+        let t = self.threads.get(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        if !t.allowed.contains(cpu) {
+            return Err(SimError::Invalid(alloc::format!("CPU {cpu} is not in thread {tid}'s cpuset {}", t.allowed.to_list())));
+        }
+        self.threads[tid as usize].cpu = cpu;
+        self.counters.migrations += 1;
+        self.digest.event(&[EV_MIGRATE, self.now.0, u64::from(tid), u64::from(cpu)]);
         Ok(())
     }
 
-    /// Runs every packet due up to `until`.
-    pub fn advance_to(&mut self, until: Nanos) {
-        if until <= self.now {
-            return;
+    /// `taskset -pc LIST TID`: sets the cpuset; a thread outside it moves to its first CPU.
+    pub fn set_thread_cpuset(&mut self, tid: u32, allowed: CpuSet) -> Result<(), SimError> {
+        let n = self.cfg.cpus;
+        let t = self.threads.get(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        if allowed.is_empty() || allowed.end() > n {
+            return Err(range_err("cpuset", "a non-empty set of this host's CPUs"));
         }
-        for flow in &mut self.flows {
-            let elapsed = u128::from(until.0 - flow.since.0);
-            let due = (elapsed * u128::from(flow.rate_pps) / 1_000_000_000) as u64;
-            let n = due - flow.sent;
-            flow.sent = due;
-            self.rx_packets[usize::from(self.reta.queue(flow.hash))] += n;
+        let cpu = if allowed.contains(t.cpu) { t.cpu } else { allowed.nth(0).unwrap_or(0) };
+        self.threads[tid as usize].allowed = allowed;
+        if cpu != self.threads[tid as usize].cpu {
+            self.migrate_thread(tid, cpu)?;
         }
-        self.now = until;
+        Ok(())
     }
 
-    /// The current state as plain data.
+    /// Adds a flow; returns its index.
+    pub fn add_flow(&mut self, spec: FlowSpec) -> Result<u32, SimError> {
+        if self.flows.len() as u32 >= MAX_FLOWS {
+            return Err(range_err("flows", "at most 1000000 flows"));
+        }
+        if !(1..=100_000_000).contains(&spec.rate_pps) {
+            return Err(range_err("flow.rate_pps", "1..=100000000"));
+        }
+        if !(64..=65_535).contains(&spec.bytes) {
+            return Err(range_err("flow.bytes", "64..=65535"));
+        }
+        if let Some(&r) = spec.readers.iter().find(|&&r| r as usize >= self.threads.len()) {
+            return Err(SimError::Invalid(alloc::format!("flow reader: no thread {r}")));
+        }
+        if self.by_key.contains_key(&spec.key) {
+            return Err(SimError::Invalid(alloc::format!("flow {} already exists", spec.key)));
+        }
+        let id = self.flows.len() as u32;
+        let (nic_hash, skb_hash) = self.hashes(&spec.key);
+        let ntuple_queue = self.ntuple_queue(&spec.key);
+        let queue = ntuple_queue.unwrap_or_else(|| self.reta.queue(nic_hash));
+        self.flows.push(Flow {
+            key: spec.key,
+            nic_hash,
+            skb_hash,
+            rate_pps: spec.rate_pps,
+            bytes: spec.bytes,
+            since: self.now,
+            sent: 0,
+            readers: spec.readers,
+            reader: u32::MAX,
+            got: false,
+            ntuple_queue,
+            last_queue: queue,
+            last_cpu: self.queues[usize::from(queue)].irq_cpu,
+        });
+        self.by_key.insert(spec.key, id);
+        self.arfs.track_flows(self.flows.len());
+        Ok(id)
+    }
+
+    /// The NIC's hash and `skb_get_hash` for a tuple (kernel-semantics §1.7): an L4 NIC hash is
+    /// kept; otherwise the stack computes its own. The kernel's software hash is SipHash of the
+    /// canonicalised tuple with a boot-random key; the sandbox uses a seeded 64-bit mix of the
+    /// same canonical tuple (same properties that matter here: direction-symmetric, never 0).
+    fn hashes(&self, key: &FlowKey) -> (u32, u32) {
+        let fields = self.hash_fields[key.flow_type().index()];
+        let (input, len) = hash_input(key, fields);
+        let nic = self.toeplitz.hash(&input[..len]);
+        if fields.is_l4() && nic != 0 {
+            return (nic, nic);
+        }
+        let (a, b) = (ip_words(key.src()), ip_words(key.dst()));
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let (p, q) = (key.sport().min(key.dport()), key.sport().max(key.dport()));
+        let mut h = self.soft_key;
+        for w in [lo.0, lo.1, hi.0, hi.1, (u64::from(p) << 16) | u64::from(q), u64::from(key.proto().ip_proto())] {
+            h = Rng::new(h ^ w).next_u64();
+        }
+        let soft = (h >> 32) as u32;
+        (nic, if soft == 0 { 1 } else { soft })
+    }
+
+    fn ntuple_queue(&self, key: &FlowKey) -> Option<u16> {
+        self.ntuple.iter().filter(|r| r.matches(key)).min_by_key(|r| r.loc).map(|r| r.queue)
+    }
+
+    fn refresh_flows(&mut self) {
+        for i in 0..self.flows.len() {
+            let key = self.flows[i].key;
+            let (nic, skb) = self.hashes(&key);
+            let nq = self.ntuple_queue(&key);
+            let f = &mut self.flows[i];
+            f.nic_hash = nic;
+            f.skb_hash = skb;
+            f.ntuple_queue = nq;
+        }
+    }
+
+    /// `ethtool -N DEV flow-type ... action Q [loc L]`; returns the location used.
+    pub fn add_ntuple(&mut self, mut rule: NtupleRule) -> Result<u32, SimError> {
+        if rule.queue >= self.cfg.rx_queues {
+            return Err(range_err("action", "an RX queue of this device"));
+        }
+        if !self.cfg.ntuple {
+            return Err(SimError::Invalid("ntuple filters are off (ethtool -K DEV ntuple on)".into()));
+        }
+        if rule.loc == u32::MAX {
+            // ethtool picks the highest free location (rmgr_find_empty_slot).
+            let mut loc = 1023;
+            while self.ntuple.iter().any(|r| r.loc == loc) {
+                loc -= 1;
+            }
+            rule.loc = loc;
+        } else if rule.loc > 1023 || self.ntuple.iter().any(|r| r.loc == rule.loc) {
+            return Err(range_err("loc", "a free location in 0..=1023"));
+        }
+        let loc = rule.loc;
+        self.ntuple.push(rule);
+        self.refresh_flows();
+        Ok(loc)
+    }
+
+    /// `ethtool -N DEV delete L`.
+    pub fn delete_ntuple(&mut self, loc: u32) -> Result<(), SimError> {
+        let i = self.ntuple.iter().position(|r| r.loc == loc).ok_or_else(|| SimError::Invalid(alloc::format!("no rule at location {loc}")))?;
+        self.ntuple.remove(i);
+        self.refresh_flows();
+        Ok(())
+    }
+
+    /// The ntuple rules, by location.
+    pub fn ntuple_rules(&self) -> Vec<NtupleRule> {
+        let mut r = self.ntuple.clone();
+        r.sort_by_key(|r| r.loc);
+        r
+    }
+
+    /// `ethtool -N DEV rx-flow-hash TYPE FIELDS`.
+    pub fn set_hash_fields(&mut self, ty: FlowType, fields: HashFields) -> Result<(), SimError> {
+        if !(fields.src_ip && fields.dst_ip) || fields.src_port != fields.dst_port {
+            return Err(range_err("rx-flow-hash", "sd or sdfn"));
+        }
+        self.hash_fields[ty.index()] = fields;
+        self.refresh_flows();
+        Ok(())
+    }
+
+    /// The fields hashed for a flow type.
+    pub fn hash_fields(&self, ty: FlowType) -> HashFields {
+        self.hash_fields[ty.index()]
+    }
+
+    /// `ethtool -X DEV hkey ...`: the RSS key (40 bytes).
+    pub fn set_rss_key(&mut self, key: &[u8]) -> Result<(), SimError> {
+        if key.len() != 40 {
+            return Err(range_err("hkey", "exactly 40 bytes"));
+        }
+        self.toeplitz = ToeplitzTable::new(key);
+        self.refresh_flows();
+        Ok(())
+    }
+
+    /// The RSS key.
+    pub fn rss_key(&self) -> &[u8] {
+        self.toeplitz.key()
+    }
+
+    /// Replaces the indirection table (`ethtool -X`).
+    pub fn set_reta(&mut self, reta: Reta) -> Result<(), SimError> {
+        if reta.size() != self.reta.size() {
+            return Err(range_err("indirection table", "the device's table size"));
+        }
+        if let Some(&q) = reta.entries().iter().find(|&&q| q >= self.cfg.rx_queues) {
+            return Err(SimError::Reta(RetaError::QueueOutOfRange { queue: u32::from(q), rings: u32::from(self.cfg.rx_queues) }));
+        }
+        self.reta = reta;
+        Ok(())
+    }
+
+    /// The indirection table.
+    pub fn reta(&self) -> &Reta {
+        &self.reta
+    }
+
+    /// `echo N > /sys/class/net/DEV/queues/rx-Q/rps_flow_cnt` (queue `None` = every queue).
+    pub fn set_flow_cnt(&mut self, queue: Option<u16>, count: u32) -> Result<(), SimError> {
+        if count > crate::rps::MAX_FLOW_CNT {
+            return Err(range_err("rps_flow_cnt", "0..=65536"));
+        }
+        let qs = self.queue_range(queue)?;
+        for q in qs {
+            self.queues[q].table = (count > 0).then(|| DevFlowTable::new(count));
+        }
+        if queue.is_none() {
+            self.cfg.flow_cnt = count;
+        }
+        Ok(())
+    }
+
+    /// `rps_flow_cnt` of a queue (0 when off).
+    pub fn flow_cnt(&self, queue: u16) -> u32 {
+        self.queues.get(usize::from(queue)).and_then(|q| q.table.as_ref()).map_or(0, DevFlowTable::size)
+    }
+
+    /// `echo MASK > .../rx-Q/rps_cpus` (queue `None` = every queue); empty = RPS off.
+    pub fn set_rps_cpus(&mut self, queue: Option<u16>, cpus: CpuSet) -> Result<(), SimError> {
+        if cpus.end() > self.cfg.cpus {
+            return Err(range_err("rps_cpus", "CPUs of this host"));
+        }
+        for q in self.queue_range(queue)? {
+            self.queues[q].rps_map = cpus.iter().collect();
+        }
+        Ok(())
+    }
+
+    /// `rps_cpus` of a queue.
+    pub fn rps_cpus(&self, queue: u16) -> CpuSet {
+        let mut s = CpuSet::EMPTY;
+        if let Some(q) = self.queues.get(usize::from(queue)) {
+            q.rps_map.iter().for_each(|&c| s.insert(c));
+        }
+        s
+    }
+
+    fn queue_range(&self, queue: Option<u16>) -> Result<core::ops::Range<usize>, SimError> {
+        match queue {
+            None => Ok(0..self.queues.len()),
+            Some(q) if q < self.cfg.rx_queues => Ok(usize::from(q)..usize::from(q) + 1),
+            Some(_) => Err(range_err("queue", "an RX queue of this device")),
+        }
+    }
+
+    /// `sysctl -w net.core.rps_sock_flow_entries=N`: every write resets the table.
+    pub fn set_sock_flow_entries(&mut self, n: u32) -> Result<(), SimError> {
+        if n > crate::rps::MAX_SOCK_FLOW_ENTRIES {
+            return Err(range_err("net.core.rps_sock_flow_entries", "0..=4194304 in the sandbox (kernel: 2^29)"));
+        }
+        self.sock = (n > 0).then(|| SockFlowTable::new(n));
+        self.cfg.sock_flow_entries = n;
+        Ok(())
+    }
+
+    /// `rps_sock_flow_entries` in force (rounded), 0 when off.
+    pub fn sock_flow_entries(&self) -> u32 {
+        self.sock.as_ref().map_or(0, |s| s.mask + 1)
+    }
+
+    /// Switches the driver model; filters of the old driver are gone.
+    pub fn set_driver(&mut self, driver: Driver) {
+        self.cfg.driver = driver;
+        self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
+        self.arfs.track_flows(self.flows.len());
+    }
+
+    /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter.
+    pub fn set_ntuple(&mut self, on: bool) {
+        self.cfg.ntuple = on;
+        if !on {
+            self.ntuple.clear();
+            self.set_driver(self.cfg.driver);
+            self.refresh_flows();
+        }
+    }
+
+    /// Selects the kernel generation's rules.
+    pub fn set_kernel(&mut self, kernel: Kernel) {
+        self.cfg.kernel = kernel;
+    }
+
+    /// Selects the RFS record policy.
+    pub fn set_record(&mut self, record: RecordPolicy) {
+        self.cfg.record = record;
+    }
+
+    /// Switches packet/aggregate mode (results are the same; only speed differs).
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.cfg.mode = mode;
+    }
+
+    // ---------------------------------------------------------------- time
+
+    /// Runs whole ticks until `until` (rounded down to a tick boundary).
+    pub fn advance_to(&mut self, until: Nanos) {
+        while self.now.0.saturating_add(self.cfg.tick_ns) <= until.0 {
+            self.tick();
+        }
+    }
+
+    /// Runs `n` ticks.
+    pub fn run_ticks(&mut self, n: u64) {
+        for _ in 0..n {
+            self.tick();
+        }
+    }
+
+    /// One tick of `tick_ns`.
+    pub fn tick(&mut self) {
+        let t0 = self.now;
+        let t1 = Nanos(t0.0 + self.cfg.tick_ns);
+        self.timers(t0);
+        let costs = self.cfg.costs;
+        let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns / (costs.driver_rx_ns + costs.stack_rx_ns).max(1);
+        for q in &mut self.queues {
+            q.budget = ring_budget;
+        }
+        let backlog_budget = u64::from(self.cfg.netdev_max_backlog) + self.cfg.tick_ns / costs.stack_rx_ns.max(1);
+        for c in &mut self.cpus {
+            c.budget = backlog_budget;
+        }
+        let n = self.flows.len() as u128;
+        for f in 0..self.flows.len() {
+            // Flows arrive spread over the tick, in flow order.
+            self.elapsed = (u128::from(self.cfg.tick_ns) * f as u128 / n) as u64;
+            self.run_flow(f, t1);
+        }
+        self.end_of_tick();
+        self.now = t1;
+        let c = &self.counters;
+        self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates]);
+    }
+
+    /// Thread migrations and the ice service task due at the start of the tick.
+    fn timers(&mut self, now: Nanos) {
+        for tid in 0..self.threads.len() {
+            let t = &self.threads[tid];
+            if t.next_migration > now {
+                continue;
+            }
+            let cpu = t.allowed.nth(self.rng.below(t.allowed.len())).unwrap_or(t.cpu);
+            let every = t.every;
+            self.threads[tid].next_migration = t.next_migration.saturating_add(every);
+            if cpu != self.threads[tid].cpu {
+                self.threads[tid].cpu = cpu;
+                self.counters.migrations += 1;
+                self.digest.event(&[EV_MIGRATE, now.0, tid as u64, u64::from(cpu)]);
+            }
+        }
+        let ice = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch);
+        let timer = now >= self.next_service;
+        if timer {
+            self.next_service = self.next_service.saturating_add(ICE_SERVICE_PERIOD);
+        }
+        // The service task runs on its 1 s timer and whenever ice_rx_flow_steer scheduled it
+        // (ice_service_task_schedule). Simplification: a scheduled run happens at the start of
+        // the next tick, not microseconds later, so a new filter takes effect one tick late.
+        if ice && (timer || self.arfs.service_scheduled) {
+            let writes = self.arfs.counters.hw_writes;
+            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
+            self.arfs.ice_service(now, &view);
+            self.charge_service(writes);
+        }
+    }
+
+    /// The service task / work runs in a kworker: charged as system time on CPU 0.
+    fn charge_service(&mut self, writes_before: u64) {
+        let ns = (self.arfs.counters.hw_writes - writes_before) * self.cfg.costs.arfs_hw_update_ns;
+        self.cstats[0].sys_ns += ns;
+        self.counters.sys_ns += ns;
+    }
+
+    fn run_flow(&mut self, f: usize, t1: Nanos) {
+        let flow = &self.flows[f];
+        let due = (u128::from(t1.0 - flow.since.0) * u128::from(flow.rate_pps) / 1_000_000_000) as u64;
+        let mut left = due - flow.sent;
+        if left == 0 {
+            return;
+        }
+        self.flows[f].sent = due;
+        self.counters.offered += left;
+        let readers = self.flows[f].readers.len() as u32;
+        let reader = match readers {
+            0 => u32::MAX,
+            1 => self.flows[f].readers[0],
+            n => self.flows[f].readers[self.rng.below(n) as usize],
+        };
+        self.flows[f].reader = reader;
+        let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
+        let aggregate = self.cfg.mode == Mode::Aggregate;
+        let mut prev: Option<Step> = None;
+        while left > 0 {
+            let m = match prev {
+                Some(p) if aggregate && !p.structural => self.repeatable(p.fate, left),
+                _ => 1,
+            };
+            let step = self.steer(f, m, reader_cpu);
+            debug_assert!(m == 1 || prev.is_some_and(|p| p.fate == step.fate), "aggregate step diverged");
+            if step.structural {
+                self.digest.event(&[EV_STEP, self.now.0, f as u64, fate_word(step.fate)]);
+            }
+            left -= m;
+            prev = Some(step);
+        }
+    }
+
+    /// How many packets may repeat a path before a capacity changes the outcome.
+    fn repeatable(&self, fate: Fate, left: u64) -> u64 {
+        let q = |q: u16| self.queues[usize::from(q)].budget;
+        let c = |c: u16| self.cpus[usize::from(c)].budget;
+        let n = match fate {
+            Fate::RingDrop => left,
+            Fate::BacklogDrop { queue, .. } | Fate::Inline { queue } => left.min(q(queue)),
+            Fate::Backlog { queue, cpu } => left.min(q(queue)).min(c(cpu)),
+        };
+        n.max(1)
+    }
+
+    fn charge_softirq(&mut self, cpu: u16, ns: u64) {
+        self.cstats[usize::from(cpu)].softirq_ns += ns;
+        self.counters.softirq_ns += ns;
+    }
+
+    /// The NIC's choice (kernel-semantics §0 step 1): exact filters first (ntuple rules, then
+    /// aRFS filters), else `indir[hash & (size-1)]`.
+    fn rx_queue(&self, f: usize) -> u16 {
+        let flow = &self.flows[f];
+        flow.ntuple_queue.or_else(|| self.arfs.hw_queue(f)).unwrap_or_else(|| self.reta.queue(flow.nic_hash))
+    }
+
+    /// `m` packets of flow `f` along one path.
+    fn steer(&mut self, f: usize, m: u64, reader_cpu: Option<u16>) -> Step {
+        let q = self.rx_queue(f);
+        let qi = usize::from(q);
+        if self.queues[qi].budget < m {
+            // The ring is full: the NIC drops (rx_missed / rx_dropped), nothing else runs.
+            self.counters.ring_full += m;
+            self.qstats[qi].drops += m;
+            return Step { fate: Fate::RingDrop, structural: false };
+        }
+        self.queues[qi].budget -= m;
+        self.qstats[qi].packets += m;
+        let irq = self.queues[qi].irq_cpu;
+        self.charge_softirq(irq, self.cfg.costs.driver_rx_ns * m);
+        let (target, stamp, mut structural) = self.get_rps_cpu(q, f, m);
+        let (cpu, fate) = match target {
+            None => (irq, Fate::Inline { queue: q }),
+            Some(c) => {
+                let ci = usize::from(c);
+                if self.cpus[ci].budget < m {
+                    // enqueue_to_backlog: qlen > netdev_max_backlog.
+                    self.counters.backlog_full += m;
+                    self.cstats[ci].dropped += m;
+                    return Step { fate: Fate::BacklogDrop { queue: q, cpu: c }, structural };
+                }
+                let elapsed = self.elapsed;
+                let cpu = &mut self.cpus[ci];
+                cpu.budget -= m;
+                let tail0 = cpu.tail;
+                cpu.tail = cpu.tail.wrapping_add(m as u32);
+                let tail = cpu.tail;
+                // The backlog is processed in order at the stack's per-packet cost, after
+                // everything queued before it (`process_backlog`).
+                let each = self.cfg.costs.stack_rx_ns.max(1);
+                let begin = cpu.work_end.max(elapsed);
+                cpu.work_end = begin + each * m;
+                match cpu.pending.back_mut() {
+                    Some(r) if r.each == each && r.begin + r.each * u64::from(r.n) == begin => r.n += m as u32,
+                    _ => cpu.pending.push_back(Run { begin, each, tail0, n: m as u32 }),
+                }
+                if let Some((sq, slot)) = stamp {
+                    self.entry_mut(sq, slot).last_qtail = tail;
+                }
+                if c != irq && !self.cpus[ci].woken {
+                    // ____napi_schedule on a remote CPU: one IPI (rps_ipi_queued).
+                    self.cpus[ci].woken = true;
+                    self.counters.ipis += 1;
+                    self.cstats[ci].received_rps += 1;
+                    self.charge_softirq(irq, self.cfg.costs.ipi_ns);
+                    structural = true;
+                }
+                self.charge_softirq(c, self.cfg.costs.rps_enqueue_ns * m);
+                (c, Fate::Backlog { queue: q, cpu: c })
+            }
+        };
+        let costs = self.cfg.costs;
+        self.charge_softirq(cpu, costs.stack_rx_ns * m);
+        self.cstats[usize::from(cpu)].packets += m;
+        if matches!(fate, Fate::Inline { .. }) {
+            self.counters.delivered += m;
+        }
+        let rc = reader_cpu.unwrap_or(irq);
+        if irq != rc {
+            // Seed 000's measure: the NIC put the packet on a queue whose CPU is not the reader's.
+            self.counters.wrong_queue += m;
+        }
+        if cpu == rc {
+            self.counters.local += m;
+        } else {
+            self.counters.remote += m;
+            self.charge_softirq(cpu, costs.remote_penalty_ns * m);
+        }
+        let node = |c: u16| self.cpus[usize::from(c)].node;
+        let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
+        if crossings > 0 {
+            self.counters.cross_numa_bytes += crossings * u64::from(self.flows[f].bytes) * m;
+            self.charge_softirq(cpu, costs.cross_numa_penalty_ns * crossings * m);
+        }
+        // `got`, `last_queue` and `last_cpu` are read only at the end of the tick and by the
+        // views, never by the path: setting them is not structural.
+        let flow = &mut self.flows[f];
+        flow.got = true;
+        flow.last_queue = q;
+        flow.last_cpu = cpu;
+        Step { fate, structural }
+    }
+
+    fn entry_mut(&mut self, q: u16, slot: u32) -> &mut DevFlow {
+        &mut self.queues[usize::from(q)].table.as_mut().expect("stamped entries live in a table").flows[slot as usize]
+    }
+
+    /// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4): the CPU whose backlog gets the
+    /// packet (`None` = processed inline on the IRQ CPU), the flow entry to stamp, and whether
+    /// state other than counters changed.
+    fn get_rps_cpu(&mut self, q: u16, f: usize, m: u64) -> (Option<u16>, Option<(u16, u32)>, bool) {
+        let hash = self.flows[f].skb_hash;
+        let ncpus = self.cfg.cpus;
+        let rxq = &self.queues[usize::from(q)];
+        if (rxq.table.is_none() && rxq.rps_map.is_empty()) || hash == 0 {
+            return (None, None, false);
+        }
+        let owner = match (&rxq.table, &self.sock) {
+            (Some(ft), Some(sock)) => {
+                let ident = sock.ents[sock.index(hash)];
+                ((ident ^ hash) & !self.cpu_mask == 0).then(|| {
+                    let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
+                    ((ident & self.cpu_mask) as u16, slot, ft.flows[slot as usize])
+                })
+            }
+            _ => None,
+        };
+        let rxq = &self.queues[usize::from(q)];
+        if let Some((next_cpu, slot, rflow)) = owner {
+            {
+                let mut tcpu = rflow.cpu;
+                let mut loc = (q, slot);
+                let mut structural = false;
+                // The in-order rule: move only once the old CPU has dequeued every packet this
+                // flow enqueued there (head has passed last_qtail), or the old CPU is unset.
+                if tcpu != next_cpu && (tcpu >= ncpus || self.head_now(tcpu).wrapping_sub(rflow.last_qtail) as i32 >= 0) {
+                    tcpu = next_cpu;
+                    (loc, structural) = self.set_rps_cpu(q, slot, next_cpu, f, m);
+                }
+                if tcpu < ncpus {
+                    return (Some(tcpu), Some(loc), structural);
+                }
+                let map = &self.queues[usize::from(q)].rps_map;
+                if !map.is_empty() {
+                    return (Some(map[reciprocal_scale(hash, map.len() as u32) as usize]), None, structural);
+                }
+                return (None, None, structural);
+            }
+        }
+        let map = &rxq.rps_map;
+        if !map.is_empty() {
+            // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
+            return (Some(map[reciprocal_scale(hash, map.len() as u32) as usize]), None, false);
+        }
+        (None, None, false)
+    }
+
+    /// `rps_flow_is_active` (6.18): the entry's CPU dequeued less than the window since its
+    /// last enqueue.
+    fn flow_is_active(&mut self, e: &DevFlow, log: u32) -> bool {
+        usize::from(e.cpu) < self.cpus.len() && (self.head_now(e.cpu).wrapping_sub(e.last_qtail) as i32) < active_window(self.cfg.kernel, log)
+    }
+
+    /// `input_queue_head` of `cpu` at the current time within the tick: the runs whose
+    /// processing has ended are dequeued (`process_backlog`) and delivered.
+    fn head_now(&mut self, cpu: u16) -> u32 {
+        let now = self.elapsed;
+        let c = &mut self.cpus[usize::from(cpu)];
+        while let Some(r) = c.pending.front_mut() {
+            let done = (now.saturating_sub(r.begin) / r.each).min(u64::from(r.n)) as u32;
+            r.begin += u64::from(done) * r.each;
+            r.tail0 = r.tail0.wrapping_add(done);
+            r.n -= done;
+            self.counters.delivered += u64::from(done);
+            c.head = r.tail0;
+            if r.n > 0 {
+                break;
+            }
+            c.pending.pop_front();
+        }
+        c.head
+    }
+
+    /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5): with aRFS, ask the driver to
+    /// steer the flow to the queue nearest `next_cpu`; returns the entry that now represents
+    /// the flow (in the target queue's table after a successful steer) and whether state other
+    /// than counters changed.
+    fn set_rps_cpu(&mut self, q: u16, slot: u32, next_cpu: u16, f: usize, m: u64) -> ((u16, u32), bool) {
+        let kernel = self.cfg.kernel;
+        let hash = self.flows[f].skb_hash;
+        let mut loc = (q, slot);
+        let mut structural = false;
+        self.counters.cpu_switches += m;
+        if usize::from(next_cpu) < self.cpus.len() {
+            let rxq_index = self.rmap[usize::from(next_cpu)];
+            let arfs_on = self.cfg.ntuple && self.arfs.supported();
+            if let (true, true, Some(t)) = (arfs_on, rxq_index != q, self.queues[usize::from(rxq_index)].table.as_ref()) {
+                let flow_id = rfs_slot(kernel, hash, t.log);
+                let tmp = t.flows[flow_id as usize];
+                // 6.18: do not overwrite a slot another live flow owns, nor re-steer in place.
+                let skip = kernel == Kernel::V6_18
+                    && tmp.filter != NO_FILTER
+                    && self.flow_is_active(&tmp, t.log)
+                    && (hash != tmp.hash || next_cpu == tmp.cpu);
+                if !skip {
+                    let irq = self.queues[usize::from(q)].irq_cpu;
+                    self.counters.arfs_calls += m;
+                    self.cpus[usize::from(irq)].arfs_calls += m;
+                    self.charge_softirq(irq, self.cfg.costs.arfs_steer_ns * m);
+                    let udp = self.flows[f].key.proto() == Proto::Udp;
+                    let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp, calls: m };
+                    let (result, changed) = self.arfs.rx_flow_steer(req);
+                    structural |= changed;
+                    if changed {
+                        self.arfs.ice_program_scheduled(Nanos(self.now.0 + self.elapsed));
+                    }
+                    if let Some(rc) = result.filter() {
+                        let old = self.entry_mut(q, slot);
+                        if old.filter == rc {
+                            old.filter = NO_FILTER;
+                            structural = true;
+                        }
+                        let e = self.entry_mut(rxq_index, flow_id);
+                        let new_hash = if kernel == Kernel::V6_18 { hash } else { e.hash };
+                        structural |= e.filter != rc || e.hash != new_hash;
+                        e.filter = rc;
+                        e.hash = new_hash;
+                        loc = (rxq_index, flow_id);
+                    }
+                }
+            }
+            // 6.18: the target entry's stamp now feeds `rps_flow_is_active` in the next call,
+            // so the next packet may take another path.
+            structural |= kernel == Kernel::V6_18 && loc != (q, slot);
+            let head = self.head_now(next_cpu);
+            self.entry_mut(loc.0, loc.1).last_qtail = head;
+        }
+        let e = self.entry_mut(loc.0, loc.1);
+        structural |= e.cpu != next_cpu;
+        e.cpu = next_cpu;
+        (loc, structural)
+    }
+
+    /// Backlogs drained, readers read, mlx5's work runs.
+    fn end_of_tick(&mut self) {
+        // process_backlog: input_queue_head advances by what was processed.
+        for c in &mut self.cpus {
+            let n = c.tail.wrapping_sub(c.head);
+            self.counters.delivered += u64::from(n);
+            c.head = c.tail;
+            c.woken = false;
+            c.work_end = 0;
+            c.pending.clear();
+        }
+        // The readers' recvmsg: sock_rps_record_flow -> rps_record_sock_flow (include/net/rps.h).
+        // The reads of a tick happen in an order rotated from a seeded start, so two flows
+        // sharing a sock-table entry take turns owning it, as their interleaved reads do on a
+        // real host (a fixed order would let the same flow win every tick).
+        let costs = self.cfg.costs;
+        let n = self.flows.len();
+        let start = if n > 1 && self.sock.is_some() { self.rng.below(n as u32) as usize } else { 0 };
+        for i in 0..n {
+            let f = (start + i) % n;
+            if !self.flows[f].got {
+                continue;
+            }
+            self.flows[f].got = false;
+            let Some(t) = self.threads.get(self.flows[f].reader as usize) else { continue };
+            let (cpu, allowed) = (t.cpu, t.allowed);
+            let ci = usize::from(cpu);
+            self.cstats[ci].user_ns += costs.app_read_ns / 2;
+            self.cstats[ci].sys_ns += costs.app_read_ns / 2;
+            self.counters.user_ns += costs.app_read_ns / 2;
+            self.counters.sys_ns += costs.app_read_ns / 2;
+            let hash = self.flows[f].skb_hash;
+            let Some(sock) = self.sock.as_mut() else { continue };
+            let idx = sock.index(hash);
+            let val = (hash & !self.cpu_mask) | u32::from(cpu);
+            let old = sock.ents[idx];
+            if old == val {
+                continue;
+            }
+            if self.cfg.record == RecordPolicy::Cpuset
+                && (old ^ hash) & !self.cpu_mask == 0
+                && allowed.contains((old & self.cpu_mask) as u16)
+            {
+                self.counters.sock_flow_skipped += 1;
+                continue;
+            }
+            sock.ents[idx] = val;
+            self.counters.sock_flow_updates += 1;
+            self.cstats[ci].sys_ns += costs.sock_record_ns;
+            self.counters.sys_ns += costs.sock_record_ns;
+            self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
+        }
+        if self.cfg.driver == Driver::Mlx5 {
+            self.mlx5_lock();
+            let writes = self.arfs.counters.hw_writes;
+            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
+            self.arfs.mlx5_work(&view);
+            self.charge_service(writes);
+        }
+    }
+
+    /// mlx5's `arfs_lock`: every `mlx5e_rx_flow_steer` holds it for `mlx5_lock_hold_ns`. The
+    /// calls of a tick queue behind each other; the mean wait per call is the M/D/1 queue's
+    /// `W = ρ·S / (2(1-ρ))` with `ρ = calls·S / tick` (capped at ρ = 0.95), charged as
+    /// softirq time spinning on the CPU that called.
+    fn mlx5_lock(&mut self) {
+        let hold = self.cfg.costs.mlx5_lock_hold_ns;
+        let calls: u64 = self.cpus.iter().map(|c| c.arfs_calls).sum();
+        if calls == 0 {
+            return;
+        }
+        let tick = u128::from(self.cfg.tick_ns);
+        let busy = (u128::from(calls) * u128::from(hold)).min(tick * 95 / 100);
+        let wait = (u128::from(hold) * busy / (2 * (tick - busy))) as u64;
+        for c in 0..self.cpus.len() {
+            let n = core::mem::take(&mut self.cpus[c].arfs_calls);
+            if n > 0 {
+                let ns = n * (hold + wait);
+                self.counters.arfs_lock_wait_ns += n * wait;
+                self.cstats[c].softirq_ns += ns;
+                self.counters.softirq_ns += ns;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- views
+
+    /// Totals and per-queue / per-CPU figures now.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             now: self.now,
-            rx_packets: self.rx_packets.clone(),
+            counters: self.counters,
+            in_flight: self.cpus.iter().map(|c| u64::from(c.tail.wrapping_sub(c.head))).sum(),
+            arfs: self.arfs.counters,
+            arfs_active: self.arfs.active(),
+            queues: self.qstats.clone(),
+            cpus: self.cstats.clone(),
             flows: self.flows.len() as u32,
-            flow_queues: self.flows.iter().map(|f| self.reta.queue(f.hash)).collect(),
+            digest: self.digest,
         }
     }
 
-    /// The flows' tuples.
-    pub fn flow_keys(&self) -> impl Iterator<Item = &FlowKey> {
-        self.flows.iter().map(|f| &f.key)
+    /// Number of flows.
+    pub fn flow_count(&self) -> u32 {
+        self.flows.len() as u32
+    }
+
+    /// Number of threads.
+    pub fn thread_count(&self) -> u32 {
+        self.threads.len() as u32
+    }
+
+    /// A thread's CPU and cpuset.
+    pub fn thread(&self, tid: u32) -> Option<(u16, CpuSet)> {
+        self.threads.get(tid as usize).map(|t| (t.cpu, t.allowed))
+    }
+
+    /// A flow's tuple.
+    pub fn flow_key(&self, f: u32) -> Option<FlowKey> {
+        self.flows.get(f as usize).map(|fl| fl.key)
+    }
+
+    /// Where flow `f` goes now.
+    pub fn flow_view(&self, f: u32) -> Option<FlowView> {
+        let fl = self.flows.get(f as usize)?;
+        let reader_cpu = fl.readers.first().and_then(|&r| self.threads.get(r as usize)).map_or(NO_CPU, |t| t.cpu);
+        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, hash: fl.nic_hash })
+    }
+
+    /// The queue the NIC would pick for flow `f` now.
+    pub fn flow_queue_now(&self, f: u32) -> Option<u16> {
+        (f < self.flow_count()).then(|| self.rx_queue(f as usize))
+    }
+
+    /// The live aRFS filters, with the flows they match.
+    pub fn arfs_filters(&self) -> Vec<FilterView> {
+        self.arfs.filters()
+    }
+
+    /// IRQ CPU of an RX queue.
+    pub fn irq_cpu(&self, q: u16) -> Option<u16> {
+        self.queues.get(usize::from(q)).map(|r| r.irq_cpu)
+    }
+
+    /// NUMA node of a CPU.
+    pub fn node_of(&self, cpu: u16) -> u16 {
+        self.cfg.node_of(cpu)
+    }
+
+    /// Checks the conservation law: every offered packet is delivered, dropped or in flight.
+    pub fn conserved(&self) -> bool {
+        let s = self.snapshot();
+        s.counters.offered == s.counters.delivered + s.in_flight + s.counters.dropped()
+    }
+}
+
+fn ip_words(ip: core::net::IpAddr) -> (u64, u64) {
+    match ip {
+        core::net::IpAddr::V4(a) => (0, u64::from(u32::from(a))),
+        core::net::IpAddr::V6(a) => {
+            let v = u128::from(a);
+            ((v >> 64) as u64, v as u64)
+        }
+    }
+}
+
+fn fate_word(f: Fate) -> u64 {
+    match f {
+        Fate::RingDrop => 1,
+        Fate::BacklogDrop { queue, cpu } => 2 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+        Fate::Inline { queue } => 3 | u64::from(queue) << 8,
+        Fate::Backlog { queue, cpu } => 4 | u64::from(queue) << 8 | u64::from(cpu) << 24,
     }
 }

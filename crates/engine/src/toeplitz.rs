@@ -56,6 +56,7 @@ fn key_slice(key: &[u8], start: usize) -> u32 {
 /// at input offset `i`, so a hash is one XOR of table entries per input byte.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToeplitzTable {
+    key: Vec<u8>,
     table: Vec<[u32; 256]>,
 }
 
@@ -74,7 +75,12 @@ impl ToeplitzTable {
             }
             table.push(row);
         }
-        ToeplitzTable { table }
+        ToeplitzTable { key: key.to_vec(), table }
+    }
+
+    /// The key the table was built from.
+    pub fn key(&self) -> &[u8] {
+        &self.key
     }
 
     /// The hash of `input`; bytes beyond [`MAX_INPUT_LEN`] are ignored (no standard tuple is

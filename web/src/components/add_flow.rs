@@ -32,6 +32,8 @@ pub fn AddFlow(props: &AddFlowProps) -> Html {
         })
     };
     let field = |id: &str, label: &str, value: &str, r: &NodeRef| {
+        // yew-macro reads `defaultvalue` only when rendering in a browser.
+        let _ = value;
         html! {
             <label>{ label }
                 <input data-testid={id.to_string()} name={id.to_string()} defaultvalue={value.to_string()} ref={r.clone()} />

@@ -1,0 +1,538 @@
+//! Accelerated RFS: the drivers' `ndo_rx_flow_steer` and how they expire filters.
+//!
+//! * ice (drivers/net/ethernet/intel/ice/ice_arfs.c): 1024 buckets by `hash & 1023`, new entries
+//!   at the bucket head, states INACTIVE/ACTIVE/TODEL, a service task every second that
+//!   programs and expires entries (`ice_sync_arfs_fltrs`). [`Driver::IceHashMatch`] matches an
+//!   entry by `flow_id` alone, as before "net: ice: Perform accurate aRFS flow match" (seed 000);
+//!   [`Driver::Ice`] also compares the tuple (`ice_arfs_cmp`) and counts the wrong matches it
+//!   avoided.
+//! * mlx5 (drivers/net/ethernet/mellanox/mlx5/core/en_arfs.c): full-tuple rules, every call
+//!   under one `arfs_lock`, a work item per changed rule, expiry only from that work and at most
+//!   62 removals per pass (`arfs_may_expire_flow`).
+//!
+//! Simplifications: the hardware applies a programmed filter from the next engine tick; a rule
+//! belongs to exactly one flow (tuples are unique in the sandbox); mlx5's per-rule work items
+//! are run together at the end of the tick, followed by one expiry pass.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::config::Driver;
+use crate::time::Nanos;
+
+/// Filter ids wrap below `RPS_NO_FILTER` (`% 0xffff` in both drivers).
+const FILTER_ID_SPACE: u32 = 0xffff;
+/// ice: `ICE_MAX_ARFS_LIST`.
+const ICE_BUCKETS: u32 = 1024;
+/// ice: service timer period (`pf->serv_tmr_period = HZ`).
+pub const ICE_SERVICE_PERIOD: Nanos = Nanos::from_secs(1);
+/// ice: `ICE_ARFS_TIME_DELTA_EXPIRATION`, UDP filters only.
+const ICE_UDP_EXPIRY: Nanos = Nanos::from_ms(5000);
+/// mlx5: removals per expiry pass (quota 60, post-increment compare: 62 in practice).
+const MLX5_EXPIRE_QUOTA: u32 = 62;
+const NONE: u32 = u32::MAX;
+
+/// What the stack can tell a driver about a flow it steers.
+#[derive(Clone, Copy, Debug)]
+pub struct SteerRequest {
+    /// Flow index (its tuple is unique, so equal index = equal tuple).
+    pub flow: u32,
+    /// The flow hash (`skb_get_hash_raw`).
+    pub hash: u32,
+    /// Target RX queue.
+    pub rxq: u16,
+    /// Slot in the target queue's flow table (`rfs_slot`).
+    pub flow_id: u32,
+    /// UDP flows expire by age on ice.
+    pub udp: bool,
+    /// Calls made (identical calls are applied together in aggregate mode).
+    pub calls: u64,
+}
+
+/// The outcome of `ndo_rx_flow_steer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steer {
+    /// A new filter (id) was queued for programming.
+    Add(u16),
+    /// An existing filter (id) was re-pointed to the target queue.
+    Update(u16),
+    /// Nothing to do: the filter (id) already points there or has pending work.
+    Skip(u16),
+    /// Refused: the hardware table is full (`-ENOSPC`).
+    Full,
+}
+
+impl Steer {
+    /// The filter id returned to `set_rps_cpu` (`rc >= 0`).
+    pub fn filter(self) -> Option<u16> {
+        match self {
+            Steer::Add(id) | Steer::Update(id) | Steer::Skip(id) => Some(id),
+            Steer::Full => None,
+        }
+    }
+}
+
+/// Driver counters (seed 000's instrumentation and mlx5's `rx_arfs_*` statistics).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArfsCounters {
+    /// New filters.
+    pub add: u64,
+    /// Filters re-pointed to another queue.
+    pub update: u64,
+    /// Calls with nothing to do.
+    pub skip: u64,
+    /// Filters removed by expiry.
+    pub expire: u64,
+    /// ice with the fix: a flow_id match with another tuple that the old code would have taken.
+    pub misprogram_avoided: u64,
+    /// Calls refused because the hardware table was full.
+    pub full: u64,
+    /// Hardware writes (program, re-program, remove) done by the service task or work.
+    pub hw_writes: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IceState {
+    Inactive,
+    Active,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct IceEntry {
+    flow: u32,
+    flow_id: u32,
+    q_index: u16,
+    fltr_id: u16,
+    state: IceState,
+    udp: bool,
+    activated: Nanos,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Mlx5Rule {
+    flow: u32,
+    flow_id: u32,
+    rxq: u16,
+    filter_id: u16,
+    pending: bool,
+}
+
+/// One live filter, for the page's aRFS table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilterView {
+    /// The flow whose tuple the filter matches.
+    pub flow: u32,
+    /// The slot it was created for.
+    pub flow_id: u32,
+    /// Queue it sends to once programmed.
+    pub queue: u16,
+    /// Filter id.
+    pub id: u16,
+    /// Waiting for the service task or work.
+    pub pending: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Model {
+    None,
+    Ice { hash_match_only: bool, buckets: Vec<Vec<u32>>, entries: Vec<Option<IceEntry>> },
+    Mlx5 { rules: Vec<Option<Mlx5Rule>>, by_flow: Vec<u32>, pending: Vec<u32> },
+}
+
+/// The NIC's aRFS state for one driver model.
+#[derive(Clone, Debug)]
+pub struct Arfs {
+    model: Model,
+    free: Vec<u32>,
+    live: u32,
+    limit: u32,
+    last_id: u32,
+    /// Queue the hardware sends each flow to, when a programmed filter matches it.
+    hw: Vec<Option<u16>>,
+    /// ice: `ice_service_task_schedule` was called since the last pass.
+    pub service_scheduled: bool,
+    /// ice: the entry the last add/update left INACTIVE, for [`Arfs::ice_program_scheduled`].
+    scheduled: Option<u32>,
+    /// Driver counters.
+    pub counters: ArfsCounters,
+}
+
+/// The stack's answer to `rps_may_expire_flow(dev, rxq, flow_id, filter_id)`.
+pub trait ExpiryOracle {
+    /// True when the filter may be removed.
+    fn may_expire(&self, rxq: u16, flow_id: u32, filter_id: u16) -> bool;
+}
+
+impl Arfs {
+    /// The aRFS state of `driver` with room for `limit` filters.
+    pub fn new(driver: Driver, limit: u32) -> Arfs {
+        let model = match driver {
+            Driver::Generic | Driver::Ixgbe => Model::None,
+            Driver::IceHashMatch | Driver::Ice => Model::Ice {
+                hash_match_only: driver == Driver::IceHashMatch,
+                buckets: vec![Vec::new(); ICE_BUCKETS as usize],
+                entries: Vec::new(),
+            },
+            Driver::Mlx5 => Model::Mlx5 { rules: Vec::new(), by_flow: Vec::new(), pending: Vec::new() },
+        };
+        Arfs { model, free: Vec::new(), live: 0, limit, last_id: 0, hw: Vec::new(), service_scheduled: false, scheduled: None, counters: ArfsCounters::default() }
+    }
+
+    /// Whether the driver implements `ndo_rx_flow_steer`.
+    pub fn supported(&self) -> bool {
+        !matches!(self.model, Model::None)
+    }
+
+    /// Makes room for flows `0..n`.
+    pub fn track_flows(&mut self, n: usize) {
+        self.hw.resize(n, None);
+        if let Model::Mlx5 { by_flow, .. } = &mut self.model {
+            by_flow.resize(n, NONE);
+        }
+    }
+
+    /// The queue a programmed filter sends `flow` to.
+    pub fn hw_queue(&self, flow: usize) -> Option<u16> {
+        self.hw.get(flow).copied().flatten()
+    }
+
+    /// Live filters (programmed or pending).
+    pub fn active(&self) -> u32 {
+        self.live
+    }
+
+    fn next_id(&mut self) -> u16 {
+        self.last_id = (self.last_id + 1) % FILTER_ID_SPACE;
+        self.last_id as u16
+    }
+
+    fn alloc<T>(free: &mut Vec<u32>, slab: &mut Vec<Option<T>>, value: T) -> u32 {
+        match free.pop() {
+            Some(i) => {
+                slab[i as usize] = Some(value);
+                i
+            }
+            None => {
+                slab.push(Some(value));
+                slab.len() as u32 - 1
+            }
+        }
+    }
+
+    /// `ndo_rx_flow_steer`. Returns the outcome and whether any state other than counters
+    /// changed (identical calls that change nothing may be applied together).
+    pub fn rx_flow_steer(&mut self, req: SteerRequest) -> (Steer, bool) {
+        let limit = self.limit;
+        let full = self.live >= limit;
+        let mut new_id = None;
+        if !full {
+            // Peek the id an add would take; committed only when an add happens.
+            new_id = Some(((self.last_id + 1) % FILTER_ID_SPACE) as u16);
+        }
+        let result = match &mut self.model {
+            Model::None => return (Steer::Full, false),
+            Model::Ice { hash_match_only, buckets, entries } => {
+                let bucket = &mut buckets[(req.hash & (ICE_BUCKETS - 1)) as usize];
+                let mut avoided = false;
+                let mut found = None;
+                // The bucket's head is the end of the vector (hlist_add_head).
+                for &e in bucket.iter().rev() {
+                    let entry = entries[e as usize].as_ref().expect("bucket holds live entries");
+                    if entry.flow_id != req.flow_id {
+                        continue;
+                    }
+                    if !*hash_match_only && entry.flow != req.flow {
+                        avoided = true; // ice_arfs_cmp: another flow with the same flow_id
+                        continue;
+                    }
+                    found = Some(e);
+                    break;
+                }
+                if avoided {
+                    self.counters.misprogram_avoided += req.calls;
+                }
+                match found {
+                    Some(e) => {
+                        let entry = entries[e as usize].as_mut().expect("live");
+                        if entry.q_index == req.rxq || entry.state != IceState::Active {
+                            self.counters.skip += req.calls;
+                            return (Steer::Skip(entry.fltr_id), false);
+                        }
+                        entry.q_index = req.rxq;
+                        entry.state = IceState::Inactive;
+                        self.counters.update += 1;
+                        self.service_scheduled = true;
+                        self.scheduled = Some(e);
+                        Steer::Update(entry.fltr_id)
+                    }
+                    None if full => {
+                        self.counters.full += req.calls;
+                        return (Steer::Full, false);
+                    }
+                    None => {
+                        let id = new_id.expect("not full");
+                        let entry = IceEntry {
+                            flow: req.flow,
+                            flow_id: req.flow_id,
+                            q_index: req.rxq,
+                            fltr_id: id,
+                            state: IceState::Inactive,
+                            udp: req.udp,
+                            activated: Nanos::ZERO,
+                        };
+                        let idx = Self::alloc(&mut self.free, entries, entry);
+                        buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push(idx);
+                        self.service_scheduled = true;
+                        self.scheduled = Some(idx);
+                        Steer::Add(id)
+                    }
+                }
+            }
+            Model::Mlx5 { rules, by_flow, pending } => {
+                let existing = by_flow[req.flow as usize];
+                if existing != NONE {
+                    let rule = rules[existing as usize].as_mut().expect("live");
+                    if rule.rxq == req.rxq || rule.pending {
+                        self.counters.skip += req.calls;
+                        return (Steer::Skip(rule.filter_id), false);
+                    }
+                    rule.rxq = req.rxq;
+                    rule.pending = true;
+                    pending.push(existing);
+                    self.counters.update += 1;
+                    Steer::Update(rule.filter_id)
+                } else if full {
+                    self.counters.full += req.calls;
+                    return (Steer::Full, false);
+                } else {
+                    let id = new_id.expect("not full");
+                    let rule = Mlx5Rule { flow: req.flow, flow_id: req.flow_id, rxq: req.rxq, filter_id: id, pending: true };
+                    let idx = Self::alloc(&mut self.free, rules, rule);
+                    by_flow[req.flow as usize] = idx;
+                    pending.push(idx);
+                    Steer::Add(id)
+                }
+            }
+        };
+        if let Steer::Add(_) = result {
+            self.next_id();
+            self.live += 1;
+            self.counters.add += 1;
+        }
+        (result, true)
+    }
+
+    /// The programming half of the service task that `ice_rx_flow_steer` just scheduled: the
+    /// kworker runs microseconds later, before the flow's next packet, so the entry left
+    /// INACTIVE by the last add/update is written to hardware now. The expiry half of that run
+    /// is coalesced into the next [`Arfs::ice_service`] pass (at the next tick).
+    pub fn ice_program_scheduled(&mut self, now: Nanos) {
+        let Model::Ice { entries, .. } = &mut self.model else { return };
+        let Some(e) = self.scheduled.take().and_then(|i| entries[i as usize].as_mut()) else { return };
+        if e.state == IceState::Inactive {
+            Self::program(&mut self.hw, &mut self.counters, e, now);
+        }
+    }
+
+    fn program(hw: &mut [Option<u16>], counters: &mut ArfsCounters, e: &mut IceEntry, now: Nanos) {
+        e.state = IceState::Active;
+        if e.udp {
+            e.activated = now;
+        }
+        hw[e.flow as usize] = Some(e.q_index);
+        counters.hw_writes += 1;
+    }
+
+    /// ice's service task (`ice_sync_arfs_fltrs`), run every [`ICE_SERVICE_PERIOD`] and
+    /// whenever `ice_rx_flow_steer` scheduled it: program INACTIVE entries, remove ACTIVE ones
+    /// that have expired.
+    pub fn ice_service(&mut self, now: Nanos, oracle: &dyn ExpiryOracle) {
+        self.service_scheduled = false;
+        self.scheduled = None;
+        let Model::Ice { buckets, entries, .. } = &mut self.model else { return };
+        for bucket in buckets.iter_mut() {
+            let mut i = bucket.len();
+            while i > 0 {
+                i -= 1; // head first
+                let idx = bucket[i];
+                let e = entries[idx as usize].as_mut().expect("live");
+                match e.state {
+                    IceState::Inactive => Self::program(&mut self.hw, &mut self.counters, e, now),
+                    IceState::Active => {
+                        let expired = oracle.may_expire(e.q_index, e.flow_id, e.fltr_id)
+                            || (e.udp && now.saturating_sub(e.activated) >= ICE_UDP_EXPIRY);
+                        if expired {
+                            self.hw[e.flow as usize] = None;
+                            entries[idx as usize] = None;
+                            bucket.remove(i);
+                            self.free.push(idx);
+                            self.live -= 1;
+                            self.counters.expire += 1;
+                            self.counters.hw_writes += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// mlx5's work (`arfs_handle_work`): program every changed rule, then one expiry pass if
+    /// any work ran. Returns whether work ran.
+    pub fn mlx5_work(&mut self, oracle: &dyn ExpiryOracle) -> bool {
+        let Model::Mlx5 { rules, by_flow, pending } = &mut self.model else { return false };
+        if pending.is_empty() {
+            return false;
+        }
+        for idx in pending.drain(..) {
+            if let Some(rule) = rules[idx as usize].as_mut() {
+                if rule.pending {
+                    rule.pending = false;
+                    self.hw[rule.flow as usize] = Some(rule.rxq);
+                    self.counters.hw_writes += 1;
+                }
+            }
+        }
+        let mut removed = 0;
+        for (idx, slot) in rules.iter_mut().enumerate() {
+            if removed >= MLX5_EXPIRE_QUOTA {
+                break;
+            }
+            let Some(rule) = slot else { continue };
+            if !rule.pending && oracle.may_expire(rule.rxq, rule.flow_id, rule.filter_id) {
+                self.hw[rule.flow as usize] = None;
+                by_flow[rule.flow as usize] = NONE;
+                *slot = None;
+                self.free.push(idx as u32);
+                self.live -= 1;
+                removed += 1;
+                self.counters.expire += 1;
+                self.counters.hw_writes += 1;
+            }
+        }
+        true
+    }
+
+    /// The live filters, bucket/rule order.
+    pub fn filters(&self) -> Vec<FilterView> {
+        match &self.model {
+            Model::None => Vec::new(),
+            Model::Ice { buckets, entries, .. } => buckets
+                .iter()
+                .flat_map(|b| b.iter().rev())
+                .filter_map(|&i| entries[i as usize].as_ref())
+                .map(|e| FilterView { flow: e.flow, flow_id: e.flow_id, queue: e.q_index, id: e.fltr_id, pending: e.state == IceState::Inactive })
+                .collect(),
+            Model::Mlx5 { rules, .. } => rules
+                .iter()
+                .flatten()
+                .map(|r| FilterView { flow: r.flow, flow_id: r.flow_id, queue: r.rxq, id: r.filter_id, pending: r.pending })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Never;
+    impl ExpiryOracle for Never {
+        fn may_expire(&self, _: u16, _: u32, _: u16) -> bool {
+            false
+        }
+    }
+    struct Always;
+    impl ExpiryOracle for Always {
+        fn may_expire(&self, _: u16, _: u32, _: u16) -> bool {
+            true
+        }
+    }
+
+    fn req(flow: u32, hash: u32, rxq: u16, flow_id: u32) -> SteerRequest {
+        SteerRequest { flow, hash, rxq, flow_id, udp: false, calls: 1 }
+    }
+
+    /// Seed 000's scenario: flow 1 at q10, then flow 2 with the same hash wants q20. Hash-only
+    /// matching re-points flow 1's filter (flow 1 mis-steered, flow 2 never programmed).
+    #[test]
+    fn ice_hash_only_match_reprograms_the_wrong_filter() {
+        let mut a = Arfs::new(Driver::IceHashMatch, 100);
+        a.track_flows(2);
+        assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Add(1), true)));
+        a.ice_service(Nanos::ZERO, &Never);
+        assert_eq!(a.hw_queue(0), Some(10));
+        assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Update(1), true)));
+        a.ice_service(Nanos::from_secs(1), &Never);
+        assert_eq!(a.hw_queue(0), Some(20), "flow 0 now lands on flow 1's queue");
+        assert_eq!(a.hw_queue(1), None, "flow 1 never gets a filter");
+        assert_eq!((a.counters.add, a.counters.update, a.counters.misprogram_avoided), (1, 1, 0));
+    }
+
+    #[test]
+    fn ice_full_tuple_match_adds_a_second_filter_and_counts_the_avoided_match() {
+        let mut a = Arfs::new(Driver::Ice, 100);
+        a.track_flows(2);
+        a.rx_flow_steer(req(0, 0xabc, 10, 7));
+        a.ice_service(Nanos::ZERO, &Never);
+        assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Add(2), true)));
+        a.ice_service(Nanos::from_secs(1), &Never);
+        assert_eq!((a.hw_queue(0), a.hw_queue(1)), (Some(10), Some(20)));
+        assert_eq!((a.counters.update, a.counters.misprogram_avoided), (0, 1));
+        // Same queue again: skip, repeatable, nothing changes.
+        assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Skip(2), false)));
+        assert_eq!(a.counters.misprogram_avoided, 1, "flow 1's entry is the bucket head: found first");
+        // Flow 0 walks past flow 1's entry (same flow_id, other tuple) to its own.
+        assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Skip(1), false)));
+        assert_eq!(a.counters.misprogram_avoided, 2);
+    }
+
+    #[test]
+    fn ice_skips_while_inactive_and_expires_in_the_service_task() {
+        let mut a = Arfs::new(Driver::Ice, 100);
+        a.track_flows(1);
+        a.rx_flow_steer(req(0, 5, 3, 5));
+        assert!(matches!(a.rx_flow_steer(req(0, 5, 4, 5)), (Steer::Skip(1), false)), "INACTIVE: skip");
+        a.ice_service(Nanos::ZERO, &Always);
+        assert_eq!(a.hw_queue(0), Some(3), "programmed, not expired in the same pass");
+        a.ice_service(Nanos::from_secs(1), &Always);
+        assert_eq!((a.hw_queue(0), a.active(), a.counters.expire), (None, 0, 1));
+    }
+
+    #[test]
+    fn ice_udp_filters_expire_by_age() {
+        let mut a = Arfs::new(Driver::Ice, 100);
+        a.track_flows(1);
+        a.rx_flow_steer(SteerRequest { udp: true, ..req(0, 5, 3, 5) });
+        a.ice_service(Nanos::from_secs(1), &Never);
+        a.ice_service(Nanos::from_secs(5), &Never);
+        assert_eq!(a.active(), 1);
+        a.ice_service(Nanos::from_secs(6), &Never);
+        assert_eq!(a.active(), 0);
+    }
+
+    #[test]
+    fn table_limit_refuses_new_filters() {
+        let mut a = Arfs::new(Driver::Mlx5, 1);
+        a.track_flows(2);
+        assert!(matches!(a.rx_flow_steer(req(0, 1, 1, 1)).0, Steer::Add(_)));
+        assert_eq!(a.rx_flow_steer(req(1, 2, 1, 2)), (Steer::Full, false));
+        assert_eq!(a.counters.full, 1);
+    }
+
+    #[test]
+    fn mlx5_matches_full_tuple_programs_in_work_and_expires_at_most_62() {
+        let mut a = Arfs::new(Driver::Mlx5, 1000);
+        a.track_flows(100);
+        for f in 0..100 {
+            a.rx_flow_steer(req(f, 7, 1, 7)); // same hash, distinct tuples: distinct rules
+        }
+        assert_eq!(a.counters.add, 100);
+        assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Skip(_)), "work pending: skip");
+        assert!(a.mlx5_work(&Never));
+        assert_eq!(a.hw_queue(99), Some(1));
+        assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Update(_)));
+        assert!(a.mlx5_work(&Always));
+        assert_eq!(a.counters.expire, 62);
+        assert!(!a.mlx5_work(&Always), "no work, no expiry");
+    }
+}

@@ -1,0 +1,225 @@
+//! The host's configuration: what a scenario sets before the run and the console can change
+//! during it. Every field has a range; [`HostConfig::validate`] names the first bad field.
+
+use alloc::string::String;
+use core::fmt;
+
+use crate::costs::Costs;
+use crate::cpuset::MAX_CPUS;
+use crate::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
+
+/// Most RX (and TX) queues a NIC may have in the sandbox.
+pub const MAX_QUEUES: u16 = 512;
+/// Most flows in one host.
+pub const MAX_FLOWS: u32 = 1_000_000;
+/// Most threads in one host.
+pub const MAX_THREADS: u32 = 65_536;
+
+/// Declares an enum whose values have fixed names (for scenarios and the console).
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($(#[$vm])* $var),+ }
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$var),+];
+            /// The name used in scenarios, `--set` and the UI.
+            pub const fn name(self) -> &'static str { match self { $($name::$var => $text),+ } }
+            /// Parses [`Self::name`].
+            pub fn parse(text: &str) -> Option<$name> { $name::ALL.iter().copied().find(|v| v.name() == text) }
+            /// The accepted names joined by `|`, for error messages.
+            pub fn accepted() -> String {
+                let mut s = String::new();
+                for (i, v) in $name::ALL.iter().enumerate() { if i > 0 { s.push_str(" | "); } s.push_str(v.name()); }
+                s
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
+        }
+        impl NamedEnum for $name {
+            fn from_name(text: &str) -> Option<Self> { $name::parse(text) }
+            fn accepted_names() -> String { $name::accepted() }
+            fn as_name(self) -> &'static str { self.name() }
+        }
+    };
+}
+
+/// A choice written by name in scenarios, `--set` and the console.
+pub trait NamedEnum: Sized + Copy + 'static {
+    /// Parses a name.
+    fn from_name(text: &str) -> Option<Self>;
+    /// The accepted names, `a | b | c`.
+    fn accepted_names() -> String;
+    /// This value's name.
+    fn as_name(self) -> &'static str;
+}
+
+
+named_enum! {
+    /// Which kernel's RPS/RFS rules apply (kernel-semantics.md §2.4–2.6).
+    Kernel {
+        /// `flow_id` and slot = `hash & mask`, no active-flow check, expiry window `10 * mask`.
+        V6_14 = "6.14",
+        /// Slot = `hash_32(hash, log)` (6.15), the active-flow check in `set_rps_cpu` (6.18),
+        /// expiry window `10 << log`.
+        V6_18 = "6.18",
+    }
+}
+
+named_enum! {
+    /// The NIC driver model: which aRFS (or ATR) behaviour the NIC has.
+    Driver {
+        /// No aRFS: `ndo_rx_flow_steer` absent.
+        Generic = "generic",
+        /// ice before "net: ice: Perform accurate aRFS flow match": entries found by flow_id only.
+        IceHashMatch = "ice-hash-match",
+        /// ice with the fix: flow_id and the full tuple (`ice_arfs_cmp`).
+        Ice = "ice",
+        /// mlx5: full-tuple rules, one `arfs_lock` for every update, expiry only from its work.
+        Mlx5 = "mlx5",
+        /// ixgbe: no aRFS; Flow Director ATR samples transmitted packets instead.
+        Ixgbe = "ixgbe",
+    }
+}
+
+named_enum! {
+    /// When a reading thread records its CPU in `rps_sock_flow_table`.
+    RecordPolicy {
+        /// Every read (`sock_rps_record_flow`, the kernel's rule).
+        Always = "always",
+        /// Seed 002's proposal: not when the recorded CPU is already in the reader's allowed CPUs.
+        Cpuset = "cpuset",
+    }
+}
+
+named_enum! {
+    /// How packets are advanced.
+    Mode {
+        /// One packet at a time (animation, small scenarios).
+        Packet = "packet",
+        /// Runs of identical packets applied at once; the same counters as `packet`.
+        Aggregate = "aggregate",
+    }
+}
+
+/// Everything that shapes the host, with its defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostConfig {
+    /// Kernel generation of the RPS/RFS rules.
+    pub kernel: Kernel,
+    /// Number of CPUs (1..=1024).
+    pub cpus: u16,
+    /// NUMA nodes; CPUs are split into equal contiguous blocks (1..=cpus).
+    pub numa_nodes: u16,
+    /// RX queues (1..=512); queue `q`'s IRQ is affined to CPU `q % cpus`.
+    pub rx_queues: u16,
+    /// TX queues (1..=512).
+    pub tx_queues: u16,
+    /// Descriptors per RX ring (64..=8192).
+    pub ring_size: u32,
+    /// RSS indirection table entries (power of two, 8..=2048).
+    pub reta_size: u32,
+    /// NIC driver model.
+    pub driver: Driver,
+    /// `ethtool -K DEV ntuple on` (aRFS needs it).
+    pub ntuple: bool,
+    /// `rps_cpus` of every RX queue, as a CPU list (`""` = RPS off).
+    pub rps_cpus: String,
+    /// `rps_flow_cnt` of every RX queue (0 = RFS off; rounded up to a power of two).
+    pub flow_cnt: u32,
+    /// `net.core.rps_sock_flow_entries` (0 = RFS off; rounded up to a power of two).
+    pub sock_flow_entries: u32,
+    /// When readers record their CPU.
+    pub record: RecordPolicy,
+    /// `net.core.netdev_max_backlog` (default 1000, net/core/hotdata.c).
+    pub netdev_max_backlog: u32,
+    /// Hardware filter capacity shared by ntuple rules and aRFS.
+    pub max_hw_filters: u32,
+    /// Simulated time advanced per engine step, in ns (10 µs..=1 s).
+    pub tick_ns: u64,
+    /// Packet or aggregate mode.
+    pub mode: Mode,
+    /// Seed of the run's generator.
+    pub seed: u64,
+    /// The cost table (ns per stage).
+    pub costs: Costs,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            kernel: Kernel::V6_18,
+            cpus: 4,
+            numa_nodes: 1,
+            rx_queues: 4,
+            tx_queues: 4,
+            ring_size: 1024,
+            reta_size: 128,
+            driver: Driver::Generic,
+            ntuple: false,
+            rps_cpus: String::new(),
+            flow_cnt: 0,
+            sock_flow_entries: 0,
+            record: RecordPolicy::Always,
+            netdev_max_backlog: 1000,
+            max_hw_filters: 8192,
+            tick_ns: 1_000_000,
+            mode: Mode::Aggregate,
+            seed: 1,
+            costs: Costs::default(),
+        }
+    }
+}
+
+/// A refused configuration value: which field, what was given, what is accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Field path, e.g. `rfs.flow_cnt`.
+    pub field: String,
+    /// What is accepted.
+    pub accepted: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: out of range (accepted: {})", self.field, self.accepted)
+    }
+}
+
+fn check(ok: bool, field: &str, accepted: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError { field: field.into(), accepted: accepted.into() })
+    }
+}
+
+impl HostConfig {
+    /// Checks every range; the first bad field is named.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check((1..=MAX_CPUS).contains(&self.cpus), "host.cpus", "1..=1024")?;
+        check((1..=self.cpus).contains(&self.numa_nodes) && self.cpus % self.numa_nodes == 0, "host.numa_nodes", "1..=cpus, dividing cpus")?;
+        check((1..=MAX_QUEUES).contains(&self.rx_queues), "nic.rx_queues", "1..=512")?;
+        check((1..=MAX_QUEUES).contains(&self.tx_queues), "nic.tx_queues", "1..=512")?;
+        check((64..=8192).contains(&self.ring_size), "nic.ring_size", "64..=8192")?;
+        check(self.reta_size.is_power_of_two() && (8..=2048).contains(&self.reta_size), "nic.reta_size", "a power of two in 8..=2048")?;
+        check(self.flow_cnt <= MAX_FLOW_CNT, "rfs.flow_cnt", "0..=65536")?;
+        check(self.sock_flow_entries <= MAX_SOCK_FLOW_ENTRIES, "rfs.sock_flow_entries", "0..=4194304")?;
+        check((1..=1_000_000).contains(&self.netdev_max_backlog), "net.netdev_max_backlog", "1..=1000000")?;
+        check(self.max_hw_filters <= 1_000_000, "nic.max_hw_filters", "0..=1000000")?;
+        check((10_000..=1_000_000_000).contains(&self.tick_ns), "sim.tick_ns", "10000..=1000000000")?;
+        if !self.rps_cpus.is_empty() {
+            let set = crate::cpuset::CpuSet::parse_list(&self.rps_cpus)
+                .map_err(|e| ConfigError { field: "rps.cpus".into(), accepted: e.0 })?;
+            check(set.end() <= self.cpus, "rps.cpus", "CPUs of this host")?;
+        }
+        self.costs.validate()
+    }
+
+    /// NUMA node of `cpu`.
+    pub fn node_of(&self, cpu: u16) -> u16 {
+        cpu / (self.cpus / self.numa_nodes)
+    }
+}

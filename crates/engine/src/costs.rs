@@ -1,0 +1,79 @@
+//! The cost ledger's table: nanoseconds charged per stage, each with its source. The user sees
+//! this table (the page's cost panel, `steerlab run` prints it with `--costs`) and any entry
+//! can be overridden by a scenario (`cost.NAME`).
+//!
+//! Figures come from the seeds (`../shared/seeds/`) where they give one; the rest are
+//! order-of-magnitude estimates, marked as such: the lessons depend on their ratios, not on
+//! their exact values.
+
+use core::fmt;
+
+use crate::config::ConfigError;
+
+/// One row of the table: name, value, where the value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CostRow {
+    /// `cost.NAME` in scenarios.
+    pub name: &'static str,
+    /// Nanoseconds (or picoseconds where the name says `_ps`).
+    pub value: u64,
+    /// Why this number.
+    pub source: &'static str,
+}
+
+macro_rules! cost_table {
+    ($($field:ident = $value:expr, $source:literal;)+) => {
+        /// Per-stage costs in integer nanoseconds (picoseconds for `_ps` fields).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Costs { $(#[doc = $source] pub $field: u64,)+ }
+        impl Default for Costs {
+            fn default() -> Self { Costs { $($field: $value,)+ } }
+        }
+        impl Costs {
+            /// The table with sources, in declaration order.
+            pub fn rows(&self) -> [CostRow; [$(stringify!($field)),+].len()] {
+                [$(CostRow { name: stringify!($field), value: self.$field, source: $source }),+]
+            }
+            /// Sets `name` (a field of this table) to `value`.
+            pub fn set(&mut self, name: &str, value: u64) -> Result<(), ConfigError> {
+                match name {
+                    $(stringify!($field) => self.$field = value,)+
+                    _ => return Err(ConfigError { field: alloc::format!("cost.{name}"), accepted: alloc::string::String::from(concat!("one of:", $(" ", stringify!($field)),+)) }),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+cost_table! {
+    driver_rx_ns = 39, "NAPI poll per packet up to XDP: seed 004, mlx5 XDP_DROP 38.94 ns/pkt (Toke Høiland-Jørgensen, bpf@vger 2022-12-08)";
+    stack_rx_ns = 600, "skb alloc, GRO, IP and TCP receive per packet in softirq: estimate (order of magnitude of a 1-2 Mpps/core TCP receive path)";
+    rps_enqueue_ns = 60, "enqueue_to_backlog and the remote dequeue per packet: estimate";
+    ipi_ns = 1500, "one RPS IPI to wake a remote backlog (smp_call_function_single_async): estimate, ~1-2 us on x86";
+    remote_penalty_ns = 250, "per packet processed away from its reader's CPU: the socket's cache lines move to the reader (estimate)";
+    cross_numa_penalty_ns = 400, "per packet whose data crosses a NUMA node on its way to the reader (estimate)";
+    sock_record_ns = 20, "rps_record_sock_flow write that changes the entry: a shared cache line (estimate)";
+    app_read_ns = 800, "recvmsg per wakeup, user plus sys (estimate)";
+    arfs_steer_ns = 300, "ndo_rx_flow_steer call: bucket walk and entry update (estimate)";
+    mlx5_lock_hold_ns = 400, "mlx5 arfs_lock hold per mlx5e_rx_flow_steer (estimate; seed 002 reports severe contention, no figure)";
+    arfs_hw_update_ns = 5000, "programming or removing one hardware filter from the service task (estimate)";
+}
+
+impl Costs {
+    /// All costs are bounded so that sums over a run cannot overflow.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for row in self.rows() {
+            if row.value > 10_000_000 {
+                return Err(ConfigError { field: alloc::format!("cost.{}", row.name), accepted: "0..=10000000".into() });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for CostRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:<24} {:>8}  {}", self.name, self.value, self.source)
+    }
+}

@@ -1,0 +1,124 @@
+//! Run totals under the names of the CLI JSON contract (product brief §4), a stable digest of
+//! the run, and the per-queue and per-CPU series the charts draw.
+
+use alloc::vec::Vec;
+
+/// Counters over the whole run. Conservation: `offered == delivered + in_flight + drops`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Packets the flows sent to the NIC.
+    pub offered: u64,
+    /// Packets processed by the stack and queued to their socket.
+    pub delivered: u64,
+    /// Dropped because the RX ring was full.
+    pub ring_full: u64,
+    /// Dropped by `enqueue_to_backlog` (`netdev_max_backlog`).
+    pub backlog_full: u64,
+    /// Dropped by an XDP program (drop or aborted).
+    pub xdp_drop: u64,
+    /// Dropped by a tc action.
+    pub tc_drop: u64,
+    /// Protocol processing ran on the CPU where the flow's reader runs (brief §4: `steering.local`).
+    pub local: u64,
+    /// Protocol processing ran on another CPU: the remote-cache penalty applies.
+    pub remote: u64,
+    /// Packets that arrived on a queue whose IRQ CPU is not the reader's CPU (seed 000's
+    /// "bad queues"), whether or not RPS/RFS then moved them to the reader.
+    pub wrong_queue: u64,
+    /// Writes to `rps_sock_flow_table` that changed an entry.
+    pub sock_flow_updates: u64,
+    /// Writes avoided by `rfs.record = cpuset`.
+    pub sock_flow_skipped: u64,
+    /// `set_rps_cpu` moved a flow to a new CPU.
+    pub cpu_switches: u64,
+    /// RPS IPIs sent to wake a remote backlog.
+    pub ipis: u64,
+    /// `ndo_rx_flow_steer` calls.
+    pub arfs_calls: u64,
+    /// Time spent waiting for mlx5's `arfs_lock`.
+    pub arfs_lock_wait_ns: u64,
+    /// Thread migrations.
+    pub migrations: u64,
+    /// User time, ns.
+    pub user_ns: u64,
+    /// System time, ns.
+    pub sys_ns: u64,
+    /// Softirq time, ns.
+    pub softirq_ns: u64,
+    /// Bytes that crossed a NUMA node between the IRQ CPU, the processing CPU and the reader.
+    pub cross_numa_bytes: u64,
+}
+
+impl Counters {
+    /// All drops.
+    pub fn dropped(&self) -> u64 {
+        self.ring_full + self.backlog_full + self.xdp_drop + self.tc_drop
+    }
+}
+
+/// Per RX queue totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    /// Packets accepted into the ring.
+    pub packets: u64,
+    /// Packets dropped because the ring was full.
+    pub drops: u64,
+}
+
+/// Per CPU totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuStats {
+    /// Packets whose protocol processing ran here.
+    pub packets: u64,
+    /// Softirq time, ns.
+    pub softirq_ns: u64,
+    /// System time, ns.
+    pub sys_ns: u64,
+    /// User time, ns.
+    pub user_ns: u64,
+    /// Backlog drops (`/proc/net/softnet_stat` column 2).
+    pub dropped: u64,
+    /// Times the CPU's backlog was woken by another CPU (softnet_stat `received_rps`).
+    pub received_rps: u64,
+}
+
+/// FNV-1a (64 bit) over 64-bit words: a stable digest of the run's events, identical on every
+/// target (no `usize`, no pointer, no iteration order from hashing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digest(u64);
+
+impl Default for Digest {
+    fn default() -> Self {
+        Digest(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Digest {
+    /// Adds one event of words.
+    pub fn event(&mut self, words: &[u64]) {
+        for w in words {
+            for b in w.to_le_bytes() {
+                self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+
+    /// The digest as 16 hex digits.
+    pub fn hex(&self) -> alloc::string::String {
+        alloc::format!("{:016x}", self.0)
+    }
+
+    /// The raw value.
+    pub fn value(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A bounded series of per-interval samples (for the page's charts).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Series {
+    /// Simulated time of each sample, ns.
+    pub t: Vec<u64>,
+    /// One value per sample.
+    pub v: Vec<u64>,
+}

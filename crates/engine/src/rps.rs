@@ -1,0 +1,154 @@
+//! RPS and RFS state: the global `rps_sock_flow_table`, the per-queue `rps_dev_flow_table`, and
+//! the kernel's small hash helpers (include/net/rps.h, include/linux/hash.h,
+//! include/linux/math.h). The decision functions `get_rps_cpu` / `set_rps_cpu` live in
+//! `sim.rs`, which owns every table they touch.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::config::Kernel;
+
+/// `RPS_NO_CPU`: an unset CPU in a flow entry.
+pub const NO_CPU: u16 = 0xffff;
+/// `RPS_NO_FILTER`: no aRFS filter installed for a flow entry.
+pub const NO_FILTER: u16 = 0xffff;
+/// Largest `rps_sock_flow_entries` the kernel accepts (2^29); the sandbox caps it lower.
+pub const MAX_SOCK_FLOW_ENTRIES: u32 = 1 << 22;
+/// Largest `rps_flow_cnt` per queue in the sandbox.
+pub const MAX_FLOW_CNT: u32 = 1 << 16;
+
+/// `hash_32(val, bits)` (include/linux/hash.h): multiply by `GOLDEN_RATIO_32`, keep the top
+/// bits. `bits == 0` would shift by 32 in C; the sandbox returns slot 0 (kernel-semantics §2.2).
+pub const fn hash_32(val: u32, bits: u32) -> u32 {
+    if bits == 0 {
+        return 0;
+    }
+    val.wrapping_mul(0x61C8_8647) >> (32 - bits)
+}
+
+/// `reciprocal_scale(val, n)` (include/linux/math.h): the high bits of `val` pick in `0..n`.
+pub const fn reciprocal_scale(val: u32, n: u32) -> u32 {
+    ((val as u64 * n as u64) >> 32) as u32
+}
+
+/// The slot of a flow in a per-queue flow table: `rfs_slot` (net/core/dev.c) hashes with
+/// `hash_32` since 6.15; up to 6.14 it was `hash & (size - 1)`.
+pub const fn rfs_slot(kernel: Kernel, hash: u32, log: u32) -> u32 {
+    match kernel {
+        Kernel::V6_14 => hash & ((1u32 << log) - 1),
+        Kernel::V6_18 => hash_32(hash, log),
+    }
+}
+
+/// The activity window of `rps_may_expire_flow` / `rps_flow_is_active`: `10 << log` since
+/// 6.15, `10 * mask` = 10 × (size − 1) before.
+pub const fn active_window(kernel: Kernel, log: u32) -> i32 {
+    match kernel {
+        Kernel::V6_14 => 10 * ((1i32 << log) - 1),
+        Kernel::V6_18 => 10 << log,
+    }
+}
+
+/// `rps_cpu_mask`: `roundup_pow_of_two(nr_cpu_ids) - 1`.
+pub const fn cpu_mask(ncpus: u16) -> u32 {
+    (ncpus as u32).next_power_of_two() - 1
+}
+
+/// One `rps_dev_flow`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevFlow {
+    /// CPU the flow was last steered to, or [`NO_CPU`].
+    pub cpu: u16,
+    /// aRFS filter id, or [`NO_FILTER`].
+    pub filter: u16,
+    /// The target CPU's `input_queue_tail` after this flow's last enqueue.
+    pub last_qtail: u32,
+    /// Flow hash stored with the filter (6.18 only; 0 before).
+    pub hash: u32,
+}
+
+impl DevFlow {
+    const EMPTY: DevFlow = DevFlow { cpu: NO_CPU, filter: NO_FILTER, last_qtail: 0, hash: 0 };
+}
+
+/// A queue's `rps_dev_flow_table` of `2^log` entries (`rps_flow_cnt`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DevFlowTable {
+    /// log2 of the size.
+    pub log: u32,
+    /// The entries.
+    pub flows: Vec<DevFlow>,
+}
+
+impl DevFlowTable {
+    /// `store_rps_dev_flow_table_cnt`: the count rounded up to a power of two, entries reset.
+    pub fn new(count: u32) -> DevFlowTable {
+        let size = count.max(1).next_power_of_two();
+        DevFlowTable { log: size.trailing_zeros(), flows: vec![DevFlow::EMPTY; size as usize] }
+    }
+
+    /// Number of entries (`2^log`).
+    pub fn size(&self) -> u32 {
+        1 << self.log
+    }
+}
+
+/// The global `rps_sock_flow_table`: the CPU where each flow's application last ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SockFlowTable {
+    /// `entries - 1`.
+    pub mask: u32,
+    /// `(hash & !rps_cpu_mask) | cpu`, or 0xffff when unset.
+    pub ents: Vec<u32>,
+}
+
+impl SockFlowTable {
+    /// `rps_sock_flow_sysctl`: size rounded up to a power of two, every entry reset.
+    pub fn new(entries: u32) -> SockFlowTable {
+        let size = entries.max(1).next_power_of_two();
+        SockFlowTable { mask: size - 1, ents: vec![0xffff; size as usize] }
+    }
+
+    /// The entry a hash uses: `hash & mask`.
+    pub fn index(&self, hash: u32) -> usize {
+        (hash & self.mask) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derived values of kernel-semantics.md §1.3 for the published 4-tuple hashes.
+    #[test]
+    fn kernel_helpers_match_the_documented_values() {
+        let rows = [
+            (0x51ccc178u32, 1u32, 491u32, 16760u32),
+            (0xc626b0ea, 3, 88, 12522),
+            (0x5c2b394a, 1, 1007, 14666),
+            (0xafc7327f, 2, 603, 12927),
+            (0x10e828a2, 0, 344, 10402),
+            (0x40207d3d, 1, 764, 32061),
+            (0xdde51bbf, 3, 525, 7103),
+            (0x02d1feef, 0, 437, 32495),
+        ];
+        for (h, rps, slot, sock) in rows {
+            assert_eq!(reciprocal_scale(h, 4), rps, "{h:#x}");
+            assert_eq!(rfs_slot(Kernel::V6_18, h, 10), slot, "{h:#x}");
+            assert_eq!(rfs_slot(Kernel::V6_14, h, 10), h & 1023, "{h:#x}");
+            assert_eq!(SockFlowTable::new(32768).index(h) as u32, sock, "{h:#x}");
+        }
+    }
+
+    #[test]
+    fn sizes_round_up_and_windows_follow_the_kernel() {
+        assert_eq!(DevFlowTable::new(300).size(), 512);
+        assert_eq!(DevFlowTable::new(1).log, 0);
+        assert_eq!(hash_32(0xdead_beef, 0), 0);
+        assert_eq!(SockFlowTable::new(1000).mask, 1023);
+        assert_eq!(cpu_mask(144), 0xff);
+        assert_eq!(cpu_mask(64), 0x3f);
+        assert_eq!(active_window(Kernel::V6_14, 9), 5110);
+        assert_eq!(active_window(Kernel::V6_18, 9), 5120);
+    }
+}

@@ -1,0 +1,225 @@
+//! The receive path against the kernel rules it mirrors (kernel-semantics.md §1–§3).
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use steerlab_engine::{CpuSet, Driver, FlowSpec, HostConfig, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec};
+use steerlab_engine::FlowKey;
+
+fn key(i: u32, dport: u16) -> FlowKey {
+    let src = IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
+    FlowKey::new(src, IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)), 10_000 + (i % 50_000) as u16, dport, Proto::Tcp).unwrap()
+}
+
+fn flow(k: FlowKey, readers: Vec<u32>) -> FlowSpec {
+    FlowSpec { key: k, rate_pps: 10_000, bytes: 1500, readers }
+}
+
+fn pinned(cpu: u16) -> ThreadSpec {
+    ThreadSpec { cpu, allowed: CpuSet::EMPTY, migrate_every: Nanos::ZERO }
+}
+
+fn rfs_host(cpus: u16, driver: Driver) -> HostConfig {
+    HostConfig { cpus, rx_queues: cpus, driver, ntuple: true, flow_cnt: 256, sock_flow_entries: 4096, ..HostConfig::default() }
+}
+
+#[test]
+fn rss_only_sends_each_flow_to_its_table_queue_and_conserves_packets() {
+    let mut sim = Sim::new(HostConfig::default()).unwrap();
+    for i in 0..32 {
+        sim.add_flow(flow(key(i, 80), vec![])).unwrap();
+    }
+    sim.advance_to(Nanos::from_ms(10));
+    let s = sim.snapshot();
+    assert_eq!(s.counters.offered, 32 * 100);
+    assert_eq!(s.counters.delivered, s.counters.offered);
+    assert!(sim.conserved());
+    for f in 0..32 {
+        let v = sim.flow_view(f).unwrap();
+        assert_eq!(v.queue, sim.reta().queue(v.hash));
+        assert_eq!(v.cpu, v.queue % 4, "no RPS: processed on the IRQ CPU");
+    }
+    assert_eq!(s.queues.iter().map(|q| q.packets).sum::<u64>(), 3200);
+}
+
+#[test]
+fn rps_picks_the_cpu_with_the_high_bits_of_the_hash() {
+    let cfg = HostConfig { rps_cpus: "0-3".into(), ..HostConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    for i in 0..16 {
+        sim.add_flow(flow(key(i, 80), vec![])).unwrap();
+    }
+    sim.run_ticks(2);
+    for f in 0..16 {
+        let v = sim.flow_view(f).unwrap();
+        assert_eq!(u32::from(v.cpu), ((u64::from(v.hash) * 4) >> 32) as u32, "reciprocal_scale(hash, 4)");
+    }
+    assert!(sim.conserved());
+}
+
+#[test]
+fn rfs_follows_the_reader_and_a_migration_one_tick_later() {
+    let mut sim = Sim::new(rfs_host(8, Driver::Generic)).unwrap();
+    let t = sim.add_thread(pinned(5)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(1); // first read records CPU 5
+    sim.run_ticks(1);
+    assert_eq!(sim.flow_view(0).unwrap().cpu, 5);
+    sim.migrate_thread(t, 2).unwrap();
+    sim.run_ticks(1); // still steered to 5 while the table says 5; the read records 2
+    assert_eq!(sim.flow_view(0).unwrap().cpu, 5);
+    sim.run_ticks(1);
+    assert_eq!(sim.flow_view(0).unwrap().cpu, 2);
+    assert!(sim.snapshot().counters.cpu_switches >= 2);
+}
+
+/// The in-order rule of get_rps_cpu: two flows sharing the one slot of the queue's flow table.
+/// Flow 0 (1 Mpps) fills CPU 1's backlog with 600 µs of work at the start of each 1 ms tick;
+/// flow 1 arrives half-way through the tick, finds the slot's last packets still queued on
+/// CPU 1 and must follow it there. When flow 0 is light its packets are long processed by
+/// then, and flow 1 moves the slot to its own reader's CPU.
+#[test]
+fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
+    let run = |rate_pps| {
+        let cfg = HostConfig { cpus: 4, rx_queues: 1, flow_cnt: 1, sock_flow_entries: 4096, kernel: Kernel::V6_14, ..HostConfig::default() };
+        let mut sim = Sim::new(cfg).unwrap();
+        let a = sim.add_thread(pinned(1)).unwrap();
+        let b = sim.add_thread(pinned(2)).unwrap();
+        sim.add_flow(FlowSpec { rate_pps, ..flow(key(1, 80), vec![a]) }).unwrap();
+        sim.add_flow(flow(key(2, 80), vec![b])).unwrap();
+        sim.run_ticks(3);
+        assert!(sim.conserved());
+        sim
+    };
+    let mut busy = run(1_000_000);
+    assert_eq!(busy.flow_view(0).unwrap().cpu, 1);
+    assert_eq!(busy.flow_view(1).unwrap().cpu, 1, "flow 1 cannot switch the shared slot");
+    let light = run(10_000);
+    assert_eq!(light.flow_view(1).unwrap().cpu, 2, "flow 0's packets were processed: the slot moves");
+    // With a table big enough for both, each goes to its reader even under load.
+    busy.set_flow_cnt(None, 4096).unwrap();
+    busy.run_ticks(2);
+    assert_eq!((busy.flow_view(0).unwrap().cpu, busy.flow_view(1).unwrap().cpu), (1, 2));
+}
+
+/// Seed 000 in miniature: more flows than ice's 1024 buckets, so flows share a bucket and a
+/// flow_id. Hash-only matching re-points other flows' filters (an update storm, packets on
+/// wrong queues); the full-tuple match does not, and counts the wrong matches it avoided.
+#[test]
+fn ice_hash_match_storm_versus_full_tuple_match() {
+    let run = |driver| {
+        // Seed 000's proportions: readers on half the CPUs, ~0.44 flows per slot of a target
+        // queue's table, many flows per ice bucket.
+        let cfg = HostConfig { flow_cnt: 512, sock_flow_entries: 64 * 512, kernel: Kernel::V6_14, tick_ns: 10_000_000, ..rfs_host(64, driver) };
+        let mut sim = Sim::new(cfg).unwrap();
+        for c in 0..32 {
+            sim.add_thread(pinned(c)).unwrap();
+        }
+        for i in 0..7264 {
+            sim.add_flow(FlowSpec { rate_pps: 200, ..flow(key(i, 80), vec![i % 32]) }).unwrap();
+        }
+        sim.advance_to(Nanos::from_secs(10));
+        assert!(sim.conserved());
+        sim.snapshot()
+    };
+    let bad = run(Driver::IceHashMatch);
+    let good = run(Driver::Ice);
+    assert!(bad.arfs.update > 50 * (good.arfs.update + 1), "updates {} vs {}", bad.arfs.update, good.arfs.update);
+    assert_eq!(bad.arfs.misprogram_avoided, 0);
+    assert!(good.arfs.misprogram_avoided > 0);
+    // Seed 000's measure: packets on queues whose CPU runs no reader ("bad" queues 32-63).
+    let on_bad_queues = |s: &steerlab_engine::Snapshot| s.queues[32..].iter().map(|q| q.packets).sum::<u64>();
+    let (b, g) = (on_bad_queues(&bad), on_bad_queues(&good));
+    assert!(b > 2 * g, "packets on reader-less queues {b} vs {g}");
+    assert!(bad.counters.remote > 3 * good.counters.remote / 2, "remote {} vs {}", bad.counters.remote, good.counters.remote);
+}
+
+fn churn(mode: Mode, seed: u64, driver: Driver, kernel: Kernel) -> Sim {
+    let cfg = HostConfig {
+        cpus: 8,
+        numa_nodes: 2,
+        rx_queues: 8,
+        driver,
+        kernel,
+        ntuple: true,
+        flow_cnt: 32,
+        sock_flow_entries: 256,
+        rps_cpus: "0-7".into(),
+        netdev_max_backlog: 50,
+        ring_size: 64,
+        tick_ns: 100_000,
+        mode,
+        seed,
+        ..HostConfig::default()
+    };
+    let mut sim = Sim::new(cfg).unwrap();
+    for c in 0..6 {
+        let every = Nanos::from_us(300 + 100 * u64::from(c));
+        sim.add_thread(ThreadSpec { cpu: c, allowed: CpuSet::range(0, 8), migrate_every: every }).unwrap();
+    }
+    for i in 0..60 {
+        let rate = 20_000 + u64::from(i) * 7_000;
+        sim.add_flow(FlowSpec { key: key(i, 443), rate_pps: rate, bytes: 800, readers: vec![i % 6, (i + 1) % 6] }).unwrap();
+    }
+    sim
+}
+
+#[test]
+fn packet_and_aggregate_modes_give_the_same_counters_and_digest() {
+    for (driver, kernel) in [(Driver::IceHashMatch, Kernel::V6_14), (Driver::Ice, Kernel::V6_18), (Driver::Mlx5, Kernel::V6_18), (Driver::Generic, Kernel::V6_14)] {
+        let mut a = churn(Mode::Packet, 7, driver, kernel);
+        let mut b = churn(Mode::Aggregate, 7, driver, kernel);
+        for _ in 0..40 {
+            a.run_ticks(5);
+            b.run_ticks(5);
+            assert_eq!(a.snapshot(), b.snapshot(), "{driver} {kernel} at {}", a.now());
+        }
+        let s = b.snapshot();
+        assert!(s.counters.backlog_full + s.counters.ring_full > 0, "{driver}: the scenario exercises drops");
+        assert!(s.counters.cpu_switches > 0);
+    }
+}
+
+#[test]
+fn same_seed_same_digest_other_seed_other_digest() {
+    let run = |seed| {
+        let mut s = churn(Mode::Aggregate, seed, Driver::Mlx5, Kernel::V6_18);
+        s.run_ticks(100);
+        s.snapshot().digest
+    };
+    assert_eq!(run(3), run(3));
+    assert_ne!(run(3), run(4));
+}
+
+#[test]
+fn refused_commands_change_nothing() {
+    let mut sim = churn(Mode::Aggregate, 1, Driver::Ice, Kernel::V6_18);
+    sim.run_ticks(3);
+    let before = sim.snapshot();
+    assert!(sim.add_flow(FlowSpec { rate_pps: 0, ..flow(key(999, 1), vec![]) }).is_err());
+    assert!(sim.add_flow(flow(key(0, 443), vec![])).is_err(), "duplicate tuple");
+    assert!(sim.add_flow(flow(key(1000, 1), vec![77])).is_err(), "unknown reader");
+    assert!(sim.migrate_thread(0, 8).is_err());
+    assert!(sim.migrate_thread(99, 0).is_err());
+    assert!(sim.set_flow_cnt(Some(8), 16).is_err());
+    assert!(sim.set_flow_cnt(None, 1 << 20).is_err());
+    assert!(sim.set_sock_flow_entries(1 << 30).is_err());
+    assert!(sim.set_rps_cpus(None, CpuSet::range(0, 9)).is_err());
+    assert_eq!(sim.snapshot(), before);
+    assert_eq!(sim.flow_count(), 60);
+}
+
+#[test]
+fn configs_out_of_range_name_the_field() {
+    for (cfg, field) in [
+        (HostConfig { cpus: 0, ..HostConfig::default() }, "host.cpus"),
+        (HostConfig { cpus: 1025, ..HostConfig::default() }, "host.cpus"),
+        (HostConfig { rx_queues: 513, ..HostConfig::default() }, "nic.rx_queues"),
+        (HostConfig { reta_size: 100, ..HostConfig::default() }, "nic.reta_size"),
+        (HostConfig { flow_cnt: 70_000, ..HostConfig::default() }, "rfs.flow_cnt"),
+        (HostConfig { numa_nodes: 3, ..HostConfig::default() }, "host.numa_nodes"),
+        (HostConfig { rps_cpus: "0-9".into(), ..HostConfig::default() }, "rps.cpus"),
+    ] {
+        let err = Sim::new(cfg).unwrap_err().to_string();
+        assert!(err.starts_with(field), "{err}");
+    }
+}

@@ -1,0 +1,18 @@
+//! The built-in lessons (product brief §2), one JSON scenario each in `lessons/`.
+
+/// Lesson ids and their scenario text, in teaching order.
+pub const LESSONS: &[(&str, &str)] = &[
+    ("rss-basics", include_str!("../lessons/rss-basics.json")),
+    ("arfs-collision", include_str!("../lessons/arfs-collision.json")),
+    ("rfs-thread-churn", include_str!("../lessons/rfs-thread-churn.json")),
+];
+
+/// The scenario text of a built-in lesson.
+pub fn lesson(id: &str) -> Option<&'static str> {
+    LESSONS.iter().find(|(i, _)| *i == id).map(|(_, t)| *t)
+}
+
+/// The built-in lesson ids.
+pub fn lesson_ids() -> impl Iterator<Item = &'static str> {
+    LESSONS.iter().map(|(i, _)| *i)
+}

@@ -1,0 +1,87 @@
+//! The result of a run under the names of the CLI JSON contract (product brief §4), as JSON
+//! and as a table.
+
+use serde_json::{json, Value};
+use steerlab_engine::Sim;
+
+use crate::Scenario;
+
+/// A finished (or paused) run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report(pub Value);
+
+impl Report {
+    /// The report of `sim` running `scenario`.
+    pub fn new(scenario: &Scenario, sim: &Sim) -> Report {
+        let s = sim.snapshot();
+        let c = &s.counters;
+        let a = &s.arfs;
+        let queues: Vec<Value> =
+            s.queues.iter().enumerate().map(|(i, q)| json!({"queue": i, "packets": q.packets, "drops": q.drops})).collect();
+        let cpus: Vec<Value> = s
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(i, p)| json!({"cpu": i, "softirq_ns": p.softirq_ns, "packets": p.packets}))
+            .collect();
+        Report(json!({
+            "scenario": scenario.id,
+            "seed": scenario.sim.seed,
+            "sim_seconds": s.now.0 as f64 / 1e9,
+            "digest": s.digest.hex(),
+            "packets": {
+                "offered": c.offered,
+                "delivered": c.delivered,
+                "in_flight": s.in_flight,
+                "dropped": {"ring_full": c.ring_full, "backlog_full": c.backlog_full, "xdp": c.xdp_drop, "tc": c.tc_drop},
+            },
+            "steering": {"local": c.local, "remote": c.remote, "wrong_queue": c.wrong_queue},
+            "arfs": {
+                "add": a.add, "update": a.update, "skip": a.skip, "expire": a.expire,
+                "misprogram_avoided": a.misprogram_avoided, "filters_active": s.arfs_active,
+                "full": a.full, "lock_wait_ns": c.arfs_lock_wait_ns,
+            },
+            "rfs": {"sock_flow_updates": c.sock_flow_updates, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
+            "cpu": {"user_ns": c.user_ns, "sys_ns": c.sys_ns, "softirq_ns": c.softirq_ns, "cross_numa_bytes": c.cross_numa_bytes},
+            "queues": {"rx": queues},
+            "cpus": cpus,
+        }))
+    }
+
+    /// A value by dotted path (`packets.offered`).
+    pub fn get(&self, path: &str) -> Option<&Value> {
+        path.split('.').try_fold(&self.0, |v, k| v.get(k))
+    }
+
+    /// An integer by dotted path (0 when absent).
+    pub fn int(&self, path: &str) -> u64 {
+        self.get(path).and_then(Value::as_u64).unwrap_or(0)
+    }
+
+    /// The report as one line of JSON.
+    pub fn to_json(&self) -> String {
+        self.0.to_string()
+    }
+
+    /// The totals as an aligned two-column table (per-queue and per-CPU series omitted).
+    pub fn to_table(&self) -> String {
+        let mut rows = Vec::new();
+        flatten("", &self.0, &mut rows);
+        let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        rows.iter().map(|(k, v)| format!("{k:<width$}  {v}\n")).collect()
+    }
+}
+
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&key, v, out);
+            }
+        }
+        Value::Array(_) => {}
+        Value::String(s) => out.push((prefix.into(), s.clone())),
+        other => out.push((prefix.into(), other.to_string())),
+    }
+}
