@@ -109,7 +109,7 @@ impl Controller {
         let key = form.parse()?;
         let threads = self.sim.thread_count();
         let readers = if threads == 0 { Vec::new() } else { vec![self.sim.flow_count() % threads] };
-        self.sim.add_flow(FlowSpec { key, rate_pps: 1000, bytes: 1500, readers }).map_err(|e| e.to_string())?;
+        self.sim.add_flow(FlowSpec { key, rate_pps: 1000, bytes: 1500, readers, tx: None }).map_err(|e| e.to_string())?;
         Ok(())
     }
 

@@ -46,6 +46,8 @@ macro_rules! named_enum {
     };
 }
 
+pub(crate) use named_enum;
+
 /// A choice written by name in scenarios, `--set` and the console.
 pub trait NamedEnum: Sized + Copy + 'static {
     /// Parses a name.
@@ -104,6 +106,20 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// The XPS maps a host starts with (`xps.map`).
+    XpsMap {
+        /// No maps: every pick falls back to `skb_tx_hash` (ixgbe before seed 003's patch for
+        /// every CPU beyond the TX queue count).
+        None = "none",
+        /// Driver default from IRQ affinity: CPU q uses TX queue q for q < tx_queues; other CPUs
+        /// have no map.
+        Irq = "irq",
+        /// Every CPU mapped: CPU c uses TX queue c % tx_queues (`netif_set_xps_queue` for all).
+        All = "all",
+    }
+}
+
 /// Everything that shapes the host, with its defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostConfig {
@@ -139,6 +155,11 @@ pub struct HostConfig {
     pub max_hw_filters: u32,
     /// Simulated time advanced per engine step, in ns (10 µs..=1 s).
     pub tick_ns: u64,
+    /// Initial XPS maps.
+    pub xps_map: XpsMap,
+    /// ixgbe ATR: one transmitted TCP packet in this many programs a filter (1..=1000;
+    /// `atr_sample_rate`, default 20, ixgbe_main.c).
+    pub atr_sample_rate: u32,
     /// Packet or aggregate mode.
     pub mode: Mode,
     /// Seed of the run's generator.
@@ -166,6 +187,8 @@ impl Default for HostConfig {
             netdev_max_backlog: 1000,
             max_hw_filters: 8192,
             tick_ns: 1_000_000,
+            xps_map: XpsMap::Irq,
+            atr_sample_rate: 20,
             mode: Mode::Aggregate,
             seed: 1,
             costs: Costs::default(),
@@ -210,6 +233,7 @@ impl HostConfig {
         check((1..=1_000_000).contains(&self.netdev_max_backlog), "net.netdev_max_backlog", "1..=1000000")?;
         check(self.max_hw_filters <= 1_000_000, "nic.max_hw_filters", "0..=1000000")?;
         check((10_000..=1_000_000_000).contains(&self.tick_ns), "sim.tick_ns", "10000..=1000000000")?;
+        check((1..=1000).contains(&self.atr_sample_rate), "nic.atr_sample_rate", "1..=1000")?;
         if !self.rps_cpus.is_empty() {
             let set = crate::cpuset::CpuSet::parse_list(&self.rps_cpus)
                 .map_err(|e| ConfigError { field: "rps.cpus".into(), accepted: e.0 })?;

@@ -47,6 +47,34 @@ pub struct Counters {
     pub softirq_ns: u64,
     /// Bytes that crossed a NUMA node between the IRQ CPU, the processing CPU and the reader.
     pub cross_numa_bytes: u64,
+    /// XDP_TX verdicts (counted in `delivered`: the packet left through the device).
+    pub xdp_tx: u64,
+    /// XDP_REDIRECT verdicts (counted in `delivered`).
+    pub xdp_redirect: u64,
+    /// XDP metadata kfunc calls made.
+    pub xdp_kfunc_calls: u64,
+    /// Kfunc calls or probes that answered "not supported" (the program's fallback ran).
+    pub xdp_unsupported: u64,
+    /// Packets tc ingress classified in software.
+    pub tc_sw_classified: u64,
+    /// Packets that skipped software classification because the block bypassed it.
+    pub tc_bypassed: u64,
+    /// Bypassed packets that a software filter would have matched (seed 001's flaw).
+    pub tc_sw_missed: u64,
+    /// Packets dropped by an offloaded (in_hw) filter in the NIC.
+    pub tc_hw_drop: u64,
+    /// Messages sent by sockets.
+    pub tx_messages: u64,
+    /// TX queue picks through `skb_tx_hash`.
+    pub xps_hash_picks: u64,
+    /// TX queue picks through an XPS map.
+    pub xps_map_picks: u64,
+    /// Sends that used the socket's cached TX queue.
+    pub tx_cached_picks: u64,
+    /// TX queue changes of a socket (each needs `ooo_okay` or reorders).
+    pub tx_queue_changes: u64,
+    /// ixgbe ATR samples (signature filters written).
+    pub atr_samples: u64,
 }
 
 impl Counters {

@@ -27,12 +27,19 @@ use crate::arfs::{Arfs, ArfsCounters, ExpiryOracle, FilterView, SteerRequest, IC
 use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
 use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, FlowType, Proto};
+use crate::ledger::{Class, Ledger, Stage};
+use crate::xdp::{XdpAction, XdpCost, XdpProgram};
+use crate::xps::Xps;
 use crate::metrics::{Counters, CpuStats, Digest, QueueStats};
 use crate::rng::Rng;
 use crate::rps::{active_window, cpu_mask, reciprocal_scale, rfs_slot, DevFlow, DevFlowTable, SockFlowTable, NO_CPU, NO_FILTER};
 use crate::rss::{hash_input, HashFields, Reta, RetaError};
 use crate::time::Nanos;
 use crate::toeplitz::{ToeplitzTable, MS_VERIFICATION_KEY};
+
+mod tx;
+
+pub use tx::TxSpec;
 
 /// A flow to add: its tuple, rate, packet size and the threads that read its socket.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +53,8 @@ pub struct FlowSpec {
     /// Threads reading the socket (several = the epoll pattern of seed 002); empty = consumed
     /// in softirq, no RFS record.
     pub readers: Vec<u32>,
+    /// The socket also sends (from its first reader's CPU): the transmit path of seed 003.
+    pub tx: Option<TxSpec>,
 }
 
 /// A thread to add.
@@ -107,8 +116,11 @@ struct Flow {
     /// Packets reached the stack in this tick (the reader will read).
     got: bool,
     ntuple_queue: Option<u16>,
+    /// ixgbe ATR's signature filter for this flow's receive direction.
+    atr_queue: Option<u16>,
     last_queue: u16,
     last_cpu: u16,
+    tx: Option<tx::TxState>,
 }
 
 #[derive(Clone, Debug)]
@@ -145,6 +157,9 @@ struct Cpu {
     work_end: u64,
     /// Enqueued packets not yet processed, in order.
     pending: VecDeque<Run>,
+    /// Picoseconds charged but not yet a whole nanosecond, per ps-precision stage (driver RX,
+    /// XDP kfuncs).
+    ps_carry: [u64; 2],
 }
 
 /// Consecutive backlog packets processed back to back at one per-packet cost. A run of `n`
@@ -196,6 +211,10 @@ impl NtupleRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fate {
     RingDrop,
+    /// XDP_DROP / XDP_ABORTED.
+    XdpDrop { queue: u16 },
+    /// XDP_TX / XDP_REDIRECT: the packet leaves through the device (counted delivered).
+    XdpOut { queue: u16 },
     BacklogDrop { queue: u16, cpu: u16 },
     Inline { queue: u16 },
     Backlog { queue: u16, cpu: u16 },
@@ -225,6 +244,12 @@ pub struct Snapshot {
     pub queues: Vec<QueueStats>,
     /// Per CPU.
     pub cpus: Vec<CpuStats>,
+    /// Packets sent per TX queue.
+    pub txq: Vec<u64>,
+    /// Nanoseconds per pipeline stage; the per-CPU user, sys and softirq totals add up to it.
+    pub ledger: Ledger,
+    /// The loaded XDP program's per-packet cost (picoseconds, driver base included), if any.
+    pub xdp_ps: Option<u64>,
     /// Number of flows.
     pub flows: u32,
     /// Digest of every event so far.
@@ -265,6 +290,10 @@ pub struct Sim {
     ntuple: Vec<NtupleRule>,
     arfs: Arfs,
     next_service: Nanos,
+    xdp: Option<(XdpProgram, XdpCost)>,
+    xps: Xps,
+    txq_packets: Vec<u64>,
+    ledger: Ledger,
     /// Time within the current tick of the flow being processed (ns from the tick's start).
     elapsed: u64,
     counters: Counters,
@@ -298,6 +327,8 @@ const EV_MIGRATE: u64 = 1;
 const EV_STEP: u64 = 2;
 const EV_TICK: u64 = 3;
 const EV_SOCK: u64 = 4;
+const EV_TX: u64 = 5;
+const EV_XDP: u64 = 6;
 
 impl Sim {
     /// A host built from `cfg` (validated), with no flows and no threads.
@@ -320,7 +351,7 @@ impl Sim {
             })
             .collect();
         let cpus = (0..cfg.cpus)
-            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, woken: false, arfs_calls: 0, work_end: 0, pending: VecDeque::new() })
+            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, woken: false, arfs_calls: 0, work_end: 0, pending: VecDeque::new(), ps_carry: [0; 2] })
             .collect();
         let mut sim = Sim {
             now: Nanos::ZERO,
@@ -340,6 +371,10 @@ impl Sim {
             ntuple: Vec::new(),
             arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
             next_service: ICE_SERVICE_PERIOD,
+            xdp: None,
+            xps: tx::initial_xps(&cfg),
+            txq_packets: vec![0; usize::from(cfg.tx_queues)],
+            ledger: Ledger::default(),
             elapsed: 0,
             counters: Counters::default(),
             qstats: vec![QueueStats::default(); usize::from(cfg.rx_queues)],
@@ -431,8 +466,15 @@ impl Sim {
         if self.flows.len() as u32 >= MAX_FLOWS {
             return Err(range_err("flows", "at most 1000000 flows"));
         }
-        if !(1..=100_000_000).contains(&spec.rate_pps) {
-            return Err(range_err("flow.rate_pps", "1..=100000000"));
+        let rx_min = u64::from(spec.tx.is_none());
+        if !(rx_min..=100_000_000).contains(&spec.rate_pps) {
+            return Err(range_err("flow.rate_pps", if rx_min == 1 { "1..=100000000" } else { "0..=100000000 (0: send only)" }));
+        }
+        if let Some(t) = &spec.tx {
+            t.validate()?;
+            if spec.readers.is_empty() {
+                return Err(SimError::Invalid("a sending flow needs a thread: its first reader sends".into()));
+            }
         }
         if !(64..=65_535).contains(&spec.bytes) {
             return Err(range_err("flow.bytes", "64..=65535"));
@@ -459,8 +501,10 @@ impl Sim {
             reader: u32::MAX,
             got: false,
             ntuple_queue,
+            atr_queue: None,
             last_queue: queue,
             last_cpu: self.queues[usize::from(queue)].irq_cpu,
+            tx: spec.tx.map(tx::TxState::new),
         });
         self.by_key.insert(spec.key, id);
         self.arfs.track_flows(self.flows.len());
@@ -659,10 +703,22 @@ impl Sim {
         self.cfg.driver = driver;
         self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
         self.arfs.track_flows(self.flows.len());
+        if let Some((p, _)) = self.xdp.take() {
+            self.set_xdp(Some(p));
+        }
+        if driver != Driver::Ixgbe {
+            self.flows.iter_mut().for_each(|f| f.atr_queue = None);
+        }
     }
 
-    /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter.
+    /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter; any change
+    /// flushes ixgbe's ATR filters.
     pub fn set_ntuple(&mut self, on: bool) {
+        if on != self.cfg.ntuple {
+            // ixgbe_set_features: switching Flow Director between ATR and perfect filters
+            // resets the device, and its ATR signature filters are gone.
+            self.flows.iter_mut().for_each(|f| f.atr_queue = None);
+        }
         self.cfg.ntuple = on;
         if !on {
             self.ntuple.clear();
@@ -686,6 +742,23 @@ impl Sim {
         self.cfg.mode = mode;
     }
 
+    /// `ip link set dev DEV xdp obj PROGRAM` (`None` = `xdp off`). Native XDP only: every
+    /// driver model here has it; kfuncs the driver lacks answer "not supported".
+    pub fn set_xdp(&mut self, program: Option<XdpProgram>) {
+        let costs = self.cfg.costs;
+        self.xdp = program.map(|p| {
+            let c = crate::xdp::cost(&p, self.cfg.driver, costs.xdp_kfunc_call_ps, costs.xdp_fallback_ps);
+            (p, c)
+        });
+        let words = self.xdp.as_ref().map_or([0, 0], |(p, c)| [u64::from(c.calls) + 1, p.action as u64]);
+        self.digest.event(&[EV_XDP, self.now.0, words[0], words[1]]);
+    }
+
+    /// The loaded XDP program.
+    pub fn xdp(&self) -> Option<&XdpProgram> {
+        self.xdp.as_ref().map(|(p, _)| p)
+    }
+
     // ---------------------------------------------------------------- time
 
     /// Runs whole ticks until `until` (rounded down to a tick boundary).
@@ -707,8 +780,18 @@ impl Sim {
         let t0 = self.now;
         let t1 = Nanos(t0.0 + self.cfg.tick_ns);
         self.timers(t0);
+        // The sockets' sends of the tick come first, so that an ATR filter they program
+        // steers this tick's replies.
+        self.transmit(t1);
         let costs = self.cfg.costs;
-        let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns / (costs.driver_rx_ns + costs.stack_rx_ns).max(1);
+        // What the queue's NAPI poll can take in a tick: the ring plus what its CPU processes
+        // meanwhile, at the per-packet cost of the path (an XDP verdict ends the path early).
+        let per_pkt_ps = match &self.xdp {
+            Some((p, c)) if p.action != XdpAction::Pass => costs.driver_rx_ps + c.kfunc_ps,
+            Some((_, c)) => costs.driver_rx_ps + c.kfunc_ps + costs.stack_rx_ns * 1000,
+            None => costs.driver_rx_ps + costs.stack_rx_ns * 1000,
+        };
+        let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns * 1000 / per_pkt_ps.max(1);
         for q in &mut self.queues {
             q.budget = ring_budget;
         }
@@ -725,7 +808,7 @@ impl Sim {
         self.end_of_tick();
         self.now = t1;
         let c = &self.counters;
-        self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates]);
+        self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages]);
     }
 
     /// Thread migrations and the ice service task due at the start of the tick.
@@ -763,8 +846,7 @@ impl Sim {
     /// The service task / work runs in a kworker: charged as system time on CPU 0.
     fn charge_service(&mut self, writes_before: u64) {
         let ns = (self.arfs.counters.hw_writes - writes_before) * self.cfg.costs.arfs_hw_update_ns;
-        self.cstats[0].sys_ns += ns;
-        self.counters.sys_ns += ns;
+        self.charge(0, Stage::ArfsHw, ns);
     }
 
     fn run_flow(&mut self, f: usize, t1: Nanos) {
@@ -807,22 +889,47 @@ impl Sim {
         let c = |c: u16| self.cpus[usize::from(c)].budget;
         let n = match fate {
             Fate::RingDrop => left,
-            Fate::BacklogDrop { queue, .. } | Fate::Inline { queue } => left.min(q(queue)),
+            Fate::BacklogDrop { queue, .. } | Fate::Inline { queue } | Fate::XdpDrop { queue } | Fate::XdpOut { queue } => left.min(q(queue)),
             Fate::Backlog { queue, cpu } => left.min(q(queue)).min(c(cpu)),
         };
         n.max(1)
     }
 
-    fn charge_softirq(&mut self, cpu: u16, ns: u64) {
-        self.cstats[usize::from(cpu)].softirq_ns += ns;
-        self.counters.softirq_ns += ns;
+    /// Charges `ns` of `stage` to `cpu`, in the stage's account, and books it in the ledger.
+    fn charge(&mut self, cpu: u16, stage: Stage, ns: u64) {
+        let c = &mut self.cstats[usize::from(cpu)];
+        match stage.class() {
+            Class::User => {
+                c.user_ns += ns;
+                self.counters.user_ns += ns;
+            }
+            Class::Sys => {
+                c.sys_ns += ns;
+                self.counters.sys_ns += ns;
+            }
+            Class::Softirq => {
+                c.softirq_ns += ns;
+                self.counters.softirq_ns += ns;
+            }
+        }
+        self.ledger.book(stage, ns);
+    }
+
+    /// Charges picoseconds: whole nanoseconds now, the remainder carried per CPU and stage, so
+    /// runs of `m` packets and `m` single packets charge the same to every stage.
+    fn charge_ps(&mut self, cpu: u16, stage: Stage, ps: u64) {
+        let slot = usize::from(stage != Stage::DriverRx);
+        let carry = &mut self.cpus[usize::from(cpu)].ps_carry[slot];
+        let total = *carry + ps;
+        *carry = total % 1000;
+        self.charge(cpu, stage, total / 1000);
     }
 
     /// The NIC's choice (kernel-semantics §0 step 1): exact filters first (ntuple rules, then
     /// aRFS filters), else `indir[hash & (size-1)]`.
     fn rx_queue(&self, f: usize) -> u16 {
         let flow = &self.flows[f];
-        flow.ntuple_queue.or_else(|| self.arfs.hw_queue(f)).unwrap_or_else(|| self.reta.queue(flow.nic_hash))
+        flow.ntuple_queue.or_else(|| self.arfs.hw_queue(f)).or(flow.atr_queue).unwrap_or_else(|| self.reta.queue(flow.nic_hash))
     }
 
     /// `m` packets of flow `f` along one path.
@@ -838,7 +945,26 @@ impl Sim {
         self.queues[qi].budget -= m;
         self.qstats[qi].packets += m;
         let irq = self.queues[qi].irq_cpu;
-        self.charge_softirq(irq, self.cfg.costs.driver_rx_ns * m);
+        self.charge_ps(irq, Stage::DriverRx, self.cfg.costs.driver_rx_ps * m);
+        if let Some((prog, cost)) = &self.xdp {
+            // Native XDP runs here, in the driver's poll, before the skb and before RPS.
+            let (action, cost) = (prog.action, *cost);
+            self.counters.xdp_kfunc_calls += u64::from(cost.calls) * m;
+            self.counters.xdp_unsupported += u64::from(cost.unsupported) * m;
+            self.charge_ps(irq, Stage::XdpKfunc, cost.kfunc_ps * m);
+            match action {
+                XdpAction::Pass => {}
+                XdpAction::Drop | XdpAction::Aborted => {
+                    self.counters.xdp_drop += m;
+                    return Step { fate: Fate::XdpDrop { queue: q }, structural: false };
+                }
+                XdpAction::Tx | XdpAction::Redirect => {
+                    if action == XdpAction::Tx { self.counters.xdp_tx += m } else { self.counters.xdp_redirect += m }
+                    self.counters.delivered += m;
+                    return Step { fate: Fate::XdpOut { queue: q }, structural: false };
+                }
+            }
+        }
         let (target, stamp, mut structural) = self.get_rps_cpu(q, f, m);
         let (cpu, fate) = match target {
             None => (irq, Fate::Inline { queue: q }),
@@ -873,15 +999,15 @@ impl Sim {
                     self.cpus[ci].woken = true;
                     self.counters.ipis += 1;
                     self.cstats[ci].received_rps += 1;
-                    self.charge_softirq(irq, self.cfg.costs.ipi_ns);
+                    self.charge(irq, Stage::Ipi, self.cfg.costs.ipi_ns);
                     structural = true;
                 }
-                self.charge_softirq(c, self.cfg.costs.rps_enqueue_ns * m);
+                self.charge(c, Stage::RpsEnqueue, self.cfg.costs.rps_enqueue_ns * m);
                 (c, Fate::Backlog { queue: q, cpu: c })
             }
         };
         let costs = self.cfg.costs;
-        self.charge_softirq(cpu, costs.stack_rx_ns * m);
+        self.charge(cpu, Stage::StackRx, costs.stack_rx_ns * m);
         self.cstats[usize::from(cpu)].packets += m;
         if matches!(fate, Fate::Inline { .. }) {
             self.counters.delivered += m;
@@ -895,13 +1021,13 @@ impl Sim {
             self.counters.local += m;
         } else {
             self.counters.remote += m;
-            self.charge_softirq(cpu, costs.remote_penalty_ns * m);
+            self.charge(cpu, Stage::RemotePenalty, costs.remote_penalty_ns * m);
         }
         let node = |c: u16| self.cpus[usize::from(c)].node;
         let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
         if crossings > 0 {
             self.counters.cross_numa_bytes += crossings * u64::from(self.flows[f].bytes) * m;
-            self.charge_softirq(cpu, costs.cross_numa_penalty_ns * crossings * m);
+            self.charge(cpu, Stage::CrossNuma, costs.cross_numa_penalty_ns * crossings * m);
         }
         // `got`, `last_queue` and `last_cpu` are read only at the end of the tick and by the
         // views, never by the path: setting them is not structural.
@@ -1017,7 +1143,7 @@ impl Sim {
                     let irq = self.queues[usize::from(q)].irq_cpu;
                     self.counters.arfs_calls += m;
                     self.cpus[usize::from(irq)].arfs_calls += m;
-                    self.charge_softirq(irq, self.cfg.costs.arfs_steer_ns * m);
+                    self.charge(irq, Stage::ArfsSteer, self.cfg.costs.arfs_steer_ns * m);
                     let udp = self.flows[f].key.proto() == Proto::Udp;
                     let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp, calls: m };
                     let (result, changed) = self.arfs.rx_flow_steer(req);
@@ -1078,11 +1204,8 @@ impl Sim {
             self.flows[f].got = false;
             let Some(t) = self.threads.get(self.flows[f].reader as usize) else { continue };
             let (cpu, allowed) = (t.cpu, t.allowed);
-            let ci = usize::from(cpu);
-            self.cstats[ci].user_ns += costs.app_read_ns / 2;
-            self.cstats[ci].sys_ns += costs.app_read_ns / 2;
-            self.counters.user_ns += costs.app_read_ns / 2;
-            self.counters.sys_ns += costs.app_read_ns / 2;
+            self.charge(cpu, Stage::AppRead, costs.app_read_ns / 2);
+            self.charge(cpu, Stage::SysRead, costs.app_read_ns - costs.app_read_ns / 2);
             let hash = self.flows[f].skb_hash;
             let Some(sock) = self.sock.as_mut() else { continue };
             let idx = sock.index(hash);
@@ -1100,8 +1223,7 @@ impl Sim {
             }
             sock.ents[idx] = val;
             self.counters.sock_flow_updates += 1;
-            self.cstats[ci].sys_ns += costs.sock_record_ns;
-            self.counters.sys_ns += costs.sock_record_ns;
+            self.charge(cpu, Stage::SockRecord, costs.sock_record_ns);
             self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
         }
         if self.cfg.driver == Driver::Mlx5 {
@@ -1129,10 +1251,8 @@ impl Sim {
         for c in 0..self.cpus.len() {
             let n = core::mem::take(&mut self.cpus[c].arfs_calls);
             if n > 0 {
-                let ns = n * (hold + wait);
                 self.counters.arfs_lock_wait_ns += n * wait;
-                self.cstats[c].softirq_ns += ns;
-                self.counters.softirq_ns += ns;
+                self.charge(c as u16, Stage::ArfsLock, n * (hold + wait));
             }
         }
     }
@@ -1149,6 +1269,9 @@ impl Sim {
             arfs_active: self.arfs.active(),
             queues: self.qstats.clone(),
             cpus: self.cstats.clone(),
+            txq: self.txq_packets.clone(),
+            ledger: self.ledger,
+            xdp_ps: self.xdp.as_ref().map(|(_, c)| self.cfg.costs.driver_rx_ps + c.kfunc_ps),
             flows: self.flows.len() as u32,
             digest: self.digest,
         }
@@ -1224,5 +1347,7 @@ fn fate_word(f: Fate) -> u64 {
         Fate::BacklogDrop { queue, cpu } => 2 | u64::from(queue) << 8 | u64::from(cpu) << 24,
         Fate::Inline { queue } => 3 | u64::from(queue) << 8,
         Fate::Backlog { queue, cpu } => 4 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+        Fate::XdpDrop { queue } => 5 | u64::from(queue) << 8,
+        Fate::XdpOut { queue } => 6 | u64::from(queue) << 8,
     }
 }

@@ -11,7 +11,7 @@ fn key(i: u32, dport: u16) -> FlowKey {
 }
 
 fn flow(k: FlowKey, readers: Vec<u32>) -> FlowSpec {
-    FlowSpec { key: k, rate_pps: 10_000, bytes: 1500, readers }
+    FlowSpec { key: k, rate_pps: 10_000, bytes: 1500, readers, tx: None }
 }
 
 fn pinned(cpu: u16) -> ThreadSpec {
@@ -158,7 +158,7 @@ fn churn(mode: Mode, seed: u64, driver: Driver, kernel: Kernel) -> Sim {
     }
     for i in 0..60 {
         let rate = 20_000 + u64::from(i) * 7_000;
-        sim.add_flow(FlowSpec { key: key(i, 443), rate_pps: rate, bytes: 800, readers: vec![i % 6, (i + 1) % 6] }).unwrap();
+        sim.add_flow(FlowSpec { key: key(i, 443), rate_pps: rate, bytes: 800, readers: vec![i % 6, (i + 1) % 6], tx: None }).unwrap();
     }
     sim
 }

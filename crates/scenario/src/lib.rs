@@ -13,7 +13,7 @@ mod spec;
 
 pub use lessons::{lesson, lesson_ids, LESSONS};
 pub use report::Report;
-pub use spec::{FlowGroup, Lesson, Scenario, ThreadGroup, TimedCommand};
+pub use spec::{FlowGroup, Lesson, Scenario, ThreadGroup, TimedCommand, TxGroup, XdpSection, XpsSection};
 
 use std::fmt;
 

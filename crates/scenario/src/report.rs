@@ -22,8 +22,16 @@ impl Report {
             .cpus
             .iter()
             .enumerate()
-            .map(|(i, p)| json!({"cpu": i, "softirq_ns": p.softirq_ns, "packets": p.packets}))
+            .map(|(i, p)| json!({"cpu": i, "softirq_ns": p.softirq_ns, "sys_ns": p.sys_ns, "user_ns": p.user_ns, "packets": p.packets}))
             .collect();
+        let txq: Vec<Value> = s.txq.iter().enumerate().map(|(i, &n)| json!({"queue": i, "packets": n})).collect();
+        let secs = (s.now.0 as f64 / 1e9).max(1e-9);
+        let ledger: serde_json::Map<String, Value> = s.ledger.iter().map(|(st, ns)| (format!("{}_ns", st.name()), json!(ns))).collect();
+        // XDP figures as the seed reports them: ns per packet and packets per second per core.
+        let (xdp_ns, xdp_mpps) = match s.xdp_ps {
+            Some(ps) => (json!((ps as f64 / 10.0).round() / 100.0), json!((1e6 / ps as f64 * 1000.0).round() / 1000.0)),
+            None => (Value::Null, Value::Null),
+        };
         Report(json!({
             "scenario": scenario.id,
             "seed": scenario.sim.seed,
@@ -43,7 +51,17 @@ impl Report {
             },
             "rfs": {"sock_flow_updates": c.sock_flow_updates, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
             "cpu": {"user_ns": c.user_ns, "sys_ns": c.sys_ns, "softirq_ns": c.softirq_ns, "cross_numa_bytes": c.cross_numa_bytes},
-            "queues": {"rx": queues},
+            "xps": {
+                "hash_picks": c.xps_hash_picks, "map_picks": c.xps_map_picks, "cached_picks": c.tx_cached_picks,
+                "queue_changes": c.tx_queue_changes, "messages": c.tx_messages,
+                "msgs_per_sec": (c.tx_messages as f64 / secs).round() as u64, "atr_samples": c.atr_samples,
+            },
+            "xdp": {
+                "ns_per_pkt": xdp_ns, "mpps_per_core": xdp_mpps, "kfunc_calls": c.xdp_kfunc_calls,
+                "unsupported": c.xdp_unsupported, "tx": c.xdp_tx, "redirect": c.xdp_redirect,
+            },
+            "ledger": ledger,
+            "queues": {"rx": queues, "tx": txq},
             "cpus": cpus,
         }))
     }

@@ -8,7 +8,8 @@ use std::net::IpAddr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use steerlab_engine::config::{MAX_FLOWS, MAX_THREADS};
 use steerlab_engine::rng::Rng;
-use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, NamedEnum, Nanos, Proto, RecordPolicy, Sim, ThreadSpec};
+use steerlab_engine::xdp::{Strategy, XdpAction, XdpProgram};
+use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, NamedEnum, Nanos, Proto, RecordPolicy, Sim, ThreadSpec, TxSpec, XpsMap};
 
 use crate::{ScenarioError, SCHEMA};
 
@@ -105,6 +106,31 @@ pub struct NetSection {
     pub netdev_max_backlog: u32,
 }
 
+/// `xps.*`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct XpsSection {
+    /// Initial maps: `none | irq | all`.
+    pub map: Named<XpsMap>,
+    /// ixgbe ATR sample rate (one TX packet in N).
+    pub atr_sample_rate: u32,
+}
+
+/// `xdp.*`: a native XDP program loaded from the start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct XdpSection {
+    /// A named sandbox program (`xdp_drop`, `xdp_meta_drop`, …); `""` = none unless `kfuncs`
+    /// is set.
+    pub program: String,
+    /// Kfunc calls per packet in seed 004's order (overrides the named program's count).
+    pub kfuncs: Option<u32>,
+    /// `call | query | inline`.
+    pub strategy: Named<Strategy>,
+    /// Verdict (overrides the named program's).
+    pub action: Option<Named<XdpAction>>,
+}
+
 /// `sim.*`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -159,6 +185,30 @@ pub struct FlowGroup {
     pub bytes: u32,
     /// Reader threads per flow (0 = none); flow `i` is read by threads `i*k .. i*k+k` (cycling).
     pub readers_per_flow: u32,
+    /// The socket also sends, from its first reader's CPU.
+    pub tx: Option<TxGroup>,
+    /// Readers are threads `reader_base..` only (flow `i` of the group is read by
+    /// `base + (i*k + j) % (threads - base)`); unset = continue from the flows before, cycling
+    /// over all threads.
+    pub reader_base: Option<u32>,
+}
+
+/// `flows[i].tx`: what each socket of the group sends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TxGroup {
+    /// Messages per second; 0 = as fast as the CPU allows (netperf UDP_STREAM).
+    pub rate_pps: u64,
+    /// Bytes per message.
+    pub bytes: u32,
+    /// Connected socket: its TX queue is cached.
+    pub connected: bool,
+}
+
+impl Default for TxGroup {
+    fn default() -> Self {
+        TxGroup { rate_pps: 0, bytes: 1, connected: false }
+    }
 }
 
 /// A console command run at a simulated time.
@@ -203,6 +253,12 @@ pub struct Scenario {
     /// Engine settings.
     #[serde(default)]
     pub sim: SimSection,
+    /// Transmit queue selection.
+    #[serde(default)]
+    pub xps: XpsSection,
+    /// XDP.
+    #[serde(default)]
+    pub xdp: XdpSection,
     /// Cost table overrides (`cost.NAME`).
     #[serde(default)]
     pub cost: BTreeMap<String, u64>,
@@ -252,6 +308,16 @@ impl Default for NetSection {
         NetSection { netdev_max_backlog: d().netdev_max_backlog }
     }
 }
+impl Default for XpsSection {
+    fn default() -> Self {
+        XpsSection { map: Named(d().xps_map), atr_sample_rate: d().atr_sample_rate }
+    }
+}
+impl Default for XdpSection {
+    fn default() -> Self {
+        XdpSection { program: String::new(), kfuncs: None, strategy: Named(Strategy::Call), action: None }
+    }
+}
 impl Default for SimSection {
     fn default() -> Self {
         SimSection { tick_ns: d().tick_ns, mode: Named(d().mode), seed: d().seed, duration_ms: 1000 }
@@ -275,6 +341,8 @@ impl Default for FlowGroup {
             rate_pps: 1000,
             bytes: 1500,
             readers_per_flow: 0,
+            tx: None,
+            reader_base: None,
         }
     }
 }
@@ -309,7 +377,7 @@ pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result
         _ => match serde_json::from_str::<serde_json::Value>(text) {
             Ok(v @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_))) => {
                 // Fields that hold names take strings even when the name looks like a number.
-                if matches!(last, "kernel" | "driver" | "record" | "mode" | "cpus" | "cpuset" | "proto" | "src" | "dst") { serde_json::Value::String(text.into()) } else { v }
+                if matches!(last, "kernel" | "driver" | "record" | "mode" | "cpus" | "cpuset" | "proto" | "src" | "dst" | "map" | "program" | "strategy" | "action" | "counting") { serde_json::Value::String(text.into()) } else { v }
             }
             _ => serde_json::Value::String(text.into()),
         },
@@ -342,6 +410,8 @@ impl Scenario {
             netdev_max_backlog: self.net.netdev_max_backlog,
             max_hw_filters: self.nic.max_hw_filters,
             tick_ns: self.sim.tick_ns,
+            xps_map: self.xps.map.0,
+            atr_sample_rate: self.xps.atr_sample_rate,
             mode: self.sim.mode.0,
             seed: self.sim.seed,
             costs,
@@ -361,6 +431,7 @@ impl Scenario {
         if !(1..=86_400_000).contains(&self.sim.duration_ms) {
             return Err(err("sim.duration_ms", "out of range (accepted: 1..=86400000)"));
         }
+        self.xdp_program()?;
         let threads: u64 = self.threads.iter().map(|t| u64::from(t.count)).sum();
         if threads > u64::from(MAX_THREADS) {
             return Err(err("threads", format!("{threads} threads; at most {MAX_THREADS}")));
@@ -395,6 +466,12 @@ impl Scenario {
             if f.readers_per_flow > 0 && threads == 0 {
                 return Err(err(&format!("{p}.readers_per_flow"), "needs threads"));
             }
+            if f.tx.is_some() && f.readers_per_flow == 0 {
+                return Err(err(&format!("{p}.tx"), "a sending socket needs readers_per_flow >= 1 (its first reader sends)"));
+            }
+            if f.reader_base.is_some_and(|b| u64::from(b) >= threads) {
+                return Err(err(&format!("{p}.reader_base"), format!("must name a thread (0..{threads})")));
+            }
             if u64::from(f.readers_per_flow) > threads.max(1) {
                 return Err(err(&format!("{p}.readers_per_flow"), format!("at most the number of threads ({threads})")));
             }
@@ -425,6 +502,7 @@ impl Scenario {
                 sim.add_thread(spec).map_err(|e| err(&format!("threads[{i}]"), e))?;
             }
         }
+        sim.set_xdp(self.xdp_program()?);
         let nthreads = sim.thread_count();
         let mut flow_index = 0u32;
         for (i, g) in self.flows.iter().enumerate() {
@@ -440,8 +518,13 @@ impl Scenario {
                 };
                 let key = FlowKey::new(src, dst, sport, g.dport, proto).map_err(|e| err(&p, e))?;
                 let k = g.readers_per_flow;
-                let readers = (0..k).map(|j| (flow_index * k + j) % nthreads.max(1)).collect();
-                let spec = FlowSpec { key, rate_pps: g.rate_pps, bytes: g.bytes, readers };
+                let readers = match g.reader_base {
+                    // Threads base.. (cycling within them).
+                    Some(b) => (0..k).map(|j| b + (n * k + j) % (nthreads - b).max(1)).collect(),
+                    None => (0..k).map(|j| (flow_index * k + j) % nthreads.max(1)).collect(),
+                };
+                let tx = g.tx.as_ref().map(|t| TxSpec { rate_pps: t.rate_pps, bytes: t.bytes, connected: t.connected });
+                let spec = FlowSpec { key, rate_pps: g.rate_pps, bytes: g.bytes, readers, tx };
                 match sim.add_flow(spec) {
                     Ok(_) => {}
                     // Random tuples may repeat: draw again is not possible without changing
@@ -453,6 +536,25 @@ impl Scenario {
             }
         }
         Ok(sim)
+    }
+
+    /// The XDP program the `xdp` section describes.
+    pub fn xdp_program(&self) -> Result<Option<XdpProgram>, ScenarioError> {
+        let x = &self.xdp;
+        let strategy = x.strategy.0;
+        let mut prog = match (x.program.as_str(), x.kfuncs) {
+            ("", None) => return Ok(None),
+            ("", Some(k)) => XdpProgram::with_kfuncs("custom", k, XdpAction::Drop, strategy),
+            (name, k) => XdpProgram::named(name, strategy).and_then(|p| match k {
+                Some(k) => XdpProgram::with_kfuncs(&p.name, k, p.action, strategy),
+                None => Ok(p),
+            }),
+        }
+        .map_err(|e| err("xdp", e))?;
+        if let Some(a) = x.action {
+            prog.action = a.0;
+        }
+        Ok(Some(prog))
     }
 
     /// Runs the scenario to its end, applying timeline commands at their time (a failing
