@@ -1,4 +1,5 @@
 //! Integration tests of the whole workspace (one binary, so one link step).
 
+mod golden;
 mod seeds;
 mod tidy;

@@ -113,3 +113,21 @@ fn seed_004_xdp_kfunc_cost_calibration() {
     assert!(ixgbe.int("xdp.unsupported") > 0);
     assert!(f(&ixgbe, "xdp.ns_per_pkt") > f(&meta, "xdp.ns_per_pkt"));
 }
+
+/// Seed 001 (tc software bypass): one tcf_proto holding a skip_sw filter and a software-only
+/// filter. The v6.10-6.13 counters (filtercnt counts tps, skipswcnt filters: 1 == 1) bypass
+/// software and the second filter never runs; v6.14's usesw does not. Parallel insertion of
+/// 16 x 100,000 rules: 50.8 s under the block-wide lock, 17.7 s after.
+#[test]
+fn seed_001_tc_bypass_legacy_versus_usesw() {
+    let legacy = run("tc-bypass", &["tc.counting=legacy"]);
+    let usesw = run("tc-bypass", &["tc.counting=usesw"]);
+    assert_eq!(legacy.get("tc.bypass_sw"), Some(&serde_json::Value::Bool(true)));
+    assert_eq!(usesw.get("tc.bypass_sw"), Some(&serde_json::Value::Bool(false)));
+    assert!(legacy.int("tc.sw_missed") > 0);
+    assert_eq!(usesw.int("tc.sw_missed"), 0);
+    assert_eq!((legacy.int("tc.filtercnt"), legacy.int("tc.skipswcnt")), (1, 1));
+    assert!(usesw.int("packets.dropped.tc") > legacy.int("packets.dropped.tc"), "the DNS filter drops again");
+    let secs = |r: &Report| r.get("tc.insert_seconds").and_then(|v| v.as_f64()).unwrap();
+    assert!((secs(&legacy) - 50.8).abs() < 0.5 && (secs(&usesw) - 17.7).abs() < 0.3, "{} {}", secs(&legacy), secs(&usesw));
+}

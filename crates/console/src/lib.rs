@@ -8,8 +8,12 @@
 
 #![warn(missing_docs)]
 
+mod complete;
 mod ethtool;
 mod sysfs;
+mod tc;
+
+pub use complete::complete;
 
 use steerlab_engine::{CpuSet, Driver, Kernel, NamedEnum, RecordPolicy, Sim};
 
@@ -23,6 +27,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("echo", "echo VALUE > /sys/class/net/DEV/queues/rx-N/{rps_cpus,rps_flow_cnt}"),
     ("cat", "cat /sys/class/net/DEV/queues/rx-N/{rps_cpus,rps_flow_cnt} | /proc/net/softnet_stat | /proc/interrupts"),
     ("taskset", "taskset -pc CPULIST TID"),
+    ("tc", "tc qdisc add|del dev DEV ingress, tc filter add|del|show dev DEV ingress [prio P] flower ..., tc counting legacy|usesw"),
     ("thread", "thread migrate TID CPU | thread list"),
     ("nic", "nic driver generic|ice-hash-match|ice|mlx5|ixgbe (steerlab: the driver model)"),
     ("kernel", "kernel 6.14|6.18 (steerlab: which kernel's RPS/RFS rules)"),
@@ -42,6 +47,7 @@ pub fn execute(sim: &mut Sim, line: &str) -> Result<String, String> {
         "echo" => sysfs::echo(sim, &words[1..]),
         "cat" => sysfs::cat(sim, &words[1..]),
         "taskset" => taskset(sim, &words[1..]),
+        "tc" => tc::run(sim, &words[1..]),
         "thread" => thread(sim, &words[1..]),
         "nic" => match words.get(1..) {
             Some(["driver", name]) => {

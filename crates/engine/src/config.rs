@@ -160,6 +160,8 @@ pub struct HostConfig {
     /// ixgbe ATR: one transmitted TCP packet in this many programs a filter (1..=1000;
     /// `atr_sample_rate`, default 20, ixgbe_main.c).
     pub atr_sample_rate: u32,
+    /// Which kernel's tc block counters decide the software bypass (`tc.counting`).
+    pub tc_counting: crate::tc::Counting,
     /// Packet or aggregate mode.
     pub mode: Mode,
     /// Seed of the run's generator.
@@ -189,6 +191,7 @@ impl Default for HostConfig {
             tick_ns: 1_000_000,
             xps_map: XpsMap::Irq,
             atr_sample_rate: 20,
+            tc_counting: crate::tc::Counting::Usesw,
             mode: Mode::Aggregate,
             seed: 1,
             costs: Costs::default(),

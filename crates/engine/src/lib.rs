@@ -21,6 +21,7 @@ pub mod rng;
 pub mod rps;
 pub mod rss;
 pub mod sim;
+pub mod tc;
 pub mod time;
 pub mod toeplitz;
 pub mod xdp;

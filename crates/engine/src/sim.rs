@@ -28,6 +28,7 @@ use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy,
 use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, FlowType, Proto};
 use crate::ledger::{Class, Ledger, Stage};
+use crate::tc::{Classify, FilterId, FilterSpec, SwResult, TcBlock, TcError};
 use crate::xdp::{XdpAction, XdpCost, XdpProgram};
 use crate::xps::Xps;
 use crate::metrics::{Counters, CpuStats, Digest, QueueStats};
@@ -211,6 +212,10 @@ impl NtupleRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fate {
     RingDrop,
+    /// Dropped by an offloaded tc filter in the NIC.
+    TcHwDrop,
+    /// Dropped by a tc filter in software on the processing CPU.
+    TcDrop { queue: u16, cpu: u16 },
     /// XDP_DROP / XDP_ABORTED.
     XdpDrop { queue: u16 },
     /// XDP_TX / XDP_REDIRECT: the packet leaves through the device (counted delivered).
@@ -291,6 +296,8 @@ pub struct Sim {
     arfs: Arfs,
     next_service: Nanos,
     xdp: Option<(XdpProgram, XdpCost)>,
+    /// The ingress qdisc's filter block (`tc qdisc add dev DEV ingress`), if any.
+    tc: Option<TcBlock>,
     xps: Xps,
     txq_packets: Vec<u64>,
     ledger: Ledger,
@@ -329,6 +336,8 @@ const EV_TICK: u64 = 3;
 const EV_SOCK: u64 = 4;
 const EV_TX: u64 = 5;
 const EV_XDP: u64 = 6;
+const EV_CHANNELS: u64 = 7;
+const EV_TC: u64 = 8;
 
 impl Sim {
     /// A host built from `cfg` (validated), with no flows and no threads.
@@ -372,6 +381,7 @@ impl Sim {
             arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
             next_service: ICE_SERVICE_PERIOD,
             xdp: None,
+            tc: None,
             xps: tx::initial_xps(&cfg),
             txq_packets: vec![0; usize::from(cfg.tx_queues)],
             ledger: Ledger::default(),
@@ -630,6 +640,59 @@ impl Sim {
         Ok(())
     }
 
+    /// `ethtool -L DEV combined N`: N RX and N TX queues, IRQ of queue q on CPU q % cpus.
+    /// As `ethtool_set_channels` (net/ethtool/ioctl.c) does, a user-configured indirection
+    /// table that names a queue beyond the new count refuses the change; a default table is
+    /// re-filled for the new count (the driver's `ethtool_rxfh_indir_default`). Simplification:
+    /// "user-configured" is a table that differs from the default fill (the kernel keeps an
+    /// IFF_RXFH_CONFIGURED flag). Queue tables, RPS maps and XPS maps are rebuilt; aRFS and
+    /// ATR filters are flushed (the driver re-initialises its rings).
+    pub fn set_channels(&mut self, combined: u16) -> Result<(), SimError> {
+        if !(1..=crate::config::MAX_QUEUES).contains(&combined) {
+            return Err(range_err("combined", "1..=512"));
+        }
+        let size = self.reta.size();
+        let default_now = Reta::new_default(size, u32::from(self.cfg.rx_queues)).map_err(SimError::Reta)?;
+        let reta = if self.reta == default_now {
+            Reta::new_default(size, u32::from(combined)).map_err(SimError::Reta)?
+        } else if let Some(&q) = self.reta.entries().iter().find(|&&q| q >= combined) {
+            return Err(SimError::Invalid(alloc::format!(
+                "the indirection table uses queue {q}: reset it first (ethtool -X {} default)",
+                "DEV"
+            )));
+        } else {
+            self.reta.clone()
+        };
+        let rps_map = self.queues.first().map(|q| q.rps_map.clone()).unwrap_or_default();
+        let flow_cnt = self.cfg.flow_cnt;
+        self.cfg.rx_queues = combined;
+        self.cfg.tx_queues = combined;
+        self.reta = reta;
+        let ncpus = self.cfg.cpus;
+        self.queues = (0..combined)
+            .map(|q| RxQueue { irq_cpu: q % ncpus, rps_map: rps_map.clone(), table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)), budget: 0 })
+            .collect();
+        self.qstats = vec![QueueStats::default(); usize::from(combined)];
+        self.txq_packets = vec![0; usize::from(combined)];
+        self.xps = tx::initial_xps(&self.cfg);
+        self.ntuple.retain(|r| r.queue < combined);
+        for f in &mut self.flows {
+            f.atr_queue = None;
+            if let Some(t) = &mut f.tx {
+                t.forget_queue();
+            }
+        }
+        self.rebuild_rmap();
+        self.set_driver(self.cfg.driver);
+        self.refresh_flows();
+        for f in 0..self.flows.len() {
+            let q = self.rx_queue(f);
+            self.flows[f].last_queue = q;
+        }
+        self.digest.event(&[EV_CHANNELS, self.now.0, u64::from(combined)]);
+        Ok(())
+    }
+
     /// The indirection table.
     pub fn reta(&self) -> &Reta {
         &self.reta
@@ -754,6 +817,59 @@ impl Sim {
         self.digest.event(&[EV_XDP, self.now.0, words[0], words[1]]);
     }
 
+    /// `tc qdisc add dev DEV ingress|clsact`: an empty filter block. The NIC accepts tc
+    /// offload (flower in hardware) on ice and mlx5, not on the generic and ixgbe models.
+    pub fn tc_add_qdisc(&mut self) -> Result<(), SimError> {
+        if self.tc.is_some() {
+            return Err(SimError::Invalid("Exclusivity flag on, cannot modify.".into()));
+        }
+        let offload = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch | Driver::Mlx5);
+        self.tc = Some(TcBlock::new(self.cfg.tc_counting, offload));
+        Ok(())
+    }
+
+    /// `tc qdisc del dev DEV ingress`: the block and its filters are gone.
+    pub fn tc_del_qdisc(&mut self) -> Result<(), SimError> {
+        self.tc.take().map(drop).ok_or_else(|| SimError::Invalid("Cannot find specified qdisc on specified device.".into()))
+    }
+
+    /// `tc filter add dev DEV ingress ...`.
+    pub fn tc_add(&mut self, spec: FilterSpec) -> Result<FilterId, SimError> {
+        let block = self.tc.as_mut().ok_or_else(|| SimError::Invalid("no ingress qdisc (tc qdisc add dev DEV ingress)".into()))?;
+        let id = block.add(spec).map_err(tc_err)?;
+        self.digest.event(&[EV_TC, self.now.0, u64::from(id.prio), u64::from(id.handle)]);
+        Ok(id)
+    }
+
+    /// `tc filter del dev DEV ingress [prio P]`; returns the filters removed.
+    pub fn tc_del(&mut self, prio: Option<u16>) -> Result<u32, SimError> {
+        let block = self.tc.as_mut().ok_or_else(|| SimError::Invalid("no ingress qdisc".into()))?;
+        let n = block.del(prio).map_err(tc_err)?;
+        self.digest.event(&[EV_TC, self.now.0, u64::from(prio.unwrap_or(0)), u64::MAX]);
+        Ok(n)
+    }
+
+    /// `tc filter del dev DEV ingress prio P handle H flower`.
+    pub fn tc_del_filter(&mut self, prio: u16, handle: u32) -> Result<(), SimError> {
+        let block = self.tc.as_mut().ok_or_else(|| SimError::Invalid("no ingress qdisc".into()))?;
+        block.del_filter(prio, handle).map_err(tc_err)?;
+        self.digest.event(&[EV_TC, self.now.0, u64::from(prio), u64::from(handle)]);
+        Ok(())
+    }
+
+    /// The ingress block.
+    pub fn tc_block(&self) -> Option<&TcBlock> {
+        self.tc.as_ref()
+    }
+
+    /// Selects which kernel's block counters decide the bypass (`tc.counting`).
+    pub fn set_tc_counting(&mut self, counting: crate::tc::Counting) {
+        self.cfg.tc_counting = counting;
+        if let Some(b) = &mut self.tc {
+            b.set_counting(counting);
+        }
+    }
+
     /// The loaded XDP program.
     pub fn xdp(&self) -> Option<&XdpProgram> {
         self.xdp.as_ref().map(|(p, _)| p)
@@ -799,10 +915,11 @@ impl Sim {
         for c in &mut self.cpus {
             c.budget = backlog_budget;
         }
-        let n = self.flows.len() as u128;
+        let n = self.flows.len() as u64;
         for f in 0..self.flows.len() {
             // Flows arrive spread over the tick, in flow order.
-            self.elapsed = (u128::from(self.cfg.tick_ns) * f as u128 / n) as u64;
+            // tick_ns <= 1e9 and f < 1e6: the product fits in u64.
+            self.elapsed = self.cfg.tick_ns * f as u64 / n;
             self.run_flow(f, t1);
         }
         self.end_of_tick();
@@ -851,7 +968,11 @@ impl Sim {
 
     fn run_flow(&mut self, f: usize, t1: Nanos) {
         let flow = &self.flows[f];
-        let due = (u128::from(t1.0 - flow.since.0) * u128::from(flow.rate_pps) / 1_000_000_000) as u64;
+        let span = t1.0 - flow.since.0;
+        let due = match span.checked_mul(flow.rate_pps) {
+            Some(p) => p / 1_000_000_000,
+            None => (u128::from(span) * u128::from(flow.rate_pps) / 1_000_000_000) as u64,
+        };
         let mut left = due - flow.sent;
         if left == 0 {
             return;
@@ -888,7 +1009,8 @@ impl Sim {
         let q = |q: u16| self.queues[usize::from(q)].budget;
         let c = |c: u16| self.cpus[usize::from(c)].budget;
         let n = match fate {
-            Fate::RingDrop => left,
+            Fate::RingDrop | Fate::TcHwDrop => left,
+            Fate::TcDrop { queue, .. } => left.min(q(queue)),
             Fate::BacklogDrop { queue, .. } | Fate::Inline { queue } | Fate::XdpDrop { queue } | Fate::XdpOut { queue } => left.min(q(queue)),
             Fate::Backlog { queue, cpu } => left.min(q(queue)).min(c(cpu)),
         };
@@ -934,6 +1056,13 @@ impl Sim {
 
     /// `m` packets of flow `f` along one path.
     fn steer(&mut self, f: usize, m: u64, reader_cpu: Option<u16>) -> Step {
+        let tc = self.tc.as_mut().map(|b| b.classify_and_count(&self.flows[f].key, m));
+        if let Some(Classify { sw: SwResult::DroppedInHw, .. }) = tc {
+            // An offloaded filter (in_hw) dropped the packet in the NIC: no queue, no CPU.
+            self.counters.tc_drop += m;
+            self.counters.tc_hw_drop += m;
+            return Step { fate: Fate::TcHwDrop, structural: false };
+        }
         let q = self.rx_queue(f);
         let qi = usize::from(q);
         if self.queues[qi].budget < m {
@@ -966,6 +1095,29 @@ impl Sim {
             }
         }
         let (target, stamp, mut structural) = self.get_rps_cpu(q, f, m);
+        // tc ingress runs in __netif_receive_skb_core on the processing CPU. Simplification:
+        // the sandbox classifies when the packet is steered, so a packet tc drops never takes
+        // a backlog slot.
+        if let Some(Classify { sw, .. }) = tc {
+            let tc_cpu = target.unwrap_or(irq);
+            match sw {
+                SwResult::Bypassed { missed } => {
+                    self.counters.tc_bypassed += m;
+                    if missed {
+                        self.counters.tc_sw_missed += m;
+                    }
+                }
+                SwResult::Classified { action, lookups, .. } => {
+                    self.counters.tc_sw_classified += m;
+                    self.charge(tc_cpu, Stage::TcClassify, self.cfg.costs.tc_filter_ns * u64::from(lookups) * m);
+                    if action == Some(crate::tc::Action::Drop) {
+                        self.counters.tc_drop += m;
+                        return Step { fate: Fate::TcDrop { queue: q, cpu: tc_cpu }, structural };
+                    }
+                }
+                SwResult::DroppedInHw => {}
+            }
+        }
         let (cpu, fate) = match target {
             None => (irq, Fate::Inline { queue: q }),
             Some(c) => {
@@ -1331,6 +1483,10 @@ impl Sim {
     }
 }
 
+fn tc_err(e: TcError) -> SimError {
+    SimError::Invalid(alloc::format!("{e}"))
+}
+
 fn ip_words(ip: core::net::IpAddr) -> (u64, u64) {
     match ip {
         core::net::IpAddr::V4(a) => (0, u64::from(u32::from(a))),
@@ -1349,5 +1505,7 @@ fn fate_word(f: Fate) -> u64 {
         Fate::Backlog { queue, cpu } => 4 | u64::from(queue) << 8 | u64::from(cpu) << 24,
         Fate::XdpDrop { queue } => 5 | u64::from(queue) << 8,
         Fate::XdpOut { queue } => 6 | u64::from(queue) << 8,
+        Fate::TcHwDrop => 7,
+        Fate::TcDrop { queue, cpu } => 8 | u64::from(queue) << 8 | u64::from(cpu) << 24,
     }
 }

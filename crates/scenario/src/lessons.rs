@@ -4,6 +4,7 @@
 pub const LESSONS: &[(&str, &str)] = &[
     ("rss-basics", include_str!("../lessons/rss-basics.json")),
     ("arfs-collision", include_str!("../lessons/arfs-collision.json")),
+    ("tc-bypass", include_str!("../lessons/tc-bypass.json")),
     ("rfs-thread-churn", include_str!("../lessons/rfs-thread-churn.json")),
     ("xps-pick-tx", include_str!("../lessons/xps-pick-tx.json")),
     ("xdp-kfunc-cost", include_str!("../lessons/xdp-kfunc-cost.json")),

@@ -7,10 +7,12 @@
 
 #![warn(missing_docs)]
 
+mod goal;
 mod lessons;
 mod report;
 mod spec;
 
+pub use goal::{Check, Op};
 pub use lessons::{lesson, lesson_ids, LESSONS};
 pub use report::Report;
 pub use spec::{FlowGroup, Lesson, Scenario, ThreadGroup, TimedCommand, TxGroup, XdpSection, XpsSection};

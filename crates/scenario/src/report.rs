@@ -32,6 +32,15 @@ impl Report {
             Some(ps) => (json!((ps as f64 / 10.0).round() / 100.0), json!((1e6 / ps as f64 * 1000.0).round() / 1000.0)),
             None => (Value::Null, Value::Null),
         };
+        let block = sim.tc_block();
+        let costs = sim.config().costs;
+        let insert_ns = steerlab_engine::tc::insertion_ns(
+            scenario.tc.insert_threads,
+            scenario.tc.insert_rules,
+            sim.config().tc_counting,
+            costs.tc_insert_serial_ns,
+            costs.tc_insert_parallel_ns,
+        );
         Report(json!({
             "scenario": scenario.id,
             "seed": scenario.sim.seed,
@@ -51,6 +60,14 @@ impl Report {
             },
             "rfs": {"sock_flow_updates": c.sock_flow_updates, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
             "cpu": {"user_ns": c.user_ns, "sys_ns": c.sys_ns, "softirq_ns": c.softirq_ns, "cross_numa_bytes": c.cross_numa_bytes},
+            "tc": {
+                "counting": sim.config().tc_counting.to_string(),
+                "filtercnt": block.map_or(0, |b| b.filtercnt()), "skipswcnt": block.map_or(0, |b| b.skipswcnt()),
+                "useswcnt": block.map_or(0, |b| b.useswcnt()), "bypass_sw": block.is_some_and(|b| b.bypass_sw()),
+                "sw_classified": c.tc_sw_classified, "sw_missed": c.tc_sw_missed, "bypassed": c.tc_bypassed,
+                "hw_drop": c.tc_hw_drop, "filters": block.map_or(0, |b| b.len()),
+                "insert_seconds": (insert_ns as f64 / 1e7).round() / 100.0,
+            },
             "xps": {
                 "hash_picks": c.xps_hash_picks, "map_picks": c.xps_map_picks, "cached_picks": c.tx_cached_picks,
                 "queue_changes": c.tx_queue_changes, "messages": c.tx_messages,
@@ -66,9 +83,12 @@ impl Report {
         }))
     }
 
-    /// A value by dotted path (`packets.offered`).
+    /// A value by dotted path (`packets.offered`; array elements by index, `queues.rx.3`).
     pub fn get(&self, path: &str) -> Option<&Value> {
-        path.split('.').try_fold(&self.0, |v, k| v.get(k))
+        path.split('.').try_fold(&self.0, |v, k| match v {
+            Value::Array(a) => k.parse::<usize>().ok().and_then(|i| a.get(i)),
+            _ => v.get(k),
+        })
     }
 
     /// An integer by dotted path (0 when absent).

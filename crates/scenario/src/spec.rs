@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use steerlab_engine::config::{MAX_FLOWS, MAX_THREADS};
 use steerlab_engine::rng::Rng;
+use steerlab_engine::tc::Counting;
 use steerlab_engine::xdp::{Strategy, XdpAction, XdpProgram};
 use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, NamedEnum, Nanos, Proto, RecordPolicy, Sim, ThreadSpec, TxSpec, XpsMap};
 
@@ -33,7 +34,7 @@ impl<T: NamedEnum> Serialize for Named<T> {
 }
 
 /// What the page shows of a lesson.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Lesson {
     /// Short title.
@@ -46,6 +47,11 @@ pub struct Lesson {
     pub kernel_files: Vec<String>,
     /// Where the effect comes from (a seed, a document).
     pub source: String,
+    /// The goal check (absent = no goal).
+    pub check: Option<crate::Check>,
+    /// Where each guided step points: a `data-testid` to highlight (same length as `steps`
+    /// or empty).
+    pub highlight: Vec<String>,
 }
 
 /// `host.*`
@@ -129,6 +135,24 @@ pub struct XdpSection {
     pub strategy: Named<Strategy>,
     /// Verdict (overrides the named program's).
     pub action: Option<Named<XdpAction>>,
+}
+
+/// `tc.*`: the block counters' kernel and the parallel-insertion model's workload.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcSection {
+    /// `legacy` (v6.10-6.13 filtercnt/skipswcnt) or `usesw` (v6.14+).
+    pub counting: Named<Counting>,
+    /// Parallel inserters in the insertion model.
+    pub insert_threads: u32,
+    /// Rules each inserter adds.
+    pub insert_rules: u32,
+}
+
+impl Default for TcSection {
+    fn default() -> Self {
+        TcSection { counting: Named(d().tc_counting), insert_threads: 16, insert_rules: 100_000 }
+    }
 }
 
 /// `sim.*`
@@ -222,7 +246,7 @@ pub struct TimedCommand {
 }
 
 /// A whole scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Schema version (1).
@@ -259,6 +283,9 @@ pub struct Scenario {
     /// XDP.
     #[serde(default)]
     pub xdp: XdpSection,
+    /// tc.
+    #[serde(default)]
+    pub tc: TcSection,
     /// Cost table overrides (`cost.NAME`).
     #[serde(default)]
     pub cost: BTreeMap<String, u64>,
@@ -412,6 +439,7 @@ impl Scenario {
             tick_ns: self.sim.tick_ns,
             xps_map: self.xps.map.0,
             atr_sample_rate: self.xps.atr_sample_rate,
+            tc_counting: self.tc.counting.0,
             mode: self.sim.mode.0,
             seed: self.sim.seed,
             costs,
@@ -432,6 +460,9 @@ impl Scenario {
             return Err(err("sim.duration_ms", "out of range (accepted: 1..=86400000)"));
         }
         self.xdp_program()?;
+        if self.tc.insert_threads > 4096 || self.tc.insert_rules > 10_000_000 {
+            return Err(err("tc", "insert_threads 0..=4096, insert_rules 0..=10000000"));
+        }
         let threads: u64 = self.threads.iter().map(|t| u64::from(t.count)).sum();
         if threads > u64::from(MAX_THREADS) {
             return Err(err("threads", format!("{threads} threads; at most {MAX_THREADS}")));

@@ -55,6 +55,11 @@ impl TxState {
     pub(super) fn new(spec: TxSpec) -> TxState {
         TxState { spec, since: None, sent: 0, cached: None, carry_ns: 0 }
     }
+
+    /// The device's queues changed: the cached queue may not exist any more.
+    pub(super) fn forget_queue(&mut self) {
+        self.cached = None;
+    }
 }
 
 /// The XPS maps a host starts with (`xps.map`).

@@ -1,0 +1,65 @@
+//! A lesson's goal check, computed from the engine's state (reports sampled over simulated
+//! time): "in the last `over_ms`, metric M changed by (op) value", or, with `over_ms` = 0,
+//! "metric M now is (op) value". Only what the lesson is about is assessed.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Report;
+
+/// Comparison of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `==`
+    Eq,
+    /// `>=`
+    Ge,
+    /// `>`
+    Gt,
+}
+
+/// `lesson.check` in a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// A report path (`xps.hash_picks`, `queues.rx.3.packets`).
+    pub metric: String,
+    /// Window of simulated time for a rate check; 0 = the current value.
+    #[serde(default)]
+    pub over_ms: u64,
+    /// Comparison.
+    pub op: Op,
+    /// Threshold.
+    pub value: f64,
+}
+
+impl Check {
+    /// Whether the goal is met given reports sampled at increasing simulated times (ns).
+    /// `None` while there is not yet a window's worth of history after the last change made by
+    /// the learner (`since_ns`): a goal is met only by what happened after it.
+    pub fn met(&self, history: &[(u64, Report)], since_ns: u64) -> Option<bool> {
+        let (now, last) = history.last()?;
+        let value = |r: &Report| r.get(&self.metric).and_then(serde_json::Value::as_f64);
+        let x = if self.over_ms == 0 {
+            value(last)?
+        } else {
+            let from = now.checked_sub(self.over_ms * 1_000_000)?;
+            if from < since_ns {
+                return None;
+            }
+            let (_, earlier) = history.iter().rev().find(|(t, _)| *t <= from)?;
+            value(last)? - value(earlier)?
+        };
+        Some(match self.op {
+            Op::Lt => x < self.value,
+            Op::Le => x <= self.value,
+            Op::Eq => x == self.value,
+            Op::Ge => x >= self.value,
+            Op::Gt => x > self.value,
+        })
+    }
+}
