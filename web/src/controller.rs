@@ -1,14 +1,34 @@
-//! The page's model of the running sandbox: the engine plus playback state, with no Yew or DOM
-//! code, so that it is tested natively. Components send it actions and render its [`ViewModel`].
+//! The page's model of the running sandbox: the engine plus playback, lesson and console
+//! state, with no Yew or DOM code, so that it is tested natively. Components send it actions
+//! and render its [`ViewModel`]. Every action a control performs is applied as the console
+//! command a learner would type on a real host, and echoed in the console.
 
-use core::net::IpAddr;
+use std::collections::VecDeque;
+use std::net::IpAddr;
 
-use steerlab_engine::{FlowKey, FlowSpec, Nanos, Proto, Sim};
-use steerlab_scenario::Scenario;
+use steerlab_engine::rng::Rng;
+use steerlab_engine::{Driver, FlowKey, NamedEnum, Nanos, Proto, Sim};
+use steerlab_scenario::permalink::{self, Applied, Source, State};
+use steerlab_scenario::{Report, Scenario};
 
 /// Simulated time advanced per animation frame at speed 1 (the engine decides results by
-/// simulated time only, so the frame rate never changes them).
+/// simulated time only, so the frame rate never changes results).
 pub const FRAME_NS: Nanos = Nanos::from_ms(10);
+
+/// Playback speeds: simulated time per frame as a multiple of [`FRAME_NS`] (the last one is
+/// "as fast as possible": as much as fits the frame's budget).
+pub const SPEEDS: [(&str, u64); 5] = [("0.1×", 0), ("1×", 1), ("10×", 10), ("100×", 100), ("max", u64::MAX)];
+
+/// Reports kept for charts and goal checks, one per [`SAMPLE_NS`].
+const HISTORY: usize = 120;
+/// Sampling period of the history.
+pub const SAMPLE_NS: u64 = 100_000_000;
+/// Console lines kept.
+const CONSOLE_LINES: usize = 200;
+/// Engine snapshots kept for stepping back (one per [`CHECKPOINT_NS`]).
+const CHECKPOINTS: usize = 12;
+/// Simulated time between snapshots.
+const CHECKPOINT_NS: u64 = 1_000_000_000;
 
 /// The flow form's fields as typed by the learner.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,6 +67,21 @@ impl FlowForm {
     }
 }
 
+/// `flow add` syntax of a key (IPv6 addresses in brackets before a port).
+fn flow_command(key: &FlowKey, readers: &[u32]) -> String {
+    let ep = |ip: IpAddr, p: u16| match ip {
+        IpAddr::V4(a) => format!("{a}:{p}"),
+        IpAddr::V6(a) => format!("[{a}]:{p}"),
+    };
+    let proto = if key.proto() == Proto::Udp { "udp" } else { "tcp" };
+    let mut cmd = format!("flow add {proto} {} {} rate 1000", ep(key.src(), key.sport()), ep(key.dst(), key.dport()));
+    if !readers.is_empty() {
+        let r: Vec<String> = readers.iter().map(u32::to_string).collect();
+        cmd.push_str(&format!(" readers {}", r.join(",")));
+    }
+    cmd
+}
+
 /// One RX queue as drawn.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueueView {
@@ -54,21 +89,115 @@ pub struct QueueView {
     pub index: u16,
     /// Packets received so far.
     pub packets: u64,
+    /// Packets dropped because the ring was full.
+    pub drops: u64,
     /// Flows whose packets arrive on this queue now.
     pub flows: u32,
+    /// CPU its IRQ is affined to.
+    pub irq_cpu: u16,
+}
+
+/// One CPU as drawn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuView {
+    /// CPU index.
+    pub index: u16,
+    /// NUMA node.
+    pub node: u16,
+    /// Softirq time in the last sample window, per mille of the window.
+    pub softirq_permille: u32,
+    /// Packets whose protocol processing ran here.
+    pub packets: u64,
+    /// Threads on this CPU now.
+    pub threads: Vec<u32>,
+}
+
+/// One thread as drawn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadView {
+    /// Thread id.
+    pub id: u32,
+    /// Its CPU.
+    pub cpu: u16,
+    /// Its cpuset as a list.
+    pub cpuset: String,
+}
+
+/// One aRFS filter row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilterRow {
+    /// Filter id.
+    pub id: u16,
+    /// The flow it matches.
+    pub flow: u32,
+    /// Its flow_id (slot in the target queue's table).
+    pub flow_id: u32,
+    /// Target queue.
+    pub queue: u16,
+    /// Not yet programmed.
+    pub pending: bool,
+    /// Another live filter shares its flow_id (the hash-only match confuses them).
+    pub collision: bool,
+}
+
+/// The lesson panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonView {
+    /// Lesson id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Goal.
+    pub goal: String,
+    /// Guided steps.
+    pub steps: Vec<String>,
+    /// Current step.
+    pub step: usize,
+    /// Kernel files.
+    pub kernel_files: Vec<String>,
+    /// Source of the lesson's effect.
+    pub source: String,
+    /// Goal check result: `None` until it can be assessed.
+    pub goal_met: Option<bool>,
+}
+
+/// One console entry: the command and its output or error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsoleLine {
+    /// The command as typed (or as a control applied it).
+    pub command: String,
+    /// Output (Ok) or error text (Err).
+    pub output: Result<String, String>,
+}
+
+/// A chart series: name and values per sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend.
+    pub name: &'static str,
+    /// Values, oldest first.
+    pub values: Vec<f64>,
 }
 
 /// Everything the page shows, derived from the engine's snapshot.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ViewModel {
     /// Simulated time, e.g. `1.250s`.
     pub sim_time: String,
+    /// Simulated time as a share of the scenario's duration, per mille.
+    pub progress_permille: u32,
     /// Number of flows.
     pub flow_count: u32,
     /// The RX queues.
     pub queues: Vec<QueueView>,
+    /// The CPUs.
+    pub cpus: Vec<CpuView>,
+    /// The threads.
+    pub threads: Vec<ThreadView>,
     /// Whether time is running.
     pub playing: bool,
+    /// Index into [`SPEEDS`].
+    pub speed: usize,
     /// Packets processed on their reader's CPU.
     pub local: u64,
     /// Packets processed elsewhere.
@@ -77,13 +206,58 @@ pub struct ViewModel {
     pub arfs_update: u64,
     /// Digest of the run so far.
     pub digest: String,
+    /// The driver model.
+    pub driver: Driver,
+    /// aRFS filters (first 256 by id, collisions first).
+    pub filters: Vec<FilterRow>,
+    /// Live filters in total.
+    pub filters_total: usize,
+    /// The lesson.
+    pub lesson: LessonView,
+    /// Console history, oldest first.
+    pub console: Vec<ConsoleLine>,
+    /// aRFS add/update/skip/expire per second, per sample.
+    pub arfs_series: Vec<Series>,
+    /// Local and remote packets per second, per sample.
+    pub locality_series: Vec<Series>,
+    /// The run report (every metric, for panels and export).
+    pub report: Report,
+    /// The permalink fragment value (`#s=` + this) of the current state.
+    pub permalink: String,
+    /// Simulated time, ns.
+    pub now_ns: u64,
+    /// Flows for the trace select (the first 256): index and tuple.
+    pub flow_labels: Vec<(u32, String)>,
+    /// The traced flow.
+    pub traced: u32,
+    /// Its path now.
+    pub trace: Option<steerlab_engine::FlowTrace>,
+    /// The RSS key.
+    pub rss_key: Vec<u8>,
+    /// Paths in use: (RX queue, processing CPU, processed away from the reader, flows).
+    pub paths: Vec<(u16, u16, bool, u32)>,
 }
 
-/// The sandbox: a scenario's host and its playback.
+/// The sandbox: a scenario's host, its playback and the learner's session.
 pub struct Controller {
+    source: Source,
     scenario: Scenario,
+    /// Commands the learner applied, with their simulated time (for permalinks and replay).
+    applied: Vec<Applied>,
+    /// Engine snapshots for stepping back: (time, engine, commands applied before it).
+    checkpoints: VecDeque<(u64, Sim)>,
     sim: Sim,
     playing: bool,
+    speed: usize,
+    history: VecDeque<(u64, Report)>,
+    /// Simulated time of the learner's last change (goal checks look after it).
+    since_ns: u64,
+    step: usize,
+    console: VecDeque<ConsoleLine>,
+    /// Commands typed, for up/down recall.
+    typed: Vec<String>,
+    rng: Rng,
+    traced: u32,
 }
 
 /// The lesson the page opens on.
@@ -97,20 +271,188 @@ impl Controller {
 
     /// A built-in lesson's host at time 0.
     pub fn for_lesson(id: &str) -> Result<Controller, String> {
-        let text = steerlab_scenario::lesson(id).ok_or_else(|| format!("no lesson {id:?}"))?;
+        let text = steerlab_scenario::lesson(id).ok_or_else(|| {
+            let ids: Vec<&str> = steerlab_scenario::lesson_ids().collect();
+            format!("no lesson {id:?} (lessons: {})", ids.join(", "))
+        })?;
         let scenario = steerlab_scenario::parse(text, &[]).map_err(|e| e.to_string())?;
+        Controller::for_scenario(scenario, Source::Lesson(id.to_string()))
+    }
+
+    /// A scenario's host at time 0.
+    pub fn for_scenario(scenario: Scenario, source: Source) -> Result<Controller, String> {
         let sim = scenario.build().map_err(|e| e.to_string())?;
-        Ok(Controller { scenario, sim, playing: true })
+        let rng = Rng::new(scenario.sim.seed).fork("page");
+        let mut c = Controller {
+            source,
+            applied: Vec::new(),
+            checkpoints: VecDeque::new(),
+            scenario,
+            sim,
+            playing: true,
+            speed: 1,
+            history: VecDeque::new(),
+            since_ns: 0,
+            step: 0,
+            console: VecDeque::new(),
+            typed: Vec::new(),
+            rng,
+            traced: 0,
+        };
+        c.sample();
+        c.checkpoints.push_back((0, c.sim.clone()));
+        Ok(c)
+    }
+
+    /// The session a permalink describes: its host, then its commands replayed at their
+    /// times, then time advanced to the link's time (deterministic replay: same digest).
+    pub fn from_permalink(link: &str) -> Result<Controller, String> {
+        let state = permalink::decode(link).map_err(|e| e.to_string())?;
+        let mut c = match &state.source {
+            Source::Lesson(id) => Controller::for_lesson(id)?,
+            Source::Scenario(text) => {
+                let scenario = steerlab_scenario::parse(text, &[]).map_err(|e| format!("the link's scenario: {e}"))?;
+                Controller::for_scenario(scenario, state.source.clone())?
+            }
+        };
+        let max = Nanos::from_ms(c.scenario.sim.duration_ms).0;
+        if state.t_ns > max || state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns) || state.commands.iter().any(|a| a.at_ns > state.t_ns) {
+            return Err("this link is damaged (times out of order or beyond the scenario); opened the default lesson instead".into());
+        }
+        for a in &state.commands {
+            c.run_for(Nanos(a.at_ns - c.sim.now().0));
+            c.command(&a.command).map_err(|e| format!("the link's command {:?} fails: {e}", a.command))?;
+        }
+        c.run_for(Nanos(state.t_ns - c.sim.now().0));
+        // A link shows a precise state: it opens paused there.
+        c.playing = false;
+        Ok(c)
+    }
+
+    /// The permalink fragment value of the current state.
+    pub fn permalink(&self) -> String {
+        permalink::encode(&State { source: self.source.clone(), commands: self.applied.clone(), t_ns: self.sim.now().0, view: "sandbox".into() })
+    }
+
+    /// Goes to simulated time `t` (earlier or later): from the latest engine snapshot at or
+    /// before `t`, or from the start, replaying the learner's commands at their times.
+    pub fn seek(&mut self, t: Nanos) {
+        self.finish_tick();
+        let t = Nanos(t.0.min(Nanos::from_ms(self.scenario.sim.duration_ms).0));
+        if t < self.sim.now() {
+            let base = self.checkpoints.iter().rev().find(|(at, _)| *at <= t.0).map(|(_, s)| s.clone());
+            let base = match base {
+                Some(s) => s,
+                None => match self.scenario.build() {
+                    Ok(s) => s,
+                    Err(_) => return,
+                },
+            };
+            self.sim = base;
+            self.history.retain(|(at, _)| *at <= self.sim.now().0);
+            self.checkpoints.retain(|(at, _)| *at <= t.0);
+            let from = self.sim.now().0;
+            let replay: Vec<Applied> = self.applied.iter().filter(|a| a.at_ns >= from && a.at_ns <= t.0).cloned().collect();
+            // Commands after `t` are forgotten: stepping back and acting again makes a new
+            // branch, as in an editor's undo.
+            self.applied.retain(|a| a.at_ns <= t.0);
+            for a in replay {
+                self.run_for(Nanos(a.at_ns - self.sim.now().0));
+                let _ = steerlab_console::execute(&mut self.sim, &a.command);
+            }
+            self.since_ns = self.applied.last().map_or(0, |a| a.at_ns);
+        }
+        self.run_for(Nanos(t.0 - self.sim.now().0));
+    }
+
+    /// One step back in time (a tick, at least 10 ms).
+    pub fn step_back(&mut self) {
+        let d = self.sim.config().tick_ns.max(FRAME_NS.0);
+        self.seek(Nanos(self.sim.now().0.saturating_sub(d)));
+    }
+
+    /// The scenario being run.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The engine (read only: changes go through [`Controller::command`]).
+    pub fn sim(&self) -> &Sim {
+        &self.sim
+    }
+
+    /// Back to the scenario's start (same seed: the same run again).
+    pub fn reset(&mut self) {
+        if let Ok(c) = Controller::for_scenario(self.scenario.clone(), self.source.clone()) {
+            let (console, typed, speed, playing) = (std::mem::take(&mut self.console), std::mem::take(&mut self.typed), self.speed, self.playing);
+            *self = c;
+            (self.console, self.typed, self.speed, self.playing) = (console, typed, speed, playing);
+        }
+    }
+
+    /// Runs a console command, records it, and returns its result. A refused command changes
+    /// nothing (the console layer guarantees it).
+    pub fn command(&mut self, line: &str) -> Result<String, String> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(String::new());
+        }
+        self.finish_tick();
+        let out = steerlab_console::execute(&mut self.sim, line);
+        if out.is_ok() {
+            self.since_ns = self.sim.now().0;
+            self.applied.push(Applied { at_ns: self.sim.now().0, command: line.to_string() });
+        }
+        if self.typed.last().map(String::as_str) != Some(line) {
+            self.typed.push(line.to_string());
+        }
+        self.console.push_back(ConsoleLine { command: line.to_string(), output: out.clone() });
+        while self.console.len() > CONSOLE_LINES {
+            self.console.pop_front();
+        }
+        out
+    }
+
+    /// Commands typed so far, oldest first (for up/down recall).
+    pub fn typed(&self) -> &[String] {
+        &self.typed
     }
 
     /// Adds the flow described by `form` at 1,000 packets per second, read by one of the
-    /// host's threads (round robin).
+    /// host's threads (round robin), through `flow add`.
     pub fn add_flow(&mut self, form: &FlowForm) -> Result<(), String> {
         let key = form.parse()?;
         let threads = self.sim.thread_count();
         let readers = if threads == 0 { Vec::new() } else { vec![self.sim.flow_count() % threads] };
-        self.sim.add_flow(FlowSpec { key, rate_pps: 1000, bytes: 1500, readers, tx: None }).map_err(|e| e.to_string())?;
+        self.command(&flow_command(&key, &readers)).map(drop)
+    }
+
+    /// Adds `n` flows with random sources (from the page's seeded generator) to the host's
+    /// first destination, through `flow add`.
+    pub fn add_random_flows(&mut self, n: u32) -> Result<(), String> {
+        let dst = self.sim.flow_key(0).map_or(IpAddr::from([192, 168, 0, 1]), |k| k.dst());
+        let threads = self.sim.thread_count();
+        for _ in 0..n {
+            let src = match dst {
+                IpAddr::V4(_) => IpAddr::from((0x0a00_0000 | (self.rng.next_u32() & 0x00ff_ffff)).to_be_bytes()),
+                IpAddr::V6(_) => IpAddr::from(std::net::Ipv6Addr::from((0xfd00_u128 << 112) | u128::from(self.rng.next_u64()))),
+            };
+            let sport = 1024 + self.rng.below(64_512) as u16;
+            let key = FlowKey::new(src, dst, sport, 80, Proto::Tcp).map_err(|e| e.to_string())?;
+            let readers = if threads == 0 { Vec::new() } else { vec![self.rng.below(threads)] };
+            self.command(&flow_command(&key, &readers))?;
+        }
         Ok(())
+    }
+
+    /// Moves a thread (what dragging it does), through `thread migrate`.
+    pub fn migrate(&mut self, tid: u32, cpu: u16) -> Result<(), String> {
+        self.command(&format!("thread migrate {tid} {cpu}")).map(drop)
+    }
+
+    /// Switches the driver model, through `nic driver`.
+    pub fn set_driver(&mut self, name: &str) -> Result<(), String> {
+        self.command(&format!("nic driver {name}")).map(drop)
     }
 
     /// Starts or stops time.
@@ -118,32 +460,164 @@ impl Controller {
         self.playing = playing;
     }
 
-    /// One animation frame: advances simulated time by [`FRAME_NS`] when playing.
-    pub fn frame(&mut self) {
-        if self.playing {
+    /// Sets the playback speed (index into [`SPEEDS`]).
+    pub fn set_speed(&mut self, speed: usize) {
+        self.speed = speed.min(SPEEDS.len() - 1);
+    }
+
+    /// Whether the scenario's end is reached.
+    pub fn finished(&self) -> bool {
+        self.sim.now().0 >= Nanos::from_ms(self.scenario.sim.duration_ms).0
+    }
+
+    /// Engine ticks this frame wants at the current speed (`u64::MAX` = as many as fit).
+    /// Speed 0.1× wants one frame's worth every tenth frame.
+    pub fn wanted_ticks(&self, frame_index: u64) -> u64 {
+        if !self.playing || self.finished() {
+            return 0;
+        }
+        let tick = self.sim.config().tick_ns;
+        match SPEEDS[self.speed].1 {
+            0 => u64::from(frame_index % 10 == 0) * (FRAME_NS.0 / tick).max(1),
+            u64::MAX => u64::MAX,
+            m => (FRAME_NS.0 * m / tick).max(1),
+        }
+    }
+
+    /// One animation frame with at most `budget_ticks` engine ticks (the page passes what fits
+    /// its time budget; tests pass `u64::MAX`). Results depend only on simulated time.
+    pub fn frame(&mut self, frame_index: u64, budget_ticks: u64) {
+        let n = self.wanted_ticks(frame_index).min(budget_ticks);
+        let n = if n == u64::MAX { 1 } else { n };
+        for _ in 0..n {
             self.step();
         }
     }
 
-    /// Advances simulated time by one frame's worth, playing or not.
-    pub fn step(&mut self) {
-        self.run_for(FRAME_NS);
+    /// Runs part of the next tick (at most `max_flows` flows); true when a tick completed.
+    /// The page calls this within its frame budget; results never depend on the split.
+    pub fn step_part(&mut self, max_flows: u32) -> bool {
+        if !self.sim.in_tick() {
+            if self.finished() {
+                return false;
+            }
+            if let Err(e) = self.scenario.apply_due(&mut self.sim) {
+                self.console.push_back(ConsoleLine { command: "(timeline)".into(), output: Err(e.to_string()) });
+            }
+        }
+        let before = self.sim.now();
+        let done = self.sim.tick_part(max_flows);
+        if done {
+            self.after_tick(before);
+        }
+        done
     }
 
-    /// Advances simulated time by `d`, applying the scenario's timeline on the way.
-    pub fn run_for(&mut self, d: Nanos) {
-        let until = self.sim.now().saturating_add(d);
-        if let Err(e) = self.scenario.run_from(&mut self.sim, until) {
-            gloo_console_error(&e.to_string());
+    /// Completes a tick left in progress by [`Controller::step_part`].
+    fn finish_tick(&mut self) {
+        while self.sim.in_tick() {
+            self.step_part(u32::MAX);
         }
+    }
+
+    /// Advances simulated time by one tick, playing or not.
+    pub fn step(&mut self) {
+        let tick = self.sim.config().tick_ns;
+        self.run_for(Nanos(tick));
+    }
+
+    /// Advances simulated time by `d`, applying the scenario's timeline on the way, sampling
+    /// the history every [`SAMPLE_NS`].
+    pub fn run_for(&mut self, d: Nanos) {
+        self.finish_tick();
+        let until = self.sim.now().saturating_add(d);
+        while self.sim.now() < until {
+            let next_sample = (self.sim.now().0 / SAMPLE_NS + 1) * SAMPLE_NS;
+            let to = Nanos(next_sample.min(until.0));
+            let before = self.sim.now();
+            if let Err(e) = self.scenario.run_from(&mut self.sim, to) {
+                self.console.push_back(ConsoleLine { command: "(timeline)".into(), output: Err(e.to_string()) });
+            }
+            self.after_tick(before);
+            if self.sim.now() == before {
+                break; // less than a tick left
+            }
+        }
+    }
+
+    /// Samples the history and keeps engine snapshots at their boundaries.
+    fn after_tick(&mut self, before: Nanos) {
+        let now = self.sim.now().0;
+        if now == before.0 {
+            return;
+        }
+        if now % SAMPLE_NS == 0 {
+            self.sample();
+        }
+        if now % CHECKPOINT_NS == 0 && self.checkpoints.back().is_none_or(|(t, _)| *t < now) {
+            self.checkpoints.push_back((now, self.sim.clone()));
+            // Keep the start and the most recent snapshots.
+            if self.checkpoints.len() > CHECKPOINTS {
+                self.checkpoints.remove(1);
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        let r = Report::new(&self.scenario, &self.sim);
+        self.history.push_back((self.sim.now().0, r));
+        while self.history.len() > HISTORY {
+            self.history.pop_front();
+        }
+    }
+
+    /// Chooses the flow whose path the trace panel shows.
+    pub fn trace(&mut self, flow: u32) {
+        if flow < self.sim.flow_count() {
+            self.traced = flow;
+        }
+    }
+
+    /// Moves the lesson panel to its next step.
+    pub fn next_step(&mut self) {
+        let n = self.scenario.lesson.steps.len();
+        if n > 0 {
+            self.step = (self.step + 1) % n;
+        }
+    }
+
+    /// Whether the lesson's goal is met now (`None`: not yet assessable).
+    pub fn goal_met(&self) -> Option<bool> {
+        let check = self.scenario.lesson.check.as_ref()?;
+        let history: Vec<(u64, Report)> = self.history.iter().cloned().collect();
+        check.met(&history, self.since_ns)
+    }
+
+    fn rate_series(&self, paths: &[(&'static str, &str)]) -> Vec<Series> {
+        paths
+            .iter()
+            .map(|&(name, path)| {
+                let values = self
+                    .history
+                    .iter()
+                    .zip(self.history.iter().skip(1))
+                    .map(|((t0, a), (t1, b))| {
+                        let dt = (t1 - t0) as f64 / 1e9;
+                        (b.int(path).saturating_sub(a.int(path))) as f64 / dt.max(1e-9)
+                    })
+                    .collect();
+                Series { name, values }
+            })
+            .collect()
     }
 
     /// The view of the current state.
     pub fn view(&self) -> ViewModel {
-        let snap = self.sim.snapshot();
+        let sim = &self.sim;
+        let snap = sim.snapshot();
         let mut flows = vec![0u32; snap.queues.len()];
-        for f in 0..self.sim.flow_count() {
-            if let Some(q) = self.sim.flow_queue_now(f) {
+        for f in 0..sim.flow_count() {
+            if let Some(q) = sim.flow_queue_now(f) {
                 flows[usize::from(q)] += 1;
             }
         }
@@ -151,45 +625,118 @@ impl Controller {
             .queues
             .iter()
             .enumerate()
-            .map(|(i, q)| QueueView { index: i as u16, packets: q.packets, flows: flows[i] })
+            .map(|(i, q)| QueueView { index: i as u16, packets: q.packets, drops: q.drops, flows: flows[i], irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0) })
             .collect();
+        let threads: Vec<ThreadView> = (0..sim.thread_count())
+            .filter_map(|t| sim.thread(t).map(|(cpu, set)| ThreadView { id: t, cpu, cpuset: set.to_list() }))
+            .collect();
+        // Softirq load over the last sample window.
+        let prev = self.history.iter().rev().nth(1);
+        let window = prev.map_or(1, |(t, _)| snap.now.0.saturating_sub(*t).max(1));
+        let cpus = snap
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let before = prev.and_then(|(_, r)| r.get(&format!("cpus.{i}.softirq_ns")).and_then(|v| v.as_u64())).unwrap_or(0);
+                let load = (c.softirq_ns.saturating_sub(before) as u128 * 1000 / u128::from(window)).min(1000) as u32;
+                CpuView {
+                    index: i as u16,
+                    node: sim.node_of(i as u16),
+                    softirq_permille: load,
+                    packets: c.packets,
+                    threads: threads.iter().filter(|t| usize::from(t.cpu) == i).map(|t| t.id).collect(),
+                }
+            })
+            .collect();
+        let all = sim.arfs_filters();
+        let mut per_slot = std::collections::BTreeMap::<u32, u32>::new();
+        for f in &all {
+            *per_slot.entry(f.flow_id).or_default() += 1;
+        }
+        let mut filters: Vec<FilterRow> = all
+            .iter()
+            .map(|f| FilterRow { id: f.id, flow: f.flow, flow_id: f.flow_id, queue: f.queue, pending: f.pending, collision: per_slot[&f.flow_id] > 1 })
+            .collect();
+        filters.sort_by_key(|f| (!f.collision, f.flow_id, f.id));
+        let filters_total = filters.len();
+        filters.truncate(256);
+        let l = &self.scenario.lesson;
+        let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
         ViewModel {
             sim_time: snap.now.to_string(),
+            progress_permille: (u128::from(snap.now.0) * 1000 / u128::from(duration)).min(1000) as u32,
             flow_count: snap.flows,
             queues,
+            cpus,
+            threads,
             playing: self.playing,
+            speed: self.speed,
             local: snap.counters.local,
             remote: snap.counters.remote,
             arfs_update: snap.arfs.update,
             digest: snap.digest.hex(),
+            driver: sim.config().driver,
+            filters,
+            filters_total,
+            lesson: LessonView {
+                id: self.scenario.id.clone(),
+                title: l.title.clone(),
+                goal: l.goal.clone(),
+                steps: l.steps.clone(),
+                step: self.step,
+                kernel_files: l.kernel_files.clone(),
+                source: l.source.clone(),
+                goal_met: self.goal_met(),
+            },
+            console: self.console.iter().cloned().collect(),
+            arfs_series: self.rate_series(&[("add", "arfs.add"), ("update", "arfs.update"), ("skip", "arfs.skip"), ("expire", "arfs.expire")]),
+            locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
+            report: Report::new(&self.scenario, sim),
+            permalink: self.permalink(),
+            now_ns: snap.now.0,
+            flow_labels: (0..sim.flow_count().min(256)).filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}")))).collect(),
+            traced: self.traced,
+            trace: sim.trace_flow(self.traced),
+            rss_key: sim.rss_key().to_vec(),
+            paths: {
+                let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
+                for f in 0..sim.flow_count() {
+                    if let Some(fv) = sim.flow_view(f) {
+                        let remote = fv.reader_cpu != steerlab_engine::rps::NO_CPU && fv.reader_cpu != fv.cpu;
+                        *m.entry((fv.queue, fv.cpu, remote)).or_default() += 1;
+                    }
+                }
+                m.into_iter().map(|((q, c, r), n)| (q, c, r, n)).collect()
+            },
         }
     }
 }
 
-/// Logs to the browser console (a no-op natively).
-fn gloo_console_error(msg: &str) {
-    #[cfg(target_arch = "wasm32")]
-    gloo::console::error!(msg.to_string());
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = msg;
+/// The driver names for the driver select.
+pub fn driver_names() -> Vec<&'static str> {
+    Driver::ALL.iter().map(|d| d.as_name()).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn run(c: &mut Controller, ms: u64) {
+        c.run_for(Nanos::from_ms(ms));
+    }
+
     #[test]
     fn default_lesson_runs_and_counts_every_packet() {
         let mut c = Controller::new_default();
         assert_eq!(c.view().flow_count, 13);
-        for _ in 0..100 {
-            c.frame();
-        }
+        run(&mut c, 1000);
         let v = c.view();
         assert_eq!(v.sim_time, "1.000s");
         // 12 flows at 2,000 pps and one elephant at 40,000 pps for one second.
         assert_eq!(v.queues.iter().map(|q| q.packets).sum::<u64>(), 64_000);
         assert_eq!(v.queues.iter().map(|q| q.flows).sum::<u32>(), 13);
+        assert_eq!(v.locality_series[0].values.len(), 10, "one rate sample per 100 ms");
     }
 
     #[test]
@@ -201,5 +748,82 @@ mod tests {
         assert_eq!(c.view().flow_count, 13);
         let form = FlowForm { dst: "::1".into(), ..form };
         assert!(c.add_flow(&form).unwrap_err().contains("both be IPv4"));
+    }
+
+    /// Every lesson: the goal is not met at the start, and the guided steps reach it in at
+    /// most three learner actions (the brief's bar).
+    #[test]
+    fn every_lesson_reaches_its_goal_in_three_actions() {
+        let plans: &[(&str, &[&str])] = &[
+            ("rss-basics", &["ethtool -X eth0 equal 3"]),
+            ("arfs-collision", &["nic driver ice"]),
+            ("tc-bypass", &["tc counting usesw"]),
+            ("rfs-thread-churn", &["rfs record cpuset"]),
+            ("xps-pick-tx", &["echo 40 > /sys/class/net/eth0/queues/tx-2/xps_cpus"]),
+            ("xdp-kfunc-cost", &["xdp strategy inline"]),
+        ];
+        assert_eq!(plans.len(), steerlab_scenario::lesson_ids().count(), "a plan per lesson");
+        for (id, actions) in plans {
+            assert!(actions.len() <= 3);
+            let mut c = Controller::for_lesson(id).unwrap();
+            run(&mut c, 3000);
+            assert_eq!(c.goal_met(), Some(false), "{id}: the first screen shows the problem");
+            for a in *actions {
+                c.command(a).unwrap_or_else(|e| panic!("{id}: {a}: {e}"));
+            }
+            assert_eq!(c.goal_met(), None, "{id}: assessed only on what happens after the change");
+            run(&mut c, 2500);
+            assert_eq!(c.goal_met(), Some(true), "{id}: goal after {actions:?}");
+        }
+    }
+
+    #[test]
+    fn a_permalink_round_trips_the_exact_state_and_bad_links_are_refused() {
+        let mut c = Controller::new_default();
+        run(&mut c, 700);
+        c.command("ethtool -X eth0 weight 1 1 2").unwrap();
+        c.command("thread migrate 0 3").unwrap();
+        assert!(c.command("ethtool -X eth0 equal 99").is_err());
+        run(&mut c, 1300);
+        let link = c.permalink();
+        let d = Controller::from_permalink(&link).unwrap();
+        assert_eq!(d.view().digest, c.view().digest);
+        assert_eq!(d.view().sim_time, "2.000s");
+        for bad in ["", "1.zz", &link[..link.len() / 2], "7.abc"] {
+            assert!(Controller::from_permalink(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn stepping_back_replays_to_the_same_state() {
+        let mut c = Controller::new_default();
+        run(&mut c, 1500);
+        c.command("ethtool -X eth0 equal 2").unwrap();
+        run(&mut c, 1500);
+        let at3 = c.view().digest;
+        run(&mut c, 1000);
+        c.seek(Nanos::from_ms(3000));
+        assert_eq!(c.view().digest, at3, "back to 3 s through a snapshot and replay");
+        c.seek(Nanos::from_ms(1200));
+        assert_eq!(c.view().sim_time, "1.200s");
+        assert!(c.permalink().len() > 2);
+        c.seek(Nanos::from_ms(3000));
+        assert_ne!(c.view().digest, at3, "the command after 1.2 s was forgotten by stepping back before it");
+        c.step_back();
+        assert_eq!(c.view().sim_time, "2.990s");
+    }
+
+    #[test]
+    fn frame_rate_never_changes_results() {
+        let (mut a, mut b) = (Controller::new_default(), Controller::new_default());
+        for i in 0..100 {
+            a.frame(i, u64::MAX);
+        }
+        b.set_speed(2);
+        for i in 0..10 {
+            b.frame(i, u64::MAX);
+        }
+        assert_eq!(a.view().digest, b.view().digest);
+        assert_eq!(a.view().sim_time, "1.000s");
     }
 }

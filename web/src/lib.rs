@@ -4,5 +4,6 @@
 pub mod chart;
 pub mod components;
 pub mod controller;
+pub mod embed;
 
 pub use components::app::App;

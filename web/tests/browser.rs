@@ -67,3 +67,31 @@ async fn app_renders_queues_chart_and_form() {
     assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "14");
     handle.destroy();
 }
+
+/// Same scenario and seed, same bytes: the wasm build's digests equal the native ones, which
+/// `tests/it/golden.rs` checks against the same file.
+#[wasm_bindgen_test]
+fn lesson_digests_in_wasm_equal_the_native_golden_file() {
+    for line in include_str!("../../tests/golden/digests.txt").lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let mut it = line.split_whitespace();
+        let (id, ms, want) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+        let scenario = steerlab_scenario::load(id, &[format!("sim.duration_ms={ms}")]).unwrap();
+        let sim = scenario.run().unwrap();
+        assert_eq!(sim.snapshot().digest.hex(), want, "{id} {ms} ms in wasm");
+    }
+}
+
+/// The wasm benchmark: engine time per simulated second, printed (never asserted: speed targets
+/// live in benchmarks, not in tests).
+#[wasm_bindgen_test]
+fn wasm_benchmark_prints_engine_time() {
+    let perf = web_sys::window().unwrap().performance().unwrap();
+    for id in ["rss-basics", "rfs-thread-churn"] {
+        let scenario = steerlab_scenario::load(id, &["sim.duration_ms=1000".into()]).unwrap();
+        let t0 = perf.now();
+        let sim = scenario.run().unwrap();
+        let ms = perf.now() - t0;
+        let pkts = sim.snapshot().counters.offered;
+        console_log!("wasm bench {id}: {ms:.1} ms per simulated second, {:.1} ns per packet", ms * 1e6 / pkts.max(1) as f64);
+    }
+}

@@ -1,4 +1,7 @@
-//! Completion of command names, the device name and sysfs/procfs paths, for the page's Tab.
+//! Completion of command names, ethtool options, the device name, XDP program names and
+//! sysfs/procfs paths (up to the file name, queue 0 standing for any), for the page's Tab.
+
+use steerlab_engine::xdp::PROGRAMS;
 
 use crate::{COMMANDS, DEVICE};
 
@@ -8,9 +11,13 @@ const PATHS: &[&str] = &[
     "/sys/class/net/DEV/queues/rx-N/rps_flow_cnt",
     "/sys/class/net/DEV/queues/tx-N/xps_cpus",
     "/sys/class/net/DEV/queues/tx-N/xps_rxqs",
+    "/proc/sys/net/core/rps_sock_flow_entries",
     "/proc/net/softnet_stat",
     "/proc/interrupts",
 ];
+
+/// ethtool's options the sandbox has.
+const ETHTOOL_OPTIONS: &[&str] = &["-l", "-L", "-x", "-X", "-n", "-N", "-K", "-S"];
 
 /// Whole-line completions of `line`: the first word from the command table, a device after
 /// `dev` or an ethtool option, a path for `cat`/`echo ... >`. Lines are returned with the
@@ -23,7 +30,13 @@ pub fn complete(line: &str) -> Vec<String> {
     let words: Vec<&str> = head.split_whitespace().collect();
     let candidates: Vec<String> = match words.as_slice() {
         [] => COMMANDS.iter().map(|(c, _)| format!("{c} ")).collect(),
+        ["ethtool"] => ETHTOOL_OPTIONS.iter().map(|o| format!("{o} ")).collect(),
         [.., "dev"] | ["ethtool", _] => vec![format!("{DEVICE} ")],
+        ["xdp"] => vec!["strategy ".to_string(), "programs ".to_string()],
+        ["xdp", "strategy"] => ["call ", "query ", "inline "].iter().map(|s| s.to_string()).collect(),
+        [.., "xdp" | "xdpdrv", "obj"] => PROGRAMS.iter().map(|p| format!("{} ", p.0)).collect(),
+        [.., "xdp" | "xdpdrv"] => vec!["obj ".to_string(), "off ".to_string()],
+        ["help"] => COMMANDS.iter().map(|(c, _)| format!("{c} ")).collect(),
         ["cat"] | [.., ">"] => PATHS.iter().map(|p| p.replace("DEV", DEVICE)).filter(|p| !p.contains("-N/")).chain(
             PATHS.iter().filter(|p| p.contains("-N/")).map(|p| p.replace("DEV", DEVICE).replace("-N/", "-0/")),
         ).collect(),

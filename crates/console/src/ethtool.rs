@@ -1,42 +1,178 @@
-//! `ethtool` (ethtool 6.15: ethtool.c `do_srxfh`, common.c `print_indir_table`, `print_rss_hkey`).
+//! `ethtool`: the options that steer received packets, with ethtool 6.x's output.
+//!
+//! Formats followed, by option (ethtool sources unless marked kernel):
+//! * `-l` netlink/channels.c `channels_reply_cb`: `show_u32` prints `n/a` for a count the driver
+//!   does not report, which is how a combined-channels-only NIC (mlx5, the sandbox's) looks.
+//! * `-L` kernel net/ethtool/channels.c `ethnl_set_channels` (its checks and extack texts),
+//!   printed as netlink/nlsock.c does: `netlink error: MSG (offset N)`, then the errno text.
+//! * `-x`/`-X` ethtool.c `print_indir_table` (`%5u: ` then `" %5u"`, rows of 8) and `do_srxfh`
+//!   (its option checks), common.c `print_rss_hkey`; tables computed as `fill_indir_table`.
+//! * `-n`/`-N` ethtool.c `do_grxclass`, `do_srxclass`, `dump_rxfhash`; rxclass.c
+//!   `rxclass_print_nfc_rule` (masks are printed inverted: 0 bits are compared),
+//!   `rxclass_parse_ruleopts` (its messages, `strtoull(.., 0)` numbers), `rmgr_find_empty_slot`
+//!   (highest free location) and `rxclass_rule_ins` ("Added rule with ID N" only when ethtool
+//!   chose the location). A rule written to a used location replaces it, as ice and mlx5 do.
+//! * `-K` only `ntuple` (`NETIF_F_NTUPLE`, netlink name `rx-ntuple-filter`).
+//! * `-S` ethtool.c `do_gnicstats` (`NIC statistics:` then `"     %s: %llu"`), with names of
+//!   the driver model: ice_ethtool.c (`rx_queue_%u_packets`) for every model but mlx5, whose
+//!   names are en_stats.c's (`rx%d_packets`, `rx_arfs_add`, ...).
+//!
+//! A wrong device name gets the netlink path's answer (the device header is the request's
+//! attribute at offset 24); other options of the real tool say they are not modelled.
 
 use core::fmt::Write;
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use steerlab_engine::rss::Reta;
-use steerlab_engine::Sim;
+use steerlab_engine::config::MAX_QUEUES;
+use steerlab_engine::rss::HashFields;
+use steerlab_engine::{Driver, FlowType, NtupleRule, Sim};
 
-use crate::{parse_num, DEVICE};
+use crate::{hinted, parse_c_u64, DEVICE};
 
-/// ethtool's reply to a malformed command line.
-fn bad_args() -> String {
-    "ethtool: bad command line argument(s)\nFor more information run ethtool -h".into()
+/// The accepted forms, one per line.
+pub(crate) const FORMS: &str = "ethtool -l DEV\n\
+ethtool -L DEV combined N\n\
+ethtool -x DEV\n\
+ethtool -X DEV equal N | weight W0 W1 ... | default [start S] [hkey XX:XX:...]\n\
+ethtool -n DEV [rule L | rx-flow-hash tcp4|udp4|tcp6|udp6]\n\
+ethtool -N DEV flow-type tcp4|udp4|tcp6|udp6 [src-ip A] [dst-ip A] [src-port P] [dst-port P] action Q [loc L]\n\
+ethtool -N DEV delete L\n\
+ethtool -N DEV rx-flow-hash tcp4|udp4|tcp6|udp6 sd|sdfn\n\
+ethtool -K DEV ntuple on|off\n\
+ethtool -S DEV";
+
+const SUPPORTED: &str = "-l -L -x -X -n -N -K -S";
+const HELP: &str = "help ethtool lists the forms steerlab supports";
+
+/// Rules the NIC's classification table holds (locations 0..=1023).
+const RULE_SLOTS: u32 = 1024;
+
+/// The forms of option `-o`.
+fn forms_of(opt: char) -> String {
+    let prefix = format!("ethtool -{opt} ");
+    FORMS.lines().filter(|l| l.starts_with(&prefix)).collect::<Vec<_>>().join("\n")
 }
 
-fn check_dev(dev: &str) -> Result<(), String> {
-    if dev == DEVICE {
-        Ok(())
-    } else {
-        Err(format!("Cannot get device settings: No such device (the sandbox's NIC is {DEVICE})"))
-    }
+/// ethtool's reply to a malformed command line (`exit_bad_args`), after `why` if any.
+fn bad_args(why: Option<&str>, form: &str) -> String {
+    let head = why.map_or(String::new(), |w| format!("{w}\n"));
+    hinted(format!("{head}ethtool: bad command line argument(s)\nFor more information run ethtool -h"), form)
 }
 
+/// The two lines ethtool prints for a netlink error: the kernel's extack message (with the
+/// offending attribute's offset when the kernel names one), then the errno text.
+fn netlink_error(msg: &str, offset: Option<usize>, errno: &str, form: &str) -> String {
+    let at = offset.map_or(String::new(), |o| format!(" (offset {o})"));
+    hinted(format!("netlink error: {msg}{at}\nnetlink error: {errno}"), form)
+}
+
+/// Runs `ethtool ARGS`.
 pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
-    let [opt, dev, rest @ ..] = args else { return Err(bad_args()) };
-    check_dev(dev)?;
-    match *opt {
-        "-x" | "--show-rxfh-indir" | "--show-rxfh" if rest.is_empty() => Ok(show_rxfh(sim)),
-        "-X" | "--set-rxfh-indir" | "--rxfh" => set_rxfh(sim, rest),
-        "-K" | "--features" | "--offload" => match rest {
-            ["ntuple", v @ ("on" | "off")] => {
-                sim.set_ntuple(*v == "on");
-                Ok(String::new())
-            }
-            [feature, _] => Err(format!("ethtool: feature {feature:?} is not modelled by steerlab (supported: ntuple)")),
-            _ => Err(bad_args()),
-        },
-        _ => Err(format!("{}\n(steerlab supports: -x, -X, -K ntuple)", bad_args())),
+    let Some((&opt, rest)) = args.split_first() else { return Err(bad_args(None, HELP)) };
+    let o = match opt {
+        "-l" | "--show-channels" => 'l',
+        "-L" | "--set-channels" => 'L',
+        "-x" | "--show-rxfh-indir" | "--show-rxfh" => 'x',
+        "-X" | "--set-rxfh-indir" | "--rxfh" => 'X',
+        "-n" | "-u" | "--show-nfc" | "--show-ntuple" => 'n',
+        "-N" | "-U" | "--config-nfc" | "--config-ntuple" => 'N',
+        "-K" | "--features" | "--offload" => 'K',
+        "-S" | "--statistics" => 'S',
+        "-h" | "--help" => return Ok(format!("{FORMS}\n")),
+        o if o.starts_with('-') => {
+            return Err(hinted(format!("ethtool: option {o} is not supported in steerlab (supported: {SUPPORTED})"), HELP))
+        }
+        _ => {
+            return Err(hinted(format!("ethtool: the link settings (ethtool DEV) are not supported in steerlab (supported: {SUPPORTED})"), HELP))
+        }
+    };
+    // The hint names the form the line was heading for.
+    let form = match (o, rest.get(1)) {
+        ('N', Some(&w @ ("flow-type" | "delete" | "rx-flow-hash"))) => forms_of(o).lines().find(|l| l.contains(w)).unwrap_or_default().to_string(),
+        _ => forms_of(o),
+    };
+    let Some((&dev, rest)) = rest.split_first() else { return Err(bad_args(None, &form)) };
+    if dev != DEVICE {
+        return Err(netlink_error("no device matches name", Some(24), "No such device", &format!("the sandbox's NIC is {DEVICE}")));
+    }
+    match (o, rest) {
+        ('l', []) => Ok(show_channels(sim)),
+        ('L', _) => set_channels(sim, rest, &form),
+        ('x', []) => Ok(show_rxfh(sim)),
+        ('x', ["context", ..]) => Err(hinted("ethtool: RSS contexts are not modelled in steerlab", &form)),
+        ('X', _) => set_rxfh(sim, rest, &form),
+        ('n', _) => show_nfc(sim, rest, &form),
+        ('N', _) => config_nfc(sim, rest, &form),
+        ('K', _) => features(sim, rest, &form),
+        ('S', []) => Ok(stats(sim)),
+        _ => Err(bad_args(None, &form)),
     }
 }
+
+// ------------------------------------------------------------------------------ channels
+
+/// The NIC's combined-channel maximum: one per CPU, as ice and mlx5 size it, within the
+/// sandbox's queue limit (and never below what is configured).
+fn max_channels(sim: &Sim) -> u16 {
+    sim.config().cpus.min(MAX_QUEUES).max(sim.config().rx_queues)
+}
+
+/// `ethtool -l DEV`.
+fn show_channels(sim: &Sim) -> String {
+    let (max, now) = (max_channels(sim), sim.config().rx_queues);
+    let na = "RX:\t\tn/a\nTX:\t\tn/a\nOther:\t\tn/a\n";
+    format!("Channel parameters for {DEVICE}:\nPre-set maximums:\n{na}Combined:\t{max}\nCurrent hardware settings:\n{na}Combined:\t{now}\n")
+}
+
+/// `ethtool -L DEV combined N` (and `rx|tx|other 0`, which change nothing on this NIC).
+fn set_channels(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> {
+    if args.is_empty() || args.len() % 2 != 0 {
+        return Err(bad_args(None, form));
+    }
+    // The request: the header nest (holding "eth0") at 20..36, then one 8-byte u32 attribute
+    // per pair, in order.
+    let offset = |pair: usize| 36 + 8 * pair;
+    let mut combined = None;
+    for (i, pair) in args.chunks(2).enumerate() {
+        let v = parse_c_u64(pair[1]).filter(|&v| v <= u64::from(u32::MAX)).ok_or_else(|| bad_args(None, form))?;
+        match pair[0] {
+            "combined" => combined = Some((v, i)),
+            "rx" | "tx" | "other" if v == 0 => {}
+            "rx" | "tx" | "other" => {
+                let hint = format!("{form}   (this NIC has combined channels only)");
+                return Err(netlink_error("requested channel count exceeds maximum", Some(offset(i)), "Invalid argument", &hint));
+            }
+            _ => return Err(bad_args(None, form)),
+        }
+    }
+    let Some((n, at)) = combined else { return Ok(String::new()) };
+    let max = max_channels(sim);
+    if n > u64::from(max) {
+        let hint = format!("{form}   (N is 1..={max}, see ethtool -l {DEVICE})");
+        return Err(netlink_error("requested channel count exceeds maximum", Some(offset(at)), "Invalid argument", &hint));
+    }
+    if n == 0 {
+        let msg = "requested channel counts would result in no RX or TX channel being configured";
+        return Err(netlink_error(msg, Some(offset(at)), "Invalid argument", form));
+    }
+    let n = n as u16;
+    if n == sim.config().rx_queues && n == sim.config().tx_queues {
+        return Ok(String::new()); // nothing modified: ethnl_set_channels returns before the driver
+    }
+    let reta = sim.reta();
+    if reta.user_configured() && reta.max_queue() >= n {
+        let msg = format!("requested channel counts are too low for existing indirection table ({})", reta.max_queue());
+        return Err(netlink_error(&msg, None, "Invalid argument", &format!("reset the table first: ethtool -X {DEVICE} default")));
+    }
+    if sim.ntuple_rules().iter().any(|r| r.queue >= n) {
+        let msg = "requested channel counts are too low for existing ntuple filter settings";
+        return Err(netlink_error(msg, None, "Invalid argument", &format!("delete the rules that use those queues: ethtool -n {DEVICE}")));
+    }
+    sim.set_channels(n).map_err(|e| netlink_error(&e.to_string(), None, "Invalid argument", form))?;
+    Ok(String::new())
+}
+
+// ------------------------------------------------------------------------------ RSS
 
 /// `ethtool -x DEV`: the table in rows of 8 (`%5u:` then `" %5u"` per entry), then the key.
 pub(crate) fn show_rxfh(sim: &Sim) -> String {
@@ -60,120 +196,407 @@ pub(crate) fn show_rxfh(sim: &Sim) -> String {
     out
 }
 
-/// `ethtool -X DEV equal N | weight W... | default [start S] | hkey KEY`.
-fn set_rxfh(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
+/// `ethtool -X DEV equal N | weight W... | default [start S] [hkey KEY] [hfunc toeplitz]`.
+fn set_rxfh(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> {
     let rings = u32::from(sim.config().rx_queues);
-    let mut start = 0u32;
-    let mut equal = None;
-    let mut weights: Option<Vec<u32>> = None;
-    let mut default = false;
-    let mut hkey = None;
+    let (mut start, mut equal, mut weights, mut default, mut hkey) = (None, None, None::<Vec<u32>>, false, None);
+    let value = |i: usize| args.get(i + 1).and_then(|t| parse_c_u64(t)).filter(|&v| v <= u64::from(u32::MAX)).map(|v| v as u32);
     let mut i = 0;
     while i < args.len() {
         match args[i] {
-            "equal" => {
-                equal = Some(parse_num::<u32>("equal", args.get(i + 1).ok_or_else(bad_args)?)?);
-                i += 2;
-            }
-            "start" => {
-                start = parse_num("start", args.get(i + 1).ok_or_else(bad_args)?)?;
-                i += 2;
-            }
+            "equal" => equal = Some(value(i).ok_or_else(|| bad_args(None, form))?),
+            "start" => start = Some(value(i).ok_or_else(|| bad_args(None, form))?),
+            "hkey" => hkey = Some(parse_hkey(args.get(i + 1).ok_or_else(|| bad_args(None, form))?, sim.rss_key().len())?),
+            "hfunc" => match args.get(i + 1) {
+                Some(&"toeplitz") => {}
+                Some(f) => return Err(hinted(format!("Cannot set RX flow hash configuration: Operation not supported (hash function {f:?})"), "the NIC hashes with toeplitz only")),
+                None => return Err(bad_args(None, form)),
+            },
             "default" => {
                 default = true;
                 i += 1;
-            }
-            "hkey" => {
-                hkey = Some(parse_hkey(args.get(i + 1).ok_or_else(bad_args)?)?);
-                i += 2;
+                continue;
             }
             "weight" => {
-                let mut w = Vec::new();
-                i += 1;
-                while let Some(n) = args.get(i).and_then(|t| t.parse::<u32>().ok()) {
-                    w.push(n);
-                    i += 1;
-                }
-                if w.is_empty() {
-                    return Err(bad_args());
-                }
+                // As do_srxfh: the words that start with a digit, each then read by get_u32.
+                let n = args[i + 1..].iter().take_while(|w| w.starts_with(|c: char| c.is_ascii_digit())).count();
+                let w = args[i + 1..i + 1 + n]
+                    .iter()
+                    .map(|t| parse_c_u64(t).filter(|&v| v <= u64::from(u32::MAX)).map(|v| v as u32))
+                    .collect::<Option<Vec<u32>>>()
+                    .filter(|w| !w.is_empty())
+                    .ok_or_else(|| bad_args(None, form))?;
+                i += 1 + n;
                 weights = Some(w);
+                continue;
             }
-            other => return Err(format!("{}\n(unknown or unsupported -X option {other:?})", bad_args())),
+            o @ ("context" | "xfrm" | "delete") => return Err(hinted(format!("ethtool: -X {o} is not modelled in steerlab"), form)),
+            _ => return Err(bad_args(None, form)),
         }
+        i += 2;
     }
     let modes = usize::from(equal.is_some()) + usize::from(weights.is_some()) + usize::from(default);
     if modes > 1 {
-        return Err("Equal, weight and default options are mutually exclusive".into());
+        return Err(hinted("Equal, weight and default options are mutually exclusive", form));
     }
-    if default && start != 0 {
-        return Err("Start and default options are mutually exclusive".into());
+    if default && start.is_some() {
+        return Err(hinted("Start and default options are mutually exclusive", form));
     }
-    if modes == 0 && start != 0 {
-        return Err("Start must be used with equal or weight options".into());
+    if modes == 0 && start.is_some() {
+        return Err(hinted("Start must be used with equal or weight options", form));
     }
+    if modes == 0 && hkey.is_none() {
+        return Err(bad_args(None, form));
+    }
+    let invalid = |e: &dyn core::fmt::Display| hinted("Cannot set RX flow hash configuration: Invalid argument", &format!("{e}"));
     let current = sim.reta().clone();
-    let table = if let Some(n) = equal {
-        Some(current.equal(n, start, rings))
-    } else if let Some(w) = weights {
-        Some(current.weight(&w, start, rings))
-    } else if default {
-        Some(Reta::new_default(current.size(), rings))
-    } else {
-        None
-    };
-    // Validate everything before changing anything.
-    let table = match table {
-        Some(t) => Some(t.map_err(|e| format!("Cannot set RX flow hash configuration: Invalid argument ({e})"))?),
-        None => None,
+    let start = start.unwrap_or(0);
+    // Everything is computed and checked before anything is set.
+    let table = match (equal, weights) {
+        (Some(n), _) => Some(current.equal(n, start, rings).map_err(|e| invalid(&e))?),
+        (_, Some(w)) => Some(current.weight(&w, start, rings).map_err(|e| invalid(&e))?),
+        _ if default => Some(current.reset(rings)),
+        _ => None,
     };
     if let Some(key) = &hkey {
-        sim.set_rss_key(key).map_err(|e| format!("Cannot set RX flow hash configuration: Invalid argument ({e})"))?;
+        sim.set_rss_key(key).map_err(|e| invalid(&e))?;
     }
     if let Some(t) = table {
-        sim.set_reta(t).map_err(|e| format!("Cannot set RX flow hash configuration: Invalid argument ({e})"))?;
+        sim.set_reta(t).map_err(|e| invalid(&e))?;
     }
     Ok(String::new())
 }
 
-fn parse_hkey(text: &str) -> Result<Vec<u8>, String> {
-    text.split(':')
+/// `hkey xx:yy:...`, exactly the device's key size.
+fn parse_hkey(text: &str, size: usize) -> Result<Vec<u8>, String> {
+    let form = format!("hkey takes {size} hex bytes separated by colons, e.g. 6d:5a:56:...");
+    let key = text
+        .split(':')
         .map(|b| if b.len() == 2 { u8::from_str_radix(b, 16).ok() } else { None })
         .collect::<Option<Vec<u8>>>()
-        .ok_or_else(|| format!("Invalid RSS hash key format {text:?} (expected xx:yy:... hex bytes)"))
+        .ok_or_else(|| hinted("Invalid RSS hash key format", &form))?;
+    if key.len() != size {
+        return Err(hinted(format!("Key size mismatch: {} bytes given, the device's key is {size} bytes", key.len()), &form));
+    }
+    Ok(key)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::execute;
-    use steerlab_engine::HostConfig;
+// ------------------------------------------------------------------------------ ntuple
 
-    #[test]
-    fn show_rxfh_matches_ethtool_layout() {
-        let mut s = Sim::new(HostConfig { reta_size: 16, ..HostConfig::default() }).unwrap();
-        let out = execute(&mut s, "ethtool -x eth0").unwrap();
-        let mut lines = out.lines();
-        assert_eq!(lines.next(), Some("RX flow hash indirection table for eth0 with 4 RX ring(s):"));
-        assert_eq!(lines.next(), Some("    0:      0     1     2     3     0     1     2     3"));
-        assert_eq!(lines.next(), Some("    8:      0     1     2     3     0     1     2     3"));
-        assert_eq!(lines.next(), Some("RSS hash key:"));
-        assert!(lines.next().unwrap().starts_with("6d:5a:56:da:"));
-    }
-
-    #[test]
-    fn set_rxfh_equal_weight_and_errors() {
-        let mut s = Sim::new(HostConfig { reta_size: 8, ..HostConfig::default() }).unwrap();
-        execute(&mut s, "ethtool -X eth0 weight 1 2").unwrap();
-        assert_eq!(s.reta().entries(), &[0, 0, 1, 1, 1, 1, 1, 1]);
-        execute(&mut s, "ethtool -X eth0 equal 2 start 2").unwrap();
-        assert_eq!(s.reta().entries(), &[2, 3, 2, 3, 2, 3, 2, 3]);
-        let before = s.reta().clone();
-        for bad in ["ethtool -X eth0 equal 8", "ethtool -X eth0 equal 2 weight 1", "ethtool -X eth1 equal 2", "ethtool -X eth0 frob", "ethtool -X eth0 start 1"] {
-            assert!(execute(&mut s, bad).is_err(), "{bad}");
-            assert_eq!(s.reta(), &before, "{bad}");
+/// `ethtool -n DEV [rule L | rx-flow-hash TYPE]`.
+fn show_nfc(sim: &Sim, args: &[&str], form: &str) -> Result<String, String> {
+    let rules = sim.ntuple_rules();
+    match args {
+        [] => {
+            let mut out = format!("{} RX rings available\nTotal {} rules\n\n", sim.config().rx_queues, rules.len());
+            rules.iter().for_each(|r| out.push_str(&rule_text(r)));
+            Ok(out)
         }
-        execute(&mut s, "ethtool -X eth0 default").unwrap();
-        assert_eq!(s.reta().entries(), &[0, 1, 2, 3, 0, 1, 2, 3]);
+        ["rule", l] => {
+            let loc = parse_c_u64(l).filter(|&v| v <= i32::MAX as u64).ok_or_else(|| bad_args(None, form))?;
+            let rule = rules.iter().find(|r| u64::from(r.loc) == loc);
+            let missing = "rxclass: Cannot get RX class rule: Invalid argument\nCannot get RX classification rule";
+            rule.map(rule_text).ok_or_else(|| hinted(missing, &format!("ethtool -n {DEVICE} lists the rules")))
+        }
+        ["rx-flow-hash", ty] => {
+            let ty = flow_type(ty, form)?;
+            Ok(dump_rxfhash(ty, sim.hash_fields(ty)))
+        }
+        _ => Err(bad_args(None, form)),
     }
+}
+
+/// A flow type of `rx-flow-hash` (ethtool.c `rxflow_str_to_type`); the sandbox has TCP and UDP.
+fn flow_type(name: &str, form: &str) -> Result<FlowType, String> {
+    match (FlowType::parse(name), name) {
+        (Some(t), _) => Ok(t),
+        (None, "sctp4" | "ah4" | "esp4" | "sctp6" | "ah6" | "esp6" | "ether" | "ip4" | "ip6") => {
+            Err(hinted(format!("ethtool: flow type {name} is not modelled in steerlab (tcp4 udp4 tcp6 udp6 are)"), form))
+        }
+        _ => Err(bad_args(None, form)),
+    }
+}
+
+/// ethtool.c `dump_rxfhash`: the type, then one line per hashed field, then an empty line.
+fn dump_rxfhash(ty: FlowType, f: HashFields) -> String {
+    let name = match ty {
+        FlowType::Tcp4 => "TCP over IPV4",
+        FlowType::Udp4 => "UDP over IPV4",
+        FlowType::Tcp6 => "TCP over IPV6",
+        FlowType::Udp6 => "UDP over IPV6",
+    };
+    let mut out = format!("{name} flows use these fields for computing Hash flow key:\n");
+    let lines = [
+        (f.src_ip, "IP SA"),
+        (f.dst_ip, "IP DA"),
+        (f.src_port, "L4 bytes 0 & 1 [TCP/UDP src port]"),
+        (f.dst_port, "L4 bytes 2 & 3 [TCP/UDP dst port]"),
+    ];
+    let picked: Vec<&str> = lines.iter().filter(|(on, _)| *on).map(|(_, l)| *l).collect();
+    if picked.is_empty() {
+        out.push_str("None");
+    }
+    picked.iter().for_each(|l| {
+        out.push_str(l);
+        out.push('\n');
+    });
+    out.push('\n');
+    out
+}
+
+/// rxclass.c `rxclass_print_nfc_rule` for TCP/UDP rules: a field not matched prints as 0 with
+/// an all-ones mask (the mask is shown inverted), a matched one with a zero mask.
+fn rule_text(r: &NtupleRule) -> String {
+    let v6 = r.flow_type.is_ipv6();
+    let ty = match r.flow_type {
+        FlowType::Tcp4 => "TCP over IPv4",
+        FlowType::Udp4 => "UDP over IPv4",
+        FlowType::Tcp6 => "TCP over IPv6",
+        FlowType::Udp6 => "UDP over IPv6",
+    };
+    let any: IpAddr = if v6 { Ipv6Addr::UNSPECIFIED.into() } else { Ipv4Addr::UNSPECIFIED.into() };
+    let all: IpAddr = if v6 { Ipv6Addr::from(u128::MAX).into() } else { Ipv4Addr::BROADCAST.into() };
+    let ip = |a: Option<IpAddr>| a.map_or((any, all), |a| (a, any));
+    let port = |p: Option<u16>| p.map_or((0, 0xffff), |p| (p, 0));
+    let ((sa, sm), (da, dm), (sp, spm), (dp, dpm)) = (ip(r.src), ip(r.dst), port(r.sport), port(r.dport));
+    let tos = if v6 { "Traffic Class" } else { "TOS" };
+    format!(
+        "Filter: {}\n\tRule Type: {ty}\n\tSrc IP addr: {sa} mask: {sm}\n\tDest IP addr: {da} mask: {dm}\n\t{tos}: 0x0 mask: 0xff\n\tSrc port: {sp} mask: 0x{spm:x}\n\tDest port: {dp} mask: 0x{dpm:x}\n\tAction: Direct to queue {}\n\n",
+        r.loc, r.queue
+    )
+}
+
+/// `ethtool -N DEV flow-type ... | delete L | rx-flow-hash TYPE FIELDS`.
+fn config_nfc(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> {
+    match args {
+        ["delete", l] => {
+            let loc = parse_c_u64(l).filter(|&v| v <= i32::MAX as u64).ok_or_else(|| bad_args(None, form))? as u32;
+            if !sim.ntuple_rules().iter().any(|r| r.loc == loc) {
+                let msg = "rmgr: Cannot delete RX class rule: No such file or directory\nCannot delete classification rule";
+                return Err(hinted(msg, &format!("ethtool -n {DEVICE} lists the rules and their locations")));
+            }
+            sim.delete_ntuple(loc).map_err(|e| hinted(format!("rmgr: Cannot delete RX class rule: {e}"), form))?;
+            Ok(String::new())
+        }
+        ["rx-flow-hash", ty, letters] => {
+            let ty = flow_type(ty, form)?;
+            if letters.is_empty() || !letters.chars().all(|c| "mvtsdfnr".contains(c)) {
+                return Err(bad_args(None, form));
+            }
+            let cannot = |errno: &str, why: &str| hinted(format!("Cannot change RX network flow hashing options: {errno}"), why);
+            let Some(fields) = HashFields::parse(letters) else {
+                return Err(cannot("Operation not supported", "the sandbox's NIC hashes s, d, f and n only"));
+            };
+            if !(fields.src_ip && fields.dst_ip) || fields.src_port != fields.dst_port {
+                return Err(cannot("Invalid argument", "the NIC accepts sd (addresses) or sdfn (addresses and ports)"));
+            }
+            sim.set_hash_fields(ty, fields).map_err(|e| cannot("Invalid argument", &e.to_string()))?;
+            Ok(String::new())
+        }
+        ["flow-type", rest @ ..] => add_rule(sim, rest, form),
+        _ => Err(bad_args(None, form)),
+    }
+}
+
+/// A rule's matches as parsed (`None` = any), its ring cookie and location.
+struct Parsed {
+    rule: NtupleRule,
+    action: Option<u64>,
+    queue: Option<u64>,
+    loc: Option<u32>,
+}
+
+/// `rxclass_parse_ruleopts` for the fields the sandbox's NIC matches on.
+fn parse_rule(args: &[&str], form: &str) -> Result<Parsed, String> {
+    let bad = |why: String| bad_args(Some(&why), form);
+    let syntax = || bad("Add rule, invalid syntax".into());
+    let Some((&ty, opts)) = args.split_first() else { return Err(syntax()) };
+    let flow_type = match (FlowType::parse(ty), ty) {
+        (Some(t), _) => t,
+        (None, "sctp4" | "ah4" | "esp4" | "ip4" | "sctp6" | "ah6" | "esp6" | "ip6" | "ether") => {
+            return Err(hinted(format!("ethtool: flow-type {ty} is not modelled in steerlab (tcp4 udp4 tcp6 udp6 are)"), form))
+        }
+        _ => return Err(syntax()),
+    };
+    let v6 = flow_type.is_ipv6();
+    let rule = NtupleRule { loc: u32::MAX, flow_type, src: None, dst: None, sport: None, dport: None, queue: 0 };
+    let mut p = Parsed { rule, action: None, queue: None, loc: None };
+    let mut seen: Vec<&str> = Vec::new();
+    let ip = |t: &str| -> Option<IpAddr> {
+        if v6 {
+            t.parse::<Ipv6Addr>().ok().map(IpAddr::V6)
+        } else {
+            t.parse::<Ipv4Addr>().ok().map(IpAddr::V4)
+        }
+    };
+    let mut i = 0;
+    while i < opts.len() {
+        let name = opts[i];
+        match name {
+            "src-ip" | "dst-ip" | "src-port" | "dst-port" | "action" | "queue" | "loc" => {}
+            "tos" | "tclass" | "vlan-etype" | "vlan" | "user-def" | "dst-mac" | "vf" | "context" => {
+                let why = "the sandbox's rules match src-ip, dst-ip, src-port and dst-port and direct to a queue";
+                return Err(hinted(format!("ethtool: {name} is not modelled in steerlab"), why));
+            }
+            _ => return Err(bad(format!("Add rule, unrecognized option[{name}]"))),
+        }
+        let Some(&val) = opts.get(i + 1) else { return Err(syntax()) };
+        let invalid = || bad(format!("Invalid {name} value[{val}]"));
+        if seen.contains(&name) {
+            return Err(invalid());
+        }
+        seen.push(name);
+        let num = |max: u64| parse_c_u64(val).filter(|&v| v <= max);
+        match name {
+            "src-ip" => p.rule.src = Some(ip(val).ok_or_else(invalid)?),
+            "dst-ip" => p.rule.dst = Some(ip(val).ok_or_else(invalid)?),
+            "src-port" => p.rule.sport = Some(num(0xffff).ok_or_else(invalid)? as u16),
+            "dst-port" => p.rule.dport = Some(num(0xffff).ok_or_else(invalid)? as u16),
+            "action" => p.action = Some(num(u64::MAX).ok_or_else(invalid)?),
+            "queue" => p.queue = Some(num(u64::from(u32::MAX)).ok_or_else(invalid)?),
+            _ => p.loc = Some(num(u64::from(u32::MAX)).ok_or_else(invalid)? as u32),
+        }
+        i += 2;
+        let mask_name = format!("{name}-mask");
+        if !opts.get(i).is_some_and(|&m| m == "m" || m == mask_name) {
+            continue;
+        }
+        let Some(&mv) = opts.get(i + 1) else { return Err(syntax()) };
+        let bad_mask = || bad(format!("Invalid {name} mask[{mv}]"));
+        // ethtool's mask: bits set are ignored. All clear = exact match; all set = any.
+        let exact = match name {
+            "src-ip" | "dst-ip" => match ip(mv).ok_or_else(bad_mask)? {
+                IpAddr::V4(a) if u32::from(a) == 0 => Some(true),
+                IpAddr::V4(a) if u32::from(a) == u32::MAX => Some(false),
+                IpAddr::V6(a) if u128::from(a) == 0 => Some(true),
+                IpAddr::V6(a) if u128::from(a) == u128::MAX => Some(false),
+                _ => None,
+            },
+            "src-port" | "dst-port" => match parse_c_u64(mv).filter(|&v| v <= 0xffff).ok_or_else(bad_mask)? {
+                0 => Some(true),
+                0xffff => Some(false),
+                _ => None,
+            },
+            _ => return Err(bad_mask()),
+        };
+        match exact {
+            Some(true) => {}
+            Some(false) => match name {
+                "src-ip" => p.rule.src = None,
+                "dst-ip" => p.rule.dst = None,
+                "src-port" => p.rule.sport = None,
+                _ => p.rule.dport = None,
+            },
+            None => return Err(hinted(format!("ethtool: partial masks ({name} m {mv}) are not modelled in steerlab"), "masks of all zeros (exact) or all ones (any) only")),
+        }
+        i += 2;
+    }
+    if p.action.is_some() && p.queue.is_some() {
+        return Err(bad("action and queue are not compatible".into()));
+    }
+    Ok(p)
+}
+
+/// `ethtool -N DEV flow-type ...`: parse, then insert as `rxclass_rule_ins` does.
+fn add_rule(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> {
+    let mut p = parse_rule(args, form)?;
+    let cookie = p.action.or(p.queue).unwrap_or(0);
+    if cookie == u64::MAX || cookie == u64::MAX - 1 {
+        let what = if cookie == u64::MAX { "-1 (drop)" } else { "-2 (wake-on-LAN)" };
+        return Err(hinted(format!("ethtool: action {what} is not modelled in steerlab"), "rules direct to a queue: action Q"));
+    }
+    let rules = sim.ntuple_rules();
+    let auto = p.loc.is_none();
+    let loc = match p.loc {
+        Some(l) => l,
+        None => match (0..RULE_SLOTS).rev().find(|&l| !rules.iter().any(|r| r.loc == l)) {
+            Some(l) => l,
+            None => return Err(hinted("rmgr: Cannot find appropriate slot to insert rule", &format!("the table is full: ethtool -N {DEVICE} delete L"))),
+        },
+    };
+    let cannot = |errno: &str, why: &str| hinted(format!("rmgr: Cannot insert RX class rule: {errno}\nCannot insert classification rule"), why);
+    if !sim.config().ntuple {
+        return Err(cannot("Operation not supported", &format!("ntuple filters are off: ethtool -K {DEVICE} ntuple on")));
+    }
+    if cookie >= u64::from(sim.config().rx_queues) {
+        return Err(cannot("Invalid argument", &format!("action is an RX queue, 0..={}", sim.config().rx_queues - 1)));
+    }
+    if loc >= RULE_SLOTS {
+        return Err(cannot("Invalid argument", &format!("loc is 0..={}", RULE_SLOTS - 1)));
+    }
+    p.rule.queue = cookie as u16;
+    p.rule.loc = loc;
+    // Everything is checked: replacing a rule at a used location cannot fail half-way.
+    if rules.iter().any(|r| r.loc == loc) {
+        sim.delete_ntuple(loc).map_err(|e| cannot("Invalid argument", &e.to_string()))?;
+    }
+    let loc = sim.add_ntuple(p.rule).map_err(|e| cannot("Invalid argument", &e.to_string()))?;
+    Ok(if auto { format!("Added rule with ID {loc}\n") } else { String::new() })
+}
+
+/// `ethtool -K DEV ntuple on|off`.
+fn features(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> {
+    if args.is_empty() || args.len() % 2 != 0 {
+        return Err(bad_args(None, form));
+    }
+    let mut ntuple = None;
+    for pair in args.chunks(2) {
+        let on = match pair[1] {
+            "on" => true,
+            "off" => false,
+            _ => return Err(bad_args(None, form)),
+        };
+        match pair[0] {
+            "ntuple" | "rx-ntuple-filter" => ntuple = Some(on),
+            f => return Err(hinted(format!("ethtool: feature {f:?} is not modelled in steerlab (ntuple is)"), form)),
+        }
+    }
+    // A feature already in the wanted state is not sent to the driver (no reset, no flush).
+    if let Some(on) = ntuple.filter(|&on| on != sim.config().ntuple) {
+        sim.set_ntuple(on);
+    }
+    Ok(String::new())
+}
+
+// ------------------------------------------------------------------------------ statistics
+
+/// `ethtool -S DEV` in the driver model's names. Per-queue bytes and mlx5's per-ring aRFS
+/// counters are not kept by the engine, so only packet counters are listed. mlx5 counts a
+/// re-steer as `arfs_request_in` on the new ring and `arfs_request_out` on the old one, so both
+/// totals are the engine's re-steers (`update`); `rx_arfs_err` is its refused adds (`full`);
+/// ring-full drops are `rx_out_of_buffer` (mlx5) and `rx_dropped` (ice).
+fn stats(sim: &Sim) -> String {
+    let snap = sim.snapshot();
+    let (c, a) = (&snap.counters, &snap.arfs);
+    let rx: u64 = snap.queues.iter().map(|q| q.packets).sum();
+    let drops: u64 = snap.queues.iter().map(|q| q.drops).sum();
+    let tx: u64 = snap.txq.iter().sum();
+    let mut rows: Vec<(String, u64)> = Vec::new();
+    let mut row = |name: &str, v: u64| rows.push((name.to_string(), v));
+    if sim.config().driver == Driver::Mlx5 {
+        row("rx_packets", rx);
+        row("tx_packets", tx);
+        row("rx_xdp_drop", c.xdp_drop);
+        row("rx_xdp_redirect", c.xdp_redirect);
+        row("rx_xdp_tx_xmit", c.xdp_tx);
+        row("rx_arfs_add", a.add);
+        row("rx_arfs_request_in", a.update);
+        row("rx_arfs_request_out", a.update);
+        row("rx_arfs_expired", a.expire);
+        row("rx_arfs_err", a.full);
+        row("rx_out_of_buffer", drops);
+        snap.queues.iter().enumerate().for_each(|(q, s)| row(&format!("rx{q}_packets"), s.packets));
+        snap.txq.iter().enumerate().for_each(|(q, &n)| row(&format!("tx{q}_packets"), n));
+    } else {
+        row("rx_unicast", rx);
+        row("tx_unicast", tx);
+        row("rx_dropped", drops);
+        snap.txq.iter().enumerate().for_each(|(q, &n)| row(&format!("tx_queue_{q}_packets"), n));
+        snap.queues.iter().enumerate().for_each(|(q, s)| row(&format!("rx_queue_{q}_packets"), s.packets));
+    }
+    let mut out = String::from("NIC statistics:\n");
+    for (name, v) in rows {
+        let _ = writeln!(out, "     {name}: {v}");
+    }
+    out
 }

@@ -1,78 +1,146 @@
 //! steerlab-console: the command lines of a real host, applied to a simulated one.
 //!
 //! One command layer for the page's console, `steerlab shell`, scenario timelines and the
-//! embedding API. Grammar: product brief §4 and kernel-semantics.md §7 (ethtool.8, sysctl,
-//! sysfs files of net/core/net-sysfs.c, taskset). Output and error texts follow the real tools.
-//! A command that fails changes nothing: every value is parsed and validated before the engine
-//! is touched, and the engine itself refuses bad values without side effects.
+//! embedding API (issue 7). What a learner types here is what they type on a server, and what
+//! comes back is what the real tool prints, so the skill transfers. Grammar: product brief §4 and
+//! kernel-semantics.md §7. Each tool has its own module, whose doc names the source file of the
+//! tool (or kernel file) whose output format it follows:
+//!
+//! | module       | commands                                                        |
+//! |--------------|-----------------------------------------------------------------|
+//! | `ethtool`    | `ethtool -l -L -x -X -n -N -K -S`                               |
+//! | `sysfs`      | `sysctl`, `echo … >` and `cat` of `/sys/class/net/…`, `/proc/sys/…` |
+//! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`            |
+//! | `iplink`     | `ip link show`, `ip link set dev DEV xdp …`                      |
+//! | `taskset`    | `taskset -p[c] …`                                               |
+//! | `tc`         | `tc qdisc …`, `tc filter …`                                     |
+//! | `own`        | steerlab's own `flow`, `thread`, `xdp`, `nic`, `kernel`, `rfs`, `help` |
+//!
+//! Errors are the real tool's text, then one `hint:` line with the accepted form. A command that
+//! fails changes nothing: every value is parsed and checked against the host before the first
+//! mutating `Sim` call, and the engine itself refuses bad values without side effects.
 
 #![warn(missing_docs)]
 
 mod complete;
 mod ethtool;
+mod iplink;
+mod own;
+mod procfs;
 mod sysfs;
+mod taskset;
 mod tc;
 
 pub use complete::complete;
 
-use steerlab_engine::{CpuSet, Driver, Kernel, NamedEnum, RecordPolicy, Sim};
+use core::fmt::Display;
+
+use steerlab_engine::{NamedEnum, Sim};
 
 /// The sandbox's one NIC.
 pub const DEVICE: &str = "eth0";
 
-/// The first word of every supported command, for completion and `help`.
+/// Every supported command: its first word and its accepted forms, one per line (for `help`,
+/// completion and the `hint:` line of errors).
 pub const COMMANDS: &[(&str, &str)] = &[
-    ("ethtool", "ethtool -l|-x|-n|-S DEV, -X DEV equal N|weight W..|default, -N DEV flow-type ..., -K DEV ntuple on|off"),
-    ("sysctl", "sysctl [-w] net.core.rps_sock_flow_entries[=N] | net.core.netdev_max_backlog"),
-    ("echo", "echo VALUE > /sys/class/net/DEV/queues/rx-N/{rps_cpus,rps_flow_cnt}"),
-    ("cat", "cat /sys/class/net/DEV/queues/rx-N/{rps_cpus,rps_flow_cnt} | /proc/net/softnet_stat | /proc/interrupts"),
-    ("taskset", "taskset -pc CPULIST TID"),
+    ("ethtool", ethtool::FORMS),
+    ("sysctl", sysfs::SYSCTL_FORMS),
+    ("echo", sysfs::ECHO_FORMS),
+    ("cat", "cat FILE (a file of echo, or /proc/net/softnet_stat, /proc/interrupts)"),
+    ("ip", iplink::FORMS),
+    ("taskset", taskset::FORMS),
     ("tc", "tc qdisc add|del dev DEV ingress, tc filter add|del|show dev DEV ingress [prio P] flower ..., tc counting legacy|usesw"),
-    ("thread", "thread migrate TID CPU | thread list"),
-    ("nic", "nic driver generic|ice-hash-match|ice|mlx5|ixgbe (steerlab: the driver model)"),
-    ("kernel", "kernel 6.14|6.18 (steerlab: which kernel's RPS/RFS rules)"),
-    ("rfs", "rfs record always|cpuset (steerlab: seed 002's record rule)"),
+    ("xdp", own::XDP_FORMS),
+    ("flow", own::FLOW_FORMS),
+    ("thread", own::THREAD_FORMS),
+    ("nic", "nic driver generic|ice-hash-match|ice|mlx5|ixgbe   (steerlab: the driver model)"),
+    ("kernel", "kernel 6.14|6.18   (steerlab: which kernel's RPS/RFS rules)"),
+    ("rfs", "rfs record always|cpuset   (steerlab: when readers record their CPU)"),
     ("help", "help [COMMAND]"),
 ];
 
 /// Runs one command line against `sim`; returns its output (possibly empty) or the error
-/// text the real tool would print, plus a hint of the accepted form.
+/// text the real tool would print, plus a `hint:` line with the accepted form. On `Err` the
+/// host is unchanged.
 pub fn execute(sim: &mut Sim, line: &str) -> Result<String, String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let Some(&first) = words.first() else { return Ok(String::new()) };
-    match first {
-        "help" => help(words.get(1).copied()),
-        "ethtool" => ethtool::run(sim, &words[1..]),
-        "sysctl" => sysfs::sysctl(sim, &words[1..]),
-        "echo" => sysfs::echo(sim, &words[1..]),
-        "cat" => sysfs::cat(sim, &words[1..]),
-        "taskset" => taskset(sim, &words[1..]),
-        "tc" => tc::run(sim, &words[1..]),
-        "thread" => thread(sim, &words[1..]),
-        "nic" => match words.get(1..) {
-            Some(["driver", name]) => {
-                let d = parse_named::<Driver>("driver", name)?;
-                sim.set_driver(d);
-                Ok(String::new())
-            }
-            _ => Err(usage("nic")),
-        },
-        "kernel" => match words.get(1..) {
-            Some([v]) => {
-                sim.set_kernel(parse_named::<Kernel>("kernel", v)?);
-                Ok(String::new())
-            }
-            _ => Err(usage("kernel")),
-        },
-        "rfs" => match words.get(1..) {
-            Some(["record", v]) => {
-                sim.set_record(parse_named::<RecordPolicy>("rfs record", v)?);
-                Ok(String::new())
-            }
-            _ => Err(usage("rfs")),
-        },
-        other => Err(format!("{other}: command not found (try `help`)")),
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(String::new());
     }
+    let owned = words(line)?;
+    let words: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let Some((&first, rest)) = words.split_first() else { return Ok(String::new()) };
+    match first {
+        "help" => own::help(rest),
+        "ethtool" => ethtool::run(sim, rest),
+        "sysctl" => sysfs::sysctl(sim, rest),
+        "echo" => sysfs::echo(sim, rest),
+        "cat" => cat(sim, rest),
+        "ip" => iplink::run(sim, rest),
+        "taskset" => taskset::run(sim, rest),
+        "tc" => tc::run(sim, rest),
+        "xdp" | "flow" | "thread" | "nic" | "kernel" | "rfs" => own::run(sim, first, rest),
+        other => Err(hinted(format!("{other}: command not found"), "help lists the commands")),
+    }
+}
+
+/// Splits a line as a shell would for these commands: on white space, with `'…'` and `"…"`
+/// quoting, and `>` a word of its own (so `echo f >/sys/…` works too).
+fn words(line: &str) -> Result<Vec<String>, String> {
+    let (mut out, mut word, mut open, mut quote) = (Vec::new(), String::new(), false, None);
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '"' | '\'') => (quote, open) = (Some(c), true),
+            (None, '>') => {
+                if open {
+                    out.push(core::mem::take(&mut word));
+                    open = false;
+                }
+                out.push(">".to_string());
+            }
+            (None, c) if c.is_whitespace() => {
+                if open {
+                    out.push(core::mem::take(&mut word));
+                    open = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                open = true;
+            }
+        }
+    }
+    if let Some(q) = quote {
+        return Err(hinted(format!("bash: unexpected EOF while looking for matching `{q}'"), "close the quote, e.g. echo 'f0' > FILE"));
+    }
+    if open {
+        out.push(word);
+    }
+    Ok(out)
+}
+
+/// `cat FILE...`: procfs tables or the sysfs/sysctl files, concatenated.
+fn cat(sim: &Sim, paths: &[&str]) -> Result<String, String> {
+    if paths.is_empty() {
+        return Err(hinted("cat: missing file operand (steerlab's cat reads files, not stdin)", "cat FILE"));
+    }
+    let mut out = String::new();
+    for path in paths {
+        let text = match *path {
+            "/proc/net/softnet_stat" | "/proc/interrupts" => procfs::cat(sim, path),
+            _ => sysfs::cat(sim, path),
+        };
+        out.push_str(&text?);
+    }
+    Ok(out)
+}
+
+/// The real tool's message, then a `hint:` line with the accepted form (several forms are
+/// indented under it).
+pub(crate) fn hinted(message: impl Display, form: &str) -> String {
+    format!("{message}\nhint: {}", form.replace('\n', "\n      "))
 }
 
 /// Parses a named choice, naming what is accepted.
@@ -80,90 +148,43 @@ pub fn parse_named<T: NamedEnum>(what: &str, text: &str) -> Result<T, String> {
     T::from_name(text).ok_or_else(|| format!("{what}: {text:?} is not one of {}", T::accepted_names()))
 }
 
-fn usage(cmd: &str) -> String {
-    let form = COMMANDS.iter().find(|(c, _)| *c == cmd).map_or("", |(_, f)| f);
-    format!("{cmd}: bad arguments\nusage: {form}")
-}
-
-fn help(cmd: Option<&str>) -> Result<String, String> {
-    match cmd {
-        None => Ok(COMMANDS.iter().map(|(c, f)| format!("{c:<8} {f}\n")).collect()),
-        Some(c) => COMMANDS.iter().find(|(n, _)| *n == c).map(|(_, f)| format!("{f}\n")).ok_or_else(|| format!("help: no help for {c:?}")),
-    }
-}
-
-fn parse_num<T: core::str::FromStr>(what: &str, text: &str) -> Result<T, String> {
-    text.parse().map_err(|_| format!("{what}: {text:?} is not a number"))
-}
-
-/// `taskset -pc CPULIST TID` (util-linux): prints the old and new affinity lists.
-fn taskset(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
-    let ["-pc", list, tid] = args else { return Err(usage("taskset")) };
-    let tid: u32 = parse_num("taskset: pid", tid)?;
-    let set = CpuSet::parse_list(list).map_err(|e| format!("taskset: failed to parse CPU list: {list}\n{e}"))?;
-    let (_, old) = sim.thread(tid).ok_or_else(|| format!("taskset: failed to get pid {tid}'s affinity: No such process"))?;
-    sim.set_thread_cpuset(tid, set).map_err(|e| format!("taskset: failed to set pid {tid}'s affinity: Invalid argument ({e})"))?;
-    Ok(format!(
-        "pid {tid}'s current affinity list: {}\npid {tid}'s new affinity list: {}\n",
-        old.to_list(),
-        set.to_list()
-    ))
-}
-
-fn thread(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
-    match args {
-        ["migrate", tid, cpu] => {
-            let tid = parse_num("thread migrate: TID", tid)?;
-            let cpu = parse_num("thread migrate: CPU", cpu)?;
-            sim.migrate_thread(tid, cpu).map_err(|e| format!("thread migrate: {e}"))?;
-            Ok(String::new())
-        }
-        ["list"] => Ok((0..sim.thread_count())
-            .filter_map(|t| sim.thread(t).map(|(cpu, set)| format!("thread {t}: cpu {cpu} cpuset {}\n", set.to_list())))
-            .collect()),
-        _ => Err(usage("thread")),
-    }
+/// An unsigned number as C's `strtoull(s, NULL, 0)` reads it (ethtool's options): `0x` hex,
+/// a leading `0` octal, else decimal; a leading `-` negates modulo 2^64 as strtoull does.
+pub(crate) fn parse_c_u64(text: &str) -> Option<u64> {
+    let (neg, t) = match text.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()?
+    } else if t.len() > 1 && t.starts_with('0') {
+        u64::from_str_radix(&t[1..], 8).ok()?
+    } else if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        t.parse().ok()?
+    } else {
+        return None;
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use steerlab_engine::HostConfig;
 
-    fn sim() -> Sim {
-        let mut s = Sim::new(HostConfig { cpus: 8, rx_queues: 4, ..HostConfig::default() }).unwrap();
-        s.add_thread(steerlab_engine::ThreadSpec { cpu: 1, allowed: CpuSet::EMPTY, migrate_every: steerlab_engine::Nanos::ZERO }).unwrap();
-        s
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(words("echo  'f0' >/sys/x").unwrap(), ["echo", "f0", ">", "/sys/x"]);
+        assert_eq!(words("echo \"1 2\">f").unwrap(), ["echo", "1 2", ">", "f"]);
+        assert!(words("echo \"f").unwrap_err().contains("matching `\"'"));
     }
 
     #[test]
-    fn steerlab_commands_change_the_host() {
-        let mut s = sim();
-        execute(&mut s, "nic driver mlx5").unwrap();
-        assert_eq!(s.config().driver, Driver::Mlx5);
-        execute(&mut s, "kernel 6.14").unwrap();
-        execute(&mut s, "rfs record cpuset").unwrap();
-        assert_eq!((s.config().kernel, s.config().record), (Kernel::V6_14, RecordPolicy::Cpuset));
-        execute(&mut s, "thread migrate 0 5").unwrap();
-        assert_eq!(s.thread(0).unwrap().0, 5);
-    }
-
-    #[test]
-    fn taskset_prints_like_util_linux() {
-        let mut s = sim();
-        let out = execute(&mut s, "taskset -pc 2-3 0").unwrap();
-        assert_eq!(out, "pid 0's current affinity list: 0-7\npid 0's new affinity list: 2-3\n");
-        assert_eq!(s.thread(0).unwrap().0, 2);
-    }
-
-    #[test]
-    fn errors_name_what_is_accepted_and_change_nothing() {
-        let mut s = sim();
-        let e = execute(&mut s, "nic driver e1000").unwrap_err();
-        assert!(e.contains("generic | ice-hash-match | ice | mlx5 | ixgbe"), "{e}");
-        assert!(execute(&mut s, "thread migrate 0 99").is_err());
-        assert!(execute(&mut s, "frob").unwrap_err().contains("command not found"));
-        assert_eq!(s.thread(0).unwrap().0, 1);
-        assert_eq!(s.config().driver, Driver::Generic);
+    fn c_numbers_read_like_strtoull() {
+        assert_eq!(parse_c_u64("10"), Some(10));
+        assert_eq!(parse_c_u64("0x1f"), Some(31));
+        assert_eq!(parse_c_u64("010"), Some(8));
+        assert_eq!(parse_c_u64("-1"), Some(u64::MAX));
+        assert_eq!(parse_c_u64("1a"), None);
+        assert_eq!(parse_c_u64(""), None);
     }
 }

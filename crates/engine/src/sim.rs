@@ -38,8 +38,10 @@ use crate::rss::{hash_input, HashFields, Reta, RetaError};
 use crate::time::Nanos;
 use crate::toeplitz::{ToeplitzTable, MS_VERIFICATION_KEY};
 
+mod trace;
 mod tx;
 
+pub use trace::FlowTrace;
 pub use tx::TxSpec;
 
 /// A flow to add: its tuple, rate, packet size and the threads that read its socket.
@@ -303,6 +305,8 @@ pub struct Sim {
     ledger: Ledger,
     /// Time within the current tick of the flow being processed (ns from the tick's start).
     elapsed: u64,
+    /// A tick in progress: its end, its flow count, the next flow to run.
+    partial: Option<(Nanos, u32, u32)>,
     counters: Counters,
     qstats: Vec<QueueStats>,
     cstats: Vec<CpuStats>,
@@ -386,6 +390,7 @@ impl Sim {
             txq_packets: vec![0; usize::from(cfg.tx_queues)],
             ledger: Ledger::default(),
             elapsed: 0,
+            partial: None,
             counters: Counters::default(),
             qstats: vec![QueueStats::default(); usize::from(cfg.rx_queues)],
             cstats: vec![CpuStats::default(); usize::from(cfg.cpus)],
@@ -569,11 +574,8 @@ impl Sim {
         }
         if rule.loc == u32::MAX {
             // ethtool picks the highest free location (rmgr_find_empty_slot).
-            let mut loc = 1023;
-            while self.ntuple.iter().any(|r| r.loc == loc) {
-                loc -= 1;
-            }
-            rule.loc = loc;
+            let free = (0..=1023u32).rev().find(|l| !self.ntuple.iter().any(|r| r.loc == *l));
+            rule.loc = free.ok_or_else(|| SimError::Invalid("rmgr: Cannot find appropriate slot to insert rule".into()))?;
         } else if rule.loc > 1023 || self.ntuple.iter().any(|r| r.loc == rule.loc) {
             return Err(range_err("loc", "a free location in 0..=1023"));
         }
@@ -656,13 +658,14 @@ impl Sim {
         let reta = if self.reta == default_now {
             Reta::new_default(size, u32::from(combined)).map_err(SimError::Reta)?
         } else if let Some(&q) = self.reta.entries().iter().find(|&&q| q >= combined) {
-            return Err(SimError::Invalid(alloc::format!(
-                "the indirection table uses queue {q}: reset it first (ethtool -X {} default)",
-                "DEV"
-            )));
+            return Err(SimError::Invalid(alloc::format!("the indirection table uses queue {q}: reset it first (ethtool -X eth0 default)")));
         } else {
             self.reta.clone()
         };
+        if let Some(r) = self.ntuple.iter().find(|r| r.queue >= combined) {
+            // ethtool_set_channels refuses while a rule steers to a queue that would vanish.
+            return Err(SimError::Invalid(alloc::format!("ntuple rule {} sends to queue {}: delete it first", r.loc, r.queue)));
+        }
         let rps_map = self.queues.first().map(|q| q.rps_map.clone()).unwrap_or_default();
         let flow_cnt = self.cfg.flow_cnt;
         self.cfg.rx_queues = combined;
@@ -675,7 +678,6 @@ impl Sim {
         self.qstats = vec![QueueStats::default(); usize::from(combined)];
         self.txq_packets = vec![0; usize::from(combined)];
         self.xps = tx::initial_xps(&self.cfg);
-        self.ntuple.retain(|r| r.queue < combined);
         for f in &mut self.flows {
             f.atr_queue = None;
             if let Some(t) = &mut f.tx {
@@ -879,6 +881,7 @@ impl Sim {
 
     /// Runs whole ticks until `until` (rounded down to a tick boundary).
     pub fn advance_to(&mut self, until: Nanos) {
+        self.finish_tick();
         while self.now.0.saturating_add(self.cfg.tick_ns) <= until.0 {
             self.tick();
         }
@@ -886,6 +889,7 @@ impl Sim {
 
     /// Runs `n` ticks.
     pub fn run_ticks(&mut self, n: u64) {
+        self.finish_tick();
         for _ in 0..n {
             self.tick();
         }
@@ -893,6 +897,52 @@ impl Sim {
 
     /// One tick of `tick_ns`.
     pub fn tick(&mut self) {
+        while !self.tick_part(u32::MAX) {}
+    }
+
+    /// Finishes a tick that [`Sim::tick_part`] left in progress (a no-op between ticks).
+    /// Commands are applied between ticks: callers that split ticks finish them first.
+    pub fn finish_tick(&mut self) {
+        if self.partial.is_some() {
+            self.tick();
+        }
+    }
+
+    /// Whether a tick is in progress.
+    pub fn in_tick(&self) -> bool {
+        self.partial.is_some()
+    }
+
+    /// Runs part of a tick: its start if none is in progress, then up to `max_flows` flows,
+    /// then its end once every flow ran. Returns true when the tick completed. Splitting a
+    /// tick never changes results (the flows run in the same order at the same instants); the
+    /// page uses it to keep frames short with 16,384 flows.
+    pub fn tick_part(&mut self, max_flows: u32) -> bool {
+        let (t1, n, first) = match self.partial {
+            Some(p) => p,
+            None => {
+                let t1 = self.begin_tick();
+                (t1, self.flows.len() as u32, 0)
+            }
+        };
+        let last = first.saturating_add(max_flows).min(n);
+        for f in first..last {
+            // Flows arrive spread over the tick, in flow order.
+            // tick_ns <= 1e9 and f < 1e6: the product fits in u64.
+            self.elapsed = self.cfg.tick_ns * u64::from(f) / u64::from(n);
+            self.run_flow(f as usize, t1);
+        }
+        if last < n {
+            self.partial = Some((t1, n, last));
+            return false;
+        }
+        self.partial = None;
+        self.end_tick(t1);
+        true
+    }
+
+    /// The start of a tick: timers, transmissions, capacities. Returns the tick's end.
+    fn begin_tick(&mut self) -> Nanos {
         let t0 = self.now;
         let t1 = Nanos(t0.0 + self.cfg.tick_ns);
         self.timers(t0);
@@ -915,17 +965,19 @@ impl Sim {
         for c in &mut self.cpus {
             c.budget = backlog_budget;
         }
-        let n = self.flows.len() as u64;
-        for f in 0..self.flows.len() {
-            // Flows arrive spread over the tick, in flow order.
-            // tick_ns <= 1e9 and f < 1e6: the product fits in u64.
-            self.elapsed = self.cfg.tick_ns * f as u64 / n;
-            self.run_flow(f, t1);
-        }
+        t1
+    }
+
+    /// The end of a tick: backlogs drain, readers read, time moves, the digest records it.
+    fn end_tick(&mut self, t1: Nanos) {
         self.end_of_tick();
         self.now = t1;
         let c = &self.counters;
-        self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages]);
+        // Where the packets went, per queue and per CPU, folded into two words.
+        let mix = |h: u64, (i, n): (usize, u64)| (h.rotate_left(7) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15 ^ i as u64);
+        let qmix = self.qstats.iter().map(|q| q.packets + (q.drops << 32)).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        let cmix = self.cstats.iter().map(|c| c.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, qmix, cmix]);
     }
 
     /// Thread migrations and the ice service task due at the start of the tick.

@@ -223,3 +223,55 @@ fn configs_out_of_range_name_the_field() {
         assert!(err.starts_with(field), "{err}");
     }
 }
+
+/// The page splits heavy ticks across frames: any split gives the same results.
+#[test]
+fn split_ticks_give_the_same_results() {
+    let mut a = churn(Mode::Aggregate, 5, Driver::Mlx5, Kernel::V6_18);
+    let mut b = churn(Mode::Aggregate, 5, Driver::Mlx5, Kernel::V6_18);
+    for i in 0..30u32 {
+        a.tick();
+        let mut parts = 0;
+        while !b.tick_part(1 + i % 7) {
+            parts += 1;
+            assert!(b.in_tick());
+        }
+        assert!(parts > 0 && !b.in_tick());
+        assert_eq!(a.snapshot(), b.snapshot(), "tick {i}");
+    }
+}
+
+/// The trace explains the path the engine takes, without changing anything.
+#[test]
+fn flow_trace_explains_the_path_and_changes_nothing() {
+    let mut sim = Sim::new(rfs_host(8, Driver::Generic)).unwrap();
+    let t = sim.add_thread(pinned(5)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    let tr = sim.trace_flow(0).unwrap();
+    assert_eq!(tr.hash, steerlab_engine::toeplitz::toeplitz_bitwise(sim.rss_key(), &tr.hash_input));
+    assert_eq!((tr.fields.as_str(), tr.hash_input.len()), ("sdfn", 12));
+    assert_eq!(tr.queue, tr.reta_queue);
+    assert!(tr.queue_why.starts_with("RSS"), "{}", tr.queue_why);
+    sim.run_ticks(2);
+    let before = sim.snapshot();
+    let tr = sim.trace_flow(0).unwrap();
+    assert_eq!((tr.rps_cpu, tr.reader_cpu), (Some(5), Some(5)));
+    assert!(tr.rps_why.starts_with("RFS"), "{}", tr.rps_why);
+    assert_eq!(sim.snapshot(), before);
+    assert!(sim.trace_flow(1).is_none());
+}
+
+#[test]
+fn a_full_ntuple_table_and_channel_changes_are_refused_cleanly() {
+    let mut sim = Sim::new(HostConfig { ntuple: true, ..HostConfig::default() }).unwrap();
+    for i in 0..1024 {
+        let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(i as u16), dport: None, queue: 3 };
+        sim.add_ntuple(rule).unwrap();
+    }
+    let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(5000), dport: None, queue: 1 };
+    assert!(sim.add_ntuple(rule).unwrap_err().to_string().contains("Cannot find appropriate slot"));
+    let before = sim.snapshot();
+    assert!(sim.set_channels(2).unwrap_err().to_string().contains("delete it first"));
+    assert_eq!(sim.snapshot(), before);
+    assert_eq!(sim.config().rx_queues, 4);
+}

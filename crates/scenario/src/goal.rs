@@ -45,6 +45,9 @@ impl Check {
         let (now, last) = history.last()?;
         let value = |r: &Report| r.get(&self.metric).and_then(serde_json::Value::as_f64);
         let x = if self.over_ms == 0 {
+            if *now <= since_ns {
+                return None;
+            }
             value(last)?
         } else {
             let from = now.checked_sub(self.over_ms * 1_000_000)?;

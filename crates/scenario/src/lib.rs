@@ -9,6 +9,7 @@
 
 mod goal;
 mod lessons;
+pub mod permalink;
 mod report;
 mod spec;
 
@@ -46,12 +47,66 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     for o in overrides {
         spec::apply_override(&mut value, o)?;
     }
-    let scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        ScenarioError(format!("{path}: {}", e.into_inner()))
-    })?;
+    let scenario: Scenario = match serde_json::from_value(value.clone()) {
+        Ok(s) => s,
+        Err(e) => return Err(ScenarioError(locate(&value, &e.to_string()))),
+    };
     scenario.validate()?;
     Ok(scenario)
+}
+
+/// Names the part of the scenario a typing error is in, by typing each section on its own and
+/// then each of its fields alone (sections default every field), only on the error path: this
+/// is much smaller in the wasm bundle than tracking paths while typing.
+fn locate(root: &serde_json::Value, message: &str) -> String {
+    use serde::de::DeserializeOwned;
+    fn at<T: DeserializeOwned>(path: &str, v: &serde_json::Value) -> Option<String> {
+        at_fields::<T>(path, v, true)
+    }
+    fn at_fields<T: DeserializeOwned>(path: &str, v: &serde_json::Value, fields_default: bool) -> Option<String> {
+        let err = serde_json::from_value::<T>(v.clone()).err()?.to_string();
+        if let Some(obj) = v.as_object().filter(|_| fields_default) {
+            for (k, field) in obj {
+                let one = serde_json::Value::Object([(k.clone(), field.clone())].into_iter().collect());
+                if let Err(e) = serde_json::from_value::<T>(one) {
+                    return Some(format!("{path}.{k}: {e}"));
+                }
+            }
+        }
+        Some(format!("{path}: {err}"))
+    }
+    let Some(obj) = root.as_object() else { return format!("scenario: {message}") };
+    for (key, v) in obj {
+        let found = match key.as_str() {
+            "lesson" => at::<spec::Lesson>(key, v),
+            "host" => at::<spec::HostSection>(key, v),
+            "nic" => at::<spec::NicSection>(key, v),
+            "rps" => at::<spec::RpsSection>(key, v),
+            "rfs" => at::<spec::RfsSection>(key, v),
+            "net" => at::<spec::NetSection>(key, v),
+            "sim" => at::<spec::SimSection>(key, v),
+            "xps" => at::<spec::XpsSection>(key, v),
+            "xdp" => at::<spec::XdpSection>(key, v),
+            "tc" => at::<spec::TcSection>(key, v),
+            "threads" | "flows" | "timeline" => match v.as_array() {
+                Some(items) => items.iter().enumerate().find_map(|(i, item)| {
+                    let path = format!("{key}[{i}]");
+                    match key.as_str() {
+                        "threads" => at::<ThreadGroup>(&path, item),
+                        "flows" => at::<FlowGroup>(&path, item),
+                        // Both fields are required: no field-by-field typing.
+                        _ => at_fields::<TimedCommand>(&path, item, false),
+                    }
+                }),
+                None => Some(format!("{key}: expected an array")),
+            },
+            _ => None,
+        };
+        if let Some(m) = found {
+            return m;
+        }
+    }
+    format!("scenario: {message}")
 }
 
 /// A built-in lesson by id, or a scenario file's text, with overrides.

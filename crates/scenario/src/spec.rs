@@ -596,20 +596,40 @@ impl Scenario {
         Ok(sim)
     }
 
-    /// Advances `sim` to `until`, applying the timeline commands due on the way.
+    /// Advances `sim` to `until`, applying the timeline commands due on the way. A command at
+    /// `at_ms` applies at the start of the tick that contains it (`floor(at / tick)`), before
+    /// that tick runs; calls that split a run anywhere apply each command exactly once.
     pub fn run_from(&self, sim: &mut Sim, until: Nanos) -> Result<(), ScenarioError> {
-        let mut cmds: Vec<(usize, &TimedCommand)> = self.timeline.iter().enumerate().collect();
-        cmds.sort_by_key(|(i, c)| (c.at_ms, *i));
-        for (i, c) in cmds {
-            let at = Nanos::from_ms(c.at_ms);
-            if at < sim.now() || at > until {
+        let tick = sim.config().tick_ns;
+        let end = until.0 / tick * tick;
+        for (i, c) in self.timeline_sorted() {
+            let at = Nanos::from_ms(c.at_ms).0 / tick * tick;
+            if at < sim.now().0 || at >= end {
                 continue;
             }
-            sim.advance_to(at);
+            sim.advance_to(Nanos(at));
             steerlab_console::execute(sim, &c.command).map_err(|e| err(&format!("timeline[{i}] {:?}", c.command), e))?;
         }
         sim.advance_to(until);
         Ok(())
+    }
+
+    /// Applies the timeline commands due at the start of the tick beginning now (for callers
+    /// that run ticks themselves, in parts).
+    pub fn apply_due(&self, sim: &mut Sim) -> Result<(), ScenarioError> {
+        let tick = sim.config().tick_ns;
+        for (i, c) in self.timeline_sorted() {
+            if Nanos::from_ms(c.at_ms).0 / tick * tick == sim.now().0 {
+                steerlab_console::execute(sim, &c.command).map_err(|e| err(&format!("timeline[{i}] {:?}", c.command), e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn timeline_sorted(&self) -> Vec<(usize, &TimedCommand)> {
+        let mut cmds: Vec<(usize, &TimedCommand)> = self.timeline.iter().enumerate().collect();
+        cmds.sort_by_key(|(i, c)| (c.at_ms, *i));
+        cmds
     }
 }
 

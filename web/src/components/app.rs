@@ -1,37 +1,267 @@
-//! The top-level component: owns the controller, runs the animation timer, lays out the page.
+//! The top-level component: owns the controller, runs the animation timer with a per-frame
+//! time budget, reads the lesson from the URL, lays out the page.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::chart::ChartData;
 use crate::components::add_flow::AddFlow;
-use crate::components::queues::Queues;
-use crate::components::rx_chart::RxChart;
+use crate::components::chart::Chart;
+use crate::components::console::Console;
+use crate::components::host::Host;
+use crate::components::lesson::LessonPanel;
+use crate::components::migrate::Migrate;
+use crate::components::paths::Paths;
+use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
+use crate::components::trace::TracePanel;
+use crate::components::transport::Transport;
 use crate::controller::{Controller, FlowForm, ViewModel};
 
-/// The sandbox page.
+/// When a frame stops starting engine slices, ms (a slice takes 1-2 ms, so frames stay near
+/// 8 ms): heavy scenarios (seed 000's 16,384 flows) run
+/// fewer ticks per frame instead of blocking the page.
+const FRAME_BUDGET_MS: f64 = 6.0;
+/// Flows per engine slice: about 1-2 ms of work in the release wasm.
+const FLOWS_PER_SLICE: u32 = 1024;
+/// Animation timer period, ms.
+const FRAME_PERIOD_MS: u32 = 33;
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// A `?name=` parameter of the page's URL.
+fn url_param(name: &str) -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
+}
+
+/// The `#s=` permalink of the page's URL.
+fn url_state() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    hash.strip_prefix("#s=").map(String::from)
+}
+
+/// This page's URL without query and fragment.
+fn base_url() -> String {
+    web_sys::window().and_then(|w| Some(format!("{}{}", w.location().origin().ok()?, w.location().pathname().ok()?))).unwrap_or_default()
+}
+
+/// Posts `msg` to the parent window, to each allowed origin (the browser delivers it only to
+/// the one the parent really has).
+fn post_to_parent(allow: &[String], msg: &serde_json::Value) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(Some(parent)) = w.parent() else { return };
+    if js_sys::Object::is(&parent, &w) {
+        return; // not embedded
+    }
+    let Ok(data) = js_sys::JSON::parse(&msg.to_string()) else { return };
+    for origin in allow {
+        let _ = parent.post_message(&data, origin);
+    }
+}
+
+/// Rewrites `?lesson=` without reloading (history.replaceState).
+fn set_url_lesson(id: &str) {
+    let Some(w) = web_sys::window() else { return };
+    let path = w.location().pathname().unwrap_or_default();
+    if let Ok(h) = w.history() {
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?lesson={id}")));
+    }
+}
+
+/// Records a frame's engine time for the e2e test's p50/p95 (window.steerlabFrameMs).
+fn record_frame_ms(ms: f64) {
+    let Some(w) = web_sys::window() else { return };
+    let key = wasm_bindgen::JsValue::from_str("steerlabFrameMs");
+    let arr = js_sys::Reflect::get(&w, &key).ok().and_then(|v| v.dyn_into::<js_sys::Array>().ok()).unwrap_or_else(|| {
+        let a = js_sys::Array::new();
+        let _ = js_sys::Reflect::set(&w, &key, &a);
+        a
+    });
+    if arr.length() < 10_000 {
+        arr.push(&ms.into());
+    }
+}
+
+/// The controller the page opens with, and an error when the URL asked for something invalid.
+fn initial() -> (Controller, Option<String>) {
+    if let Some(link) = url_state() {
+        return match Controller::from_permalink(&link) {
+            Ok(c) => (c, None),
+            Err(e) => (Controller::new_default(), Some(e)),
+        };
+    }
+    match url_param("lesson") {
+        Some(id) => match Controller::for_lesson(&id) {
+            Ok(c) => (c, None),
+            Err(e) => (Controller::new_default(), Some(format!("?lesson={id}: {e}; opened the default lesson"))),
+        },
+        None => (Controller::new_default(), None),
+    }
+}
+
+/// The page: the sandbox, or in embed mode with `?start=click` a light placeholder until the
+/// learner starts it (a page with many embeds stays light).
 #[component]
 pub fn App() -> Html {
-    let controller = use_mut_ref(Controller::new_default);
-    let view = use_state(|| controller.borrow().view());
-    let error = use_state(|| None::<String>);
+    let embed = url_param("embed").as_deref() == Some("1");
+    let click = url_param("start").as_deref() == Some("click");
+    let started = use_state(|| !click);
+    if !*started {
+        let start = {
+            let started = started.clone();
+            Callback::from(move |_| started.set(true))
+        };
+        return html! {
+            <main class={classes!("sandbox", embed.then_some("embed"))}>
+                <button class="start" data-testid="embed-start" onclick={start}>{ "▶ Start the steerlab sandbox" }</button>
+            </main>
+        };
+    }
+    if url_param("view").as_deref() == Some("compare") {
+        let lesson = url_param("lesson").unwrap_or_else(|| crate::controller::DEFAULT_LESSON.to_string());
+        return html! { <crate::components::compare::Compare {lesson} /> };
+    }
+    html! { <Sandbox {embed} /> }
+}
 
-    // One timer drives the animation; dropping it (on unmount) stops it.
+/// Properties of [`Sandbox`].
+#[derive(Properties, PartialEq)]
+pub struct SandboxProps {
+    /// Embed mode: no page chrome, compact, an "open full sandbox" link.
+    pub embed: bool,
+}
+
+/// The sandbox itself.
+#[component]
+pub fn Sandbox(props: &SandboxProps) -> Html {
+    let url_error = use_mut_ref(|| None::<String>);
+    let controller = {
+        let url_error = url_error.clone();
+        use_mut_ref(move || {
+            let (c, e) = initial();
+            *url_error.borrow_mut() = e;
+            c
+        })
+    };
+    let view = use_state(|| controller.borrow().view());
+    let error = use_state(|| url_error.borrow().clone());
+    let allow = use_memo((), |_| crate::embed::parse_allow_list(url_param("origin").as_deref()));
+
+    // The host page API: validated messages from allowed origins only.
+    {
+        let (controller, view, error, allow) = (controller.clone(), view.clone(), error.clone(), allow.clone());
+        use_effect_with((), move |_| {
+            post_to_parent(&allow, &serde_json::json!({"type": "steerlab:ready", "lesson": controller.borrow().scenario().id}));
+            let window = web_sys::window().expect("a window");
+            let listener = gloo::events::EventListener::new(&window, "message", move |e| {
+                let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else { return };
+                if !crate::embed::allowed(&allow, &e.origin()) {
+                    return; // not an allowed host page: ignored, never answered
+                }
+                let data: serde_json::Value = js_sys::JSON::stringify(&e.data())
+                    .ok()
+                    .and_then(|s| s.as_string())
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or(serde_json::Value::Null);
+                let reply = |msg: serde_json::Value| post_to_parent(&allow, &msg);
+                match crate::embed::parse_message(&data) {
+                    Err(m) => reply(crate::embed::error_event(&m)),
+                    Ok(msg) => {
+                        use crate::embed::HostMessage as M;
+                        let mut c = controller.borrow_mut();
+                        match msg {
+                            M::Command(line) => match c.command(&line) {
+                                Ok(out) => reply(crate::embed::event("command", serde_json::json!({"command": line, "output": out}))),
+                                Err(err) => reply(crate::embed::error_event(&format!("{line}: {err}"))),
+                            },
+                            M::Load(text) => match steerlab_scenario::parse(&text, &[]) {
+                                Ok(sc) => match Controller::for_scenario(sc, steerlab_scenario::permalink::Source::Scenario(text)) {
+                                    Ok(n) => {
+                                        *c = n;
+                                        error.set(None);
+                                        reply(crate::embed::event("loaded", serde_json::json!({"lesson": c.scenario().id})));
+                                    }
+                                    Err(err) => reply(crate::embed::error_event(&err)),
+                                },
+                                Err(err) => reply(crate::embed::error_event(&err.to_string())),
+                            },
+                            M::GetState => {}
+                            M::Play => c.set_playing(true),
+                            M::Pause => c.set_playing(false),
+                            M::Step => c.step(),
+                        }
+                        let v = c.view();
+                        reply(crate::embed::state(&v.lesson.id, &v.sim_time, &v.digest, v.lesson.goal_met, &v.permalink, &v.report.0));
+                        drop(c);
+                        view.set(controller.borrow().view());
+                    }
+                }
+            });
+            move || drop(listener)
+        });
+    }
+
+    // One timer drives the animation; dropping it (on unmount) stops it. It also reports the
+    // page's height and the goal to an embedding page.
     {
         let controller = controller.clone();
         let view = view.clone();
+        let allow = allow.clone();
         use_effect_with((), move |_| {
-            let interval = Interval::new(50, move || {
-                controller.borrow_mut().frame();
-                view.set(controller.borrow().view());
+            let mut frame = 0u64;
+            let mut last_height = 0;
+            let mut goal_sent = false;
+            let interval = Interval::new(FRAME_PERIOD_MS, move || {
+                frame += 1;
+                let t0 = now_ms();
+                let wanted = controller.borrow().wanted_ticks(frame);
+                let mut ran = 0u64;
+                // Ticks are run in slices of flows so that no frame blocks for long, however
+                // many flows the scenario has.
+                while ran < wanted && now_ms() - t0 < FRAME_BUDGET_MS {
+                    if controller.borrow_mut().step_part(FLOWS_PER_SLICE) {
+                        ran += 1;
+                    } else if !controller.borrow().sim().in_tick() {
+                        break; // the scenario's end
+                    }
+                }
+                if ran > 0 {
+                    record_frame_ms(now_ms() - t0);
+                    let v = controller.borrow().view();
+                    if v.lesson.goal_met == Some(true) && !goal_sent {
+                        goal_sent = true;
+                        post_to_parent(&allow, &crate::embed::event("goal-met", serde_json::json!({"lesson": v.lesson.id})));
+                    }
+                    view.set(v);
+                }
+                if !allow.is_empty() && frame % 15 == 0 {
+                    let h = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()).map_or(0, |e| e.scroll_height());
+                    if h != last_height {
+                        last_height = h;
+                        post_to_parent(&allow, &serde_json::json!({"type": "steerlab:resize", "height": h}));
+                    }
+                }
             });
             move || drop(interval)
         });
     }
 
     let refresh = |c: &Rc<RefCell<Controller>>, v: &UseStateHandle<ViewModel>| v.set(c.borrow().view());
+    // A callback that runs `f` on the controller, shows its error, and refreshes the view.
+    let act = |f: Rc<dyn Fn(&mut Controller) -> Result<(), String>>| {
+        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
+        move || {
+            let result = f(&mut controller.borrow_mut());
+            error.set(result.err());
+            refresh(&controller, &view);
+        }
+    };
     let on_add = {
         let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
         Callback::from(move |form: FlowForm| {
@@ -40,55 +270,195 @@ pub fn App() -> Html {
             refresh(&controller, &view);
         })
     };
+    let on_random = {
+        let run = act(Rc::new(|c| c.add_random_flows(16)));
+        Callback::from(move |_: MouseEvent| run())
+    };
     let on_play = {
         let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |_| {
-            controller.borrow_mut().set_playing(true);
-            refresh(&controller, &view);
-        })
-    };
-    let on_pause = {
-        let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |_| {
-            controller.borrow_mut().set_playing(false);
+        Callback::from(move |playing: bool| {
+            controller.borrow_mut().set_playing(playing);
             refresh(&controller, &view);
         })
     };
     let on_step = {
+        let run = act(Rc::new(|c| {
+            c.step();
+            Ok(())
+        }));
+        Callback::from(move |()| run())
+    };
+    let on_speed = {
         let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |_| {
-            controller.borrow_mut().step();
+        Callback::from(move |s: usize| {
+            controller.borrow_mut().set_speed(s);
+            refresh(&controller, &view);
+        })
+    };
+    let on_reset = {
+        let run = act(Rc::new(|c| {
+            c.reset();
+            Ok(())
+        }));
+        Callback::from(move |()| run())
+    };
+    let on_migrate = {
+        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
+        Callback::from(move |(tid, cpu): (u32, u16)| {
+            let result = controller.borrow_mut().migrate(tid, cpu);
+            error.set(result.err());
+            refresh(&controller, &view);
+        })
+    };
+    let on_driver = {
+        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
+        Callback::from(move |d: String| {
+            let result = controller.borrow_mut().set_driver(&d);
+            error.set(result.err());
+            refresh(&controller, &view);
+        })
+    };
+    let on_command = {
+        let (controller, view) = (controller.clone(), view.clone());
+        Callback::from(move |line: String| {
+            // Errors of typed commands are shown in the console itself, in the tool's words.
+            let _ = controller.borrow_mut().command(&line);
+            refresh(&controller, &view);
+        })
+    };
+    let on_lesson = {
+        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
+        Callback::from(move |id: String| match Controller::for_lesson(&id) {
+            Ok(c) => {
+                *controller.borrow_mut() = c;
+                set_url_lesson(&id);
+                error.set(None);
+                refresh(&controller, &view);
+            }
+            Err(e) => error.set(Some(e)),
+        })
+    };
+    let on_back = {
+        let run = act(Rc::new(|c| {
+            c.step_back();
+            Ok(())
+        }));
+        Callback::from(move |_: MouseEvent| run())
+    };
+    let on_seek = {
+        let (controller, view) = (controller.clone(), view.clone());
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Ok(ms) = el.value().parse::<u64>() {
+                controller.borrow_mut().seek(steerlab_engine::Nanos::from_ms(ms));
+                refresh(&controller, &view);
+            }
+        })
+    };
+    let on_share = {
+        let view = view.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(w) = web_sys::window() else { return };
+            let _ = w.location().set_hash(&format!("s={}", view.permalink));
+            let url = format!("{}#s={}", base_url(), view.permalink);
+            let _ = w.navigator().clipboard().write_text(&url);
+        })
+    };
+    let on_trace = {
+        let (controller, view) = (controller.clone(), view.clone());
+        Callback::from(move |f: u32| {
+            controller.borrow_mut().trace(f);
+            refresh(&controller, &view);
+        })
+    };
+    let on_next = {
+        let (controller, view) = (controller.clone(), view.clone());
+        Callback::from(move |()| {
+            controller.borrow_mut().next_step();
             refresh(&controller, &view);
         })
     };
 
-    let packets: Vec<u64> = view.queues.iter().map(|q| q.packets).collect();
+    let v = &*view;
+    let rxq = ChartData::Bars {
+        title: "packets per RX queue",
+        x: "RX queue",
+        y: "packets",
+        values: v.queues.iter().map(|q| q.packets).collect(),
+        warn: v.queues.iter().map(|q| q.drops > 0).collect(),
+    };
+    let cpu = ChartData::Bars {
+        title: "softirq load per CPU (‰ of the last 100 ms)",
+        x: "CPU",
+        y: "softirq ‰",
+        values: v.cpus.iter().map(|c| u64::from(c.softirq_permille)).collect(),
+        warn: v.cpus.iter().map(|c| c.softirq_permille > 800).collect(),
+    };
+    let arfs = ChartData::Lines { title: "aRFS driver calls per second", y: "per second", series: v.arfs_series.clone() };
+    let locality = ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone() };
+    let typed = controller.borrow().typed().to_vec();
+    let ncpus = v.cpus.len() as u16;
+    let share = format!("{}#s={}", base_url(), v.permalink);
+    let full = format!("{}#s={}", base_url(), v.permalink);
+    let duration_ms = controller.borrow().scenario().sim.duration_ms;
+    let embed = props.embed;
     html! {
-        <main class="sandbox">
+        <main class={classes!("sandbox", embed.then_some("embed"))}>
             <header class="topbar">
-                <h1>{ "steerlab" }</h1>
-                <nav class="transport" aria-label="transport">
-                    <button data-testid="play" onclick={on_play} disabled={view.playing}>{ "▶ Play" }</button>
-                    <button data-testid="pause" onclick={on_pause} disabled={!view.playing}>{ "❚❚ Pause" }</button>
-                    <button data-testid="step" onclick={on_step}>{ "Step" }</button>
-                    <span class="sim-time" aria-label="simulated time">
-                        { "t = " }<span data-testid="sim-time">{ &view.sim_time }</span>
-                    </span>
-                </nav>
+                if embed {
+                    <a class="open-full" data-testid="open-full" href={full} target="_blank" rel="noopener">{ "Open full sandbox ↗" }</a>
+                } else {
+                    <h1>{ "steerlab" }</h1>
+                }
+                <Transport playing={v.playing} speed={v.speed} sim_time={v.sim_time.clone()} progress={v.progress_permille}
+                    {on_play} {on_step} {on_speed} {on_reset} />
+                <Settings driver={v.driver.to_string()} {on_driver} />
+                <span class="timeline">
+                    <button data-testid="step-back" onclick={on_back} aria-label="step back in time">{ "⏮ Back" }</button>
+                    <input type="range" data-testid="timeline" min="0" max={duration_ms.to_string()} step="100"
+                        value={(v.now_ns / 1_000_000).to_string()} onchange={on_seek} aria-label="simulated time: drag to go back or forward" />
+                </span>
+                <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ "🔗 Share" }</a>
             </header>
             if let Some(message) = &*error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
             }
-            <section class="panel">
-                <h2>{ "RX queues" }</h2>
-                <p>{ "Flows: " }<span data-testid="flow-count">{ view.flow_count }</span></p>
-                <Queues queues={view.queues.clone()} />
-                <RxChart {packets} />
+            <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson} {on_next} />
+            <section class="panel wide" aria-label="host">
+                <h2>{ "Host: RX queues and CPUs" }</h2>
+                <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
+                <Paths paths={v.paths.clone()} queues={v.queues.len() as u16} cpus={ncpus} />
+                <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
+                <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} />
             </section>
+            <section class="panel" aria-label="charts">
+                <Chart testid="chart-rxq" label="bar chart of packets per RX queue" data={rxq} />
+                <Chart testid="chart-locality" label="local and remote packets per second" data={locality} />
+            </section>
+            <section class="panel" aria-label="CPU and aRFS charts">
+                <Chart testid="chart-cpu" label="bar chart of softirq load per CPU" data={cpu} />
+                <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second" data={arfs} />
+            </section>
+            <Console lines={v.console.clone()} {typed} {on_command} />
             <section class="panel">
-                <h2>{ "Add a flow" }</h2>
+                <h2>{ "Add flows" }</h2>
                 <AddFlow on_submit={on_add} />
+                <button data-testid="add-random-flows" onclick={on_random}>{ "Add 16 random flows" }</button>
             </section>
+            <section class="panel">
+                <h2>{ "Trace a flow" }</h2>
+                <TracePanel flows={v.flow_labels.clone()} selected={v.traced} trace={v.trace.clone()} rss_key={v.rss_key.clone()} on_select={on_trace} />
+            </section>
+            <section class="panel">
+                <h2>{ "aRFS filters" }</h2>
+                <ArfsTable rows={v.filters.clone()} total={v.filters_total} />
+            </section>
+            <section class="panel">
+                <h2>{ "Where the time goes" }</h2>
+                <Ledger report={v.report.clone()} />
+                <TcCounters report={v.report.clone()} />
+            </section>
+            <footer class="footer">{ "trace digest " }<code data-testid="digest">{ &v.digest }</code></footer>
         </main>
     }
 }

@@ -2,5 +2,13 @@
 
 pub mod add_flow;
 pub mod app;
-pub mod queues;
-pub mod rx_chart;
+pub mod chart;
+pub mod compare;
+pub mod console;
+pub mod host;
+pub mod lesson;
+pub mod migrate;
+pub mod panels;
+pub mod paths;
+pub mod trace;
+pub mod transport;

@@ -1,0 +1,215 @@
+//! steerlab's own commands: what a real host has no tool for, because on a real host it is
+//! the workload or the hardware (flows, threads, the driver model, the kernel generation), plus
+//! `xdp strategy` (seed 004's kfunc call strategies) and `help`.
+//!
+//! These follow no real tool, so their output is a plain `key value` style; they still refuse
+//! bad values before touching the engine and end errors with a `hint:` line.
+
+use core::net::IpAddr;
+
+use steerlab_engine::rps::NO_CPU;
+use steerlab_engine::xdp::{Strategy, PROGRAMS};
+use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, Kernel, Nanos, Proto, RecordPolicy, Sim, ThreadSpec};
+
+use crate::{hinted, parse_named, COMMANDS, DEVICE};
+
+/// The accepted forms of `flow`.
+pub(crate) const FLOW_FORMS: &str = "flow add [tcp|udp] SRC[:SPORT] DST[:DPORT] [rate PPS] [bytes N] [readers TID,...]\n\
+flow list\n\
+(IPv6 endpoints as [ADDR]:PORT; a missing port is 0; rate defaults to 1000, bytes to 1500)";
+
+/// The accepted forms of `thread`.
+pub(crate) const THREAD_FORMS: &str = "thread add CPU [cpuset CPULIST] [migrate MS]\n\
+thread migrate TID CPU\n\
+thread list";
+
+/// The accepted forms of `xdp`.
+pub(crate) const XDP_FORMS: &str = "xdp strategy call|query|inline   (reloads the attached program)\n\
+xdp programs   (the programs ip link set dev DEV xdp obj PROGRAM can load)";
+
+/// Runs one of steerlab's own commands.
+pub(crate) fn run(sim: &mut Sim, cmd: &str, args: &[&str]) -> Result<String, String> {
+    match cmd {
+        "flow" => flow(sim, args),
+        "thread" => thread(sim, args),
+        "xdp" => xdp(sim, args),
+        "nic" => match args {
+            ["driver", name] => {
+                sim.set_driver(parse_named::<Driver>("nic driver", name).map_err(|e| usage(e, "nic"))?);
+                Ok(String::new())
+            }
+            _ => Err(usage("nic: bad arguments", "nic")),
+        },
+        "kernel" => match args {
+            [v] => {
+                sim.set_kernel(parse_named::<Kernel>("kernel", v).map_err(|e| usage(e, "kernel"))?);
+                Ok(String::new())
+            }
+            _ => Err(usage("kernel: bad arguments", "kernel")),
+        },
+        _ => match args {
+            ["record", v] => {
+                sim.set_record(parse_named::<RecordPolicy>("rfs record", v).map_err(|e| usage(e, "rfs"))?);
+                Ok(String::new())
+            }
+            _ => Err(usage("rfs: bad arguments", "rfs")),
+        },
+    }
+}
+
+/// `message`, then the forms of `cmd` as the hint.
+fn usage(message: impl core::fmt::Display, cmd: &str) -> String {
+    hinted(message, &forms(cmd).unwrap_or_default())
+}
+
+fn forms(cmd: &str) -> Option<String> {
+    COMMANDS.iter().find(|(c, _)| *c == cmd).map(|(_, f)| f.to_string())
+}
+
+/// `help [COMMAND]`.
+pub(crate) fn help(args: &[&str]) -> Result<String, String> {
+    match args {
+        [] => {
+            let mut out = String::from("Commands: the real tools with their real syntax, and steerlab's own xdp, flow, thread, nic, kernel, rfs:\n");
+            for (c, f) in COMMANDS {
+                let mut lines = f.lines();
+                out += &format!("  {c:<8} {}\n", lines.next().unwrap_or(""));
+                lines.for_each(|l| out += &format!("           {l}\n"));
+            }
+            out += &format!("The NIC is {DEVICE}. help COMMAND shows one command's forms.\n");
+            Ok(out)
+        }
+        [c] => forms(c).map(|f| format!("{f}\n")).ok_or_else(|| hinted(format!("help: no help topics match `{c}'"), "help lists the commands")),
+        _ => Err(hinted("help: too many arguments", "help [COMMAND]")),
+    }
+}
+
+// ------------------------------------------------------------------------------ flows
+
+/// `ADDR:PORT`, `ADDR`, `[ADDR6]:PORT` or a bare IPv6 address.
+fn endpoint(text: &str) -> Option<(IpAddr, u16)> {
+    if let Some(rest) = text.strip_prefix('[') {
+        let (addr, tail) = rest.split_once(']')?;
+        let port = match tail {
+            "" => 0,
+            t => t.strip_prefix(':')?.parse().ok()?,
+        };
+        return Some((IpAddr::V6(addr.parse().ok()?), port));
+    }
+    if let Ok(a) = text.parse::<IpAddr>() {
+        return Some((a, 0));
+    }
+    let (addr, port) = text.rsplit_once(':')?;
+    Some((IpAddr::V4(addr.parse().ok()?), port.parse().ok()?))
+}
+
+fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
+    let bad = |why: String| usage(why, "flow");
+    match args {
+        ["list"] => Ok(flow_list(sim)),
+        ["add", rest @ ..] => {
+            let (proto, rest) = match rest {
+                ["tcp", r @ ..] => (Proto::Tcp, r),
+                ["udp", r @ ..] => (Proto::Udp, r),
+                r => (Proto::Tcp, r),
+            };
+            let [src, dst, opts @ ..] = rest else { return Err(bad("flow add: needs a source and a destination".into())) };
+            let (s, sport) = endpoint(src).ok_or_else(|| bad(format!("flow add: {src:?} is not ADDR[:PORT]")))?;
+            let (d, dport) = endpoint(dst).ok_or_else(|| bad(format!("flow add: {dst:?} is not ADDR[:PORT]")))?;
+            let key = FlowKey::new(s, d, sport, dport, proto).map_err(|e| bad(format!("flow add: {e}")))?;
+            let mut spec = FlowSpec { key, rate_pps: 1000, bytes: 1500, readers: Vec::new(), tx: None };
+            for pair in opts.chunks(2) {
+                let [name, value] = pair else { return Err(bad(format!("flow add: {} needs a value", pair[0]))) };
+                let num = |what: &str| value.parse::<u64>().map_err(|_| bad(format!("flow add: {what} {value:?} is not a number")));
+                match *name {
+                    "rate" => spec.rate_pps = num("rate")?,
+                    "bytes" => spec.bytes = u32::try_from(num("bytes")?).unwrap_or(u32::MAX),
+                    "readers" => {
+                        spec.readers = value
+                            .split(',')
+                            .map(|t| t.parse::<u32>().ok())
+                            .collect::<Option<Vec<u32>>>()
+                            .ok_or_else(|| bad(format!("flow add: readers {value:?} is not a list of thread ids")))?;
+                    }
+                    other => return Err(bad(format!("flow add: unknown option {other:?}"))),
+                }
+            }
+            let id = sim.add_flow(spec).map_err(|e| bad(format!("flow add: {e}")))?;
+            let q = sim.flow_queue_now(id).map_or(String::from("-"), |q| q.to_string());
+            Ok(format!("flow {id}: {key} rx-{q}\n"))
+        }
+        _ => Err(bad("flow: bad arguments".into())),
+    }
+}
+
+fn flow_list(sim: &Sim) -> String {
+    let mut out = String::new();
+    for f in 0..sim.flow_count() {
+        let (Some(key), Some(v)) = (sim.flow_key(f), sim.flow_view(f)) else { continue };
+        let reader = if v.reader_cpu == NO_CPU { "-".to_string() } else { v.reader_cpu.to_string() };
+        out += &format!("flow {f}: {key} hash 0x{:08x} rx-{} cpu {} reader-cpu {reader}\n", v.hash, v.queue, v.cpu);
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------ threads
+
+fn thread(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
+    let bad = |why: String| usage(why, "thread");
+    let cpu_of = |t: &str| t.parse::<u16>().map_err(|_| bad(format!("thread: CPU {t:?} is not a number")));
+    match args {
+        ["list"] => Ok((0..sim.thread_count())
+            .filter_map(|t| sim.thread(t).map(|(cpu, set)| format!("thread {t}: cpu {cpu} cpuset {}\n", set.to_list())))
+            .collect()),
+        ["migrate", tid, cpu] => {
+            let tid = tid.parse::<u32>().map_err(|_| bad(format!("thread migrate: TID {tid:?} is not a number")))?;
+            let cpu = cpu_of(cpu)?;
+            sim.migrate_thread(tid, cpu).map_err(|e| bad(format!("thread migrate: {e}")))?;
+            Ok(String::new())
+        }
+        ["add", cpu, opts @ ..] => {
+            let mut spec = ThreadSpec { cpu: cpu_of(cpu)?, allowed: CpuSet::EMPTY, migrate_every: Nanos::ZERO };
+            for pair in opts.chunks(2) {
+                let [name, value] = pair else { return Err(bad(format!("thread add: {} needs a value", pair[0]))) };
+                match *name {
+                    "cpuset" => spec.allowed = CpuSet::parse_list(value).map_err(|e| bad(format!("thread add: cpuset {e}")))?,
+                    "migrate" => {
+                        let ms = value.parse::<u64>().map_err(|_| bad(format!("thread add: migrate {value:?} is not a number of ms")))?;
+                        spec.migrate_every = Nanos(ms.saturating_mul(1_000_000));
+                    }
+                    other => return Err(bad(format!("thread add: unknown option {other:?}"))),
+                }
+            }
+            let cpu = spec.cpu;
+            let tid = sim.add_thread(spec).map_err(|e| bad(format!("thread add: {e}")))?;
+            Ok(format!("thread {tid}: cpu {cpu}\n"))
+        }
+        _ => Err(bad("thread: bad arguments".into())),
+    }
+}
+
+// ------------------------------------------------------------------------------ XDP
+
+fn xdp(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
+    match args {
+        ["programs"] => {
+            let loaded = sim.xdp().map(|p| p.name.clone());
+            Ok(PROGRAMS
+                .iter()
+                .map(|(name, calls, action, what)| {
+                    let mark = if loaded.as_deref() == Some(*name) { '*' } else { ' ' };
+                    format!("{mark} {name:<15} {calls} kfunc calls, then {action}: {what}\n")
+                })
+                .collect())
+        }
+        ["strategy", s] => {
+            let strategy = parse_named::<Strategy>("xdp strategy", s).map_err(|e| usage(e, "xdp"))?;
+            let Some(p) = sim.xdp().cloned() else {
+                return Err(hinted("xdp: no XDP program is attached", &format!("ip link set dev {DEVICE} xdp obj PROGRAM first")));
+            };
+            sim.set_xdp(Some(steerlab_engine::xdp::XdpProgram { strategy, ..p }));
+            Ok(String::new())
+        }
+        _ => Err(usage("xdp: bad arguments", "xdp")),
+    }
+}

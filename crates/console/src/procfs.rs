@@ -1,0 +1,82 @@
+//! `cat /proc/net/softnet_stat` and `cat /proc/interrupts`, in the kernel's layout.
+//!
+//! `/proc/net/softnet_stat` follows net/core/net-procfs.c `softnet_seq_show` as of v6.12 (the
+//! same through v6.18, checked in both trees): one row per online CPU of fifteen `%08x`
+//! columns, `processed`, `dropped`, `time_squeeze`, `0`, four `0`s (was fastroute), `0` (was
+//! `cpu_collision`), `received_rps`, `flow_limit_count`, the backlog length
+//! (`input_qlen + process_qlen`), the CPU index, `input_qlen`, `process_qlen`. The values are
+//! `unsigned int` in the kernel and wrap likewise. The sandbox does not model `time_squeeze`
+//! or flow limits (0), and backlogs are empty between ticks (the queue lengths are 0).
+//!
+//! `/proc/interrupts` follows kernel/irq/proc.c `show_interrupts`: a header of `CPU%-8d` after
+//! `prec + 8` spaces, then per IRQ `%*d:` (`prec` = 3 below 1000 IRQs), `" %10u"` per CPU, a
+//! space, the chip name as `" %8s"`, the hwirq as `" %*lu"`, `-%-8s` of the flow handler name
+//! and `"  %s"` of the action name. Only the NIC's queue vectors are listed (the sandbox has no
+//! other devices): MSI-X vector `q + 1` of PCI function 0000:3b:00.0 (vector 0 is the driver's
+//! misc/control vector), IRQ number `130 + q`, named as the driver names them (ice:
+//! `ice-eth0-TxRx-N`, mlx5: `mlx5_compN@pci:...`, ixgbe and generic: `eth0-TxRx-N`). Each
+//! vector's count is on its IRQ CPU and is the queue's received packets: the sandbox has no
+//! interrupt moderation, so read it as one interrupt per packet.
+
+use core::fmt::Write;
+
+use steerlab_engine::{Driver, Sim};
+
+use crate::DEVICE;
+
+/// First IRQ number of the NIC's queue vectors.
+const IRQ_BASE: u32 = 130;
+/// Width of the IRQ column (`prec` for fewer than 1000 IRQs: 130 + 512 queues stays below).
+const PREC: usize = 3;
+/// The NIC's PCI function.
+const PCI: &str = "0000:3b:00.0";
+
+/// `cat /proc/net/softnet_stat` or `cat /proc/interrupts`.
+pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
+    match path {
+        "/proc/net/softnet_stat" => Ok(softnet_stat(sim)),
+        "/proc/interrupts" => Ok(interrupts(sim)),
+        _ => Err(format!("cat: {path}: No such file or directory")),
+    }
+}
+
+fn softnet_stat(sim: &Sim) -> String {
+    let snap = sim.snapshot();
+    let mut out = String::new();
+    for (cpu, s) in snap.cpus.iter().enumerate() {
+        let cols: [u64; 15] = [s.packets, s.dropped, 0, 0, 0, 0, 0, 0, 0, s.received_rps, 0, 0, cpu as u64, 0, 0];
+        let row: Vec<String> = cols.iter().map(|&v| format!("{:08x}", v as u32)).collect();
+        let _ = writeln!(out, "{}", row.join(" "));
+    }
+    out
+}
+
+/// The driver's name for queue `q`'s vector (`request_irq`'s name).
+fn vector_name(driver: Driver, q: usize) -> String {
+    match driver {
+        Driver::Ice | Driver::IceHashMatch => format!("ice-{DEVICE}-TxRx-{q}"),
+        Driver::Mlx5 => format!("mlx5_comp{q}@pci:{PCI}"),
+        _ => format!("{DEVICE}-TxRx-{q}"),
+    }
+}
+
+fn interrupts(sim: &Sim) -> String {
+    let snap = sim.snapshot();
+    let ncpus = usize::from(sim.config().cpus);
+    let mut out = format!("{:w$}", "", w = PREC + 8);
+    for c in 0..ncpus {
+        let _ = write!(out, "CPU{c:<8}");
+    }
+    out.push('\n');
+    for (q, stats) in snap.queues.iter().enumerate() {
+        let irq_cpu = sim.irq_cpu(q as u16).map_or(0, usize::from);
+        let _ = write!(out, "{:>PREC$}:", IRQ_BASE as usize + q);
+        for c in 0..ncpus {
+            let n = if c == irq_cpu { stats.packets } else { 0 };
+            let _ = write!(out, " {n:>10}");
+        }
+        let chip = format!("IR-PCI-MSIX-{PCI}");
+        let _ = writeln!(out, "  {chip:>8} {:>PREC$}-{:<8}  {}", q + 1, "edge", vector_name(sim.config().driver, q));
+    }
+    out
+}

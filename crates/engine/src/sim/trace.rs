@@ -1,0 +1,135 @@
+//! A flow's whole path as the engine would take it now, explained step by step: the tuple
+//! bytes hashed, the Toeplitz hash, the indirection-table index, the NIC's queue choice and why,
+//! the IRQ CPU, the XDP verdict and cost, tc, the RPS/RFS decision and why, the reader's CPU.
+//! Read only: computing a trace changes nothing.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::Sim;
+use crate::rps::{reciprocal_scale, rfs_slot};
+use crate::rss::hash_input;
+use crate::tc::SwResult;
+
+/// One flow's path, for the page's trace panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowTrace {
+    /// The tuple as `proto src:sport -> dst:dport`.
+    pub tuple: String,
+    /// The bytes the NIC hashes (kernel-semantics §1.2 order).
+    pub hash_input: Vec<u8>,
+    /// Which fields (`sdfn` letters of `ethtool -N rx-flow-hash`).
+    pub fields: String,
+    /// The Toeplitz hash.
+    pub hash: u32,
+    /// `hash & (table size - 1)`.
+    pub reta_index: u32,
+    /// The table's queue at that index.
+    pub reta_queue: u16,
+    /// The queue the NIC picks now.
+    pub queue: u16,
+    /// Why that queue (ntuple rule, aRFS filter, ATR filter, RSS).
+    pub queue_why: String,
+    /// CPU of the queue's IRQ (where the driver's poll runs).
+    pub irq_cpu: u16,
+    /// XDP verdict and per-packet cost, if a program is loaded.
+    pub xdp: Option<String>,
+    /// tc ingress result, if a block exists.
+    pub tc: Option<String>,
+    /// The CPU whose backlog gets the packet (`None`: processed on the IRQ CPU).
+    pub rps_cpu: Option<u16>,
+    /// Why (get_rps_cpu's branch).
+    pub rps_why: String,
+    /// The reading thread's CPU, if the socket has a reader.
+    pub reader_cpu: Option<u16>,
+}
+
+impl Sim {
+    /// The path of flow `f` now (`None` if no such flow).
+    pub fn trace_flow(&self, f: u32) -> Option<FlowTrace> {
+        let fl = self.flows.get(f as usize)?;
+        let fi = f as usize;
+        let fields = self.hash_fields[fl.key.flow_type().index()];
+        let (input, len) = hash_input(&fl.key, fields);
+        let letters: String = [(fields.src_ip, 's'), (fields.dst_ip, 'd'), (fields.src_port, 'f'), (fields.dst_port, 'n')]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, c)| *c)
+            .collect();
+        let queue = self.rx_queue(fi);
+        let queue_why = if let Some(q) = fl.ntuple_queue {
+            format!("an ntuple rule sends it to rx-{q} (exact filters come before RSS)")
+        } else if let Some(q) = self.arfs.hw_queue(fi) {
+            format!("an aRFS filter programmed by the driver sends it to rx-{q}")
+        } else if let Some(q) = fl.atr_queue {
+            format!("an ixgbe ATR signature filter (sampled from its transmits) sends it to rx-{q}")
+        } else {
+            format!("RSS: indirection table entry {} says rx-{}", self.reta.index(fl.nic_hash), self.reta.queue(fl.nic_hash))
+        };
+        let irq_cpu = self.queues[usize::from(queue)].irq_cpu;
+        let xdp = self.xdp.as_ref().map(|(p, c)| {
+            let ps = self.cfg.costs.driver_rx_ps + c.kfunc_ps;
+            format!("{} ({} strategy): {} kfunc calls, {} not supported, verdict {}, {}.{:02} ns/pkt", p.name, p.strategy, c.calls, c.unsupported, p.action, ps / 1000, ps % 1000 / 10)
+        });
+        let tc = self.tc.as_ref().map(|b| {
+            let c = b.classify(&fl.key);
+            match c.sw {
+                SwResult::DroppedInHw => "dropped in the NIC by an offloaded (in_hw) filter".into(),
+                SwResult::Bypassed { missed: true } => "block bypassed in software (counters say every filter is skip_sw): a software filter that matches was skipped".into(),
+                SwResult::Bypassed { missed: false } => "block bypassed in software; no software filter would match".into(),
+                SwResult::Classified { action: Some(a), walked, .. } => format!("classified in software: {a} after {walked} filters"),
+                SwResult::Classified { action: None, walked, .. } => format!("classified in software: no match after {walked} filters"),
+            }
+        });
+        let reader_cpu = fl.readers.first().and_then(|&r| self.threads.get(r as usize)).map(|t| t.cpu);
+        let (rps_cpu, rps_why) = self.explain_rps(queue, fi);
+        Some(FlowTrace {
+            tuple: format!("{}", fl.key),
+            hash_input: input[..len].to_vec(),
+            fields: letters,
+            hash: fl.nic_hash,
+            reta_index: self.reta.index(fl.nic_hash),
+            reta_queue: self.reta.queue(fl.nic_hash),
+            queue,
+            queue_why,
+            irq_cpu,
+            xdp,
+            tc,
+            rps_cpu,
+            rps_why,
+            reader_cpu,
+        })
+    }
+
+    /// get_rps_cpu's branch for a packet of flow `f` on queue `q`, without its side effects.
+    fn explain_rps(&self, q: u16, f: usize) -> (Option<u16>, String) {
+        let hash = self.flows[f].skb_hash;
+        let rxq = &self.queues[usize::from(q)];
+        if rxq.table.is_none() && rxq.rps_map.is_empty() {
+            return (None, "no RPS map and no RFS table on this queue: processed on the IRQ CPU".into());
+        }
+        if let (Some(ft), Some(sock)) = (&rxq.table, &self.sock) {
+            let ident = sock.ents[sock.index(hash)];
+            if (ident ^ hash) & !self.cpu_mask == 0 {
+                let next = (ident & self.cpu_mask) as u16;
+                let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
+                let cur = ft.flows[slot as usize].cpu;
+                return if cur == next {
+                    (Some(next), format!("RFS: the socket was last read on CPU {next} and flow table slot {slot} already points there"))
+                } else if usize::from(cur) < self.cpus.len() {
+                    (Some(cur), format!("RFS: the reader moved to CPU {next}; slot {slot} still says CPU {cur} until that CPU has processed this flow's queued packets (in-order rule), then set_rps_cpu moves it"))
+                } else {
+                    (Some(next), format!("RFS: slot {slot} unset; set_rps_cpu steers to the reader's CPU {next}"))
+                };
+            }
+            if !rxq.rps_map.is_empty() {
+                let c = rxq.rps_map[reciprocal_scale(hash, rxq.rps_map.len() as u32) as usize];
+                return (Some(c), format!("RFS: rps_sock_flow_table has another flow's entry (or none) for this hash; plain RPS picks CPU {c}"));
+            }
+            return (None, "RFS: no matching rps_sock_flow_table entry and no RPS map: processed on the IRQ CPU".into());
+        }
+        let c = rxq.rps_map[reciprocal_scale(hash, rxq.rps_map.len() as u32) as usize];
+        (Some(c), format!("RPS: the hash's high bits pick CPU {c} of rps_cpus (reciprocal_scale)"))
+    }
+}

@@ -1,0 +1,72 @@
+// Permalinks and embedding: a link restores the exact state; a damaged link falls back;
+// the example page's two embeds keep their own state and one is driven by postMessage.
+import { expect, outPath } from "./harness.mjs";
+
+const text = (page, id) => page.getByTestId(id).textContent();
+
+export const tests = [
+  {
+    name: "a permalink round-trips the exact state (same digest after reload)",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(`${base}?lesson=rss-basics`);
+      await page.getByTestId("console-input").waitFor();
+      await page.getByTestId("console-input").fill("ethtool -X eth0 weight 1 1 2");
+      await page.getByTestId("console-input").press("Enter");
+      await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 0.5);
+      await page.getByTestId("pause").click();
+      const href = await page.getByTestId("share-link").getAttribute("href");
+      const digest = await text(page, "digest");
+      const time = await text(page, "sim-time");
+      expect(href.includes("#s=1."), `versioned permalink: ${href.slice(0, 60)}`);
+      const other = await page.context().newPage();
+      await other.goto(href);
+      await other.getByTestId("digest").waitFor();
+      expect((await text(other, "digest")) === digest, "same digest after reload");
+      expect((await text(other, "sim-time")) === time, "same simulated time");
+      expect((await other.getByTestId("error-banner").count()) === 0, "no error");
+      await other.close();
+    },
+  },
+  {
+    name: "a damaged link shows the error banner and a usable default page",
+    timeoutMs: 30_000,
+    async run(page, base) {
+      await page.goto(`${base}#s=1.this-is-not-a-state`);
+      await page.getByTestId("error-banner").waitFor();
+      expect((await text(page, "error-banner")).includes("damaged"), "says the link is damaged");
+      await page.getByTestId("flow-count").waitFor();
+      const t0 = await text(page, "sim-time");
+      await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent !== t, t0);
+    },
+  },
+  {
+    name: "the example page: two embeds, one driven by buttons, click-to-start, errors answered",
+    timeoutMs: 90_000,
+    async run(page, base) {
+      await page.goto(`${base}embed-example.html`);
+      const rss = page.frameLocator("#rss");
+      const tc = page.frameLocator("#tc");
+      await rss.getByTestId("console-output").waitFor();
+      await rss.getByTestId("open-full").waitFor();
+      expect((await rss.locator("h1").count()) === 0, "no page chrome in embed mode");
+      await tc.getByTestId("embed-start").waitFor();
+      expect((await tc.getByTestId("console-input").count()) === 0, "click-to-start embed stays light");
+      await page.waitForFunction(() => (window.steerlabMessages || []).some((m) => m.from === "rss" && m.data.type === "steerlab:ready"));
+      await page.click("#equal3");
+      await rss.getByTestId("console-output").filter({ hasText: "ethtool -X eth0 equal 3" }).waitFor();
+      await page.waitForFunction(() => (window.steerlabMessages || []).some((m) => m.data.type === "steerlab:event" && m.data.kind === "command"));
+      // The other embed never saw that command: separate state.
+      await tc.getByTestId("embed-start").click();
+      await tc.getByTestId("console-output").waitFor();
+      expect(!(await tc.getByTestId("console-output").textContent()).includes("equal 3"), "embeds do not share state");
+      // A malformed message is answered with an error event, not ignored silently.
+      await page.evaluate(() => document.getElementById("rss").contentWindow.postMessage({ type: "steerlab:nope" }, location.origin));
+      await page.waitForFunction(() => (window.steerlabMessages || []).some((m) => m.data.kind === "error"));
+      await page.click("#state");
+      await page.waitForFunction(() => (window.steerlabMessages || []).some((m) => m.data.type === "steerlab:state" && m.data.digest));
+      await page.waitForFunction(() => (window.steerlabMessages || []).some((m) => m.data.type === "steerlab:resize"));
+      await page.screenshot({ path: await outPath("embed-example.png"), fullPage: true });
+    },
+  },
+];

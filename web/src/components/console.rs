@@ -1,0 +1,100 @@
+//! The console: the commands of a real host, with history (up/down), completion (Tab) and
+//! scrolling output. Every control of the page also appears here as its command.
+
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::controller::ConsoleLine;
+
+/// Properties of [`Console`].
+#[derive(Properties, PartialEq)]
+pub struct ConsoleProps {
+    /// Entries so far.
+    pub lines: Vec<ConsoleLine>,
+    /// Commands typed so far (for recall).
+    pub typed: Vec<String>,
+    /// A command line to run.
+    pub on_command: Callback<String>,
+}
+
+/// The console panel.
+#[component]
+pub fn Console(p: &ConsoleProps) -> Html {
+    let input = use_node_ref();
+    let recall = use_state(|| None::<usize>);
+    let output = use_node_ref();
+    {
+        let output = output.clone();
+        use_effect_with(p.lines.len(), move |_| {
+            if let Some(el) = output.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
+    let onkeydown = {
+        let (input, recall, typed, cb) = (input.clone(), recall.clone(), p.typed.clone(), p.on_command.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            let Some(el) = input.cast::<HtmlInputElement>() else { return };
+            match e.key().as_str() {
+                "Enter" => {
+                    let line = el.value();
+                    el.set_value("");
+                    recall.set(None);
+                    cb.emit(line);
+                }
+                "ArrowUp" | "ArrowDown" if !typed.is_empty() => {
+                    e.prevent_default();
+                    let n = typed.len();
+                    let i = match (*recall, e.key().as_str()) {
+                        (None, "ArrowUp") => Some(n - 1),
+                        (Some(i), "ArrowUp") => Some(i.saturating_sub(1)),
+                        (Some(i), _) if i + 1 < n => Some(i + 1),
+                        _ => None,
+                    };
+                    el.set_value(i.map_or("", |i| typed[i].as_str()));
+                    recall.set(i);
+                }
+                "Tab" => {
+                    e.prevent_default();
+                    let options = steerlab_console::complete(&el.value());
+                    if let [only] = options.as_slice() {
+                        el.set_value(only);
+                    } else if let Some(common) = common_prefix(&options) {
+                        el.set_value(&common);
+                    }
+                }
+                _ => {}
+            }
+        })
+    };
+    html! {
+        <section class="panel console" aria-label="console">
+            <h2>{ "Console" }</h2>
+            <pre class="console-output" data-testid="console-output" ref={output} tabindex="0" aria-live="polite">
+                { for p.lines.iter().map(|l| html! {
+                    <>
+                        <span class="prompt">{ format!("# {}\n", l.command) }</span>
+                        { match &l.output {
+                            Ok(out) if out.is_empty() => html! {},
+                            Ok(out) => html! { <span>{ format!("{}\n", out.trim_end()) }</span> },
+                            Err(e) => html! { <span class="err">{ format!("{}\n", e.trim_end()) }</span> },
+                        } }
+                    </>
+                }) }
+            </pre>
+            <label class="console-line"><span aria-hidden="true">{ "# " }</span>
+                <input data-testid="console-input" ref={input} {onkeydown} spellcheck="false" autocomplete="off"
+                    aria-label="command line (Enter runs, Up/Down recall, Tab completes)" placeholder="help" />
+            </label>
+        </section>
+    }
+}
+
+fn common_prefix(options: &[String]) -> Option<String> {
+    let first = options.first()?;
+    let mut len = first.len();
+    for o in &options[1..] {
+        len = len.min(first.bytes().zip(o.bytes()).take_while(|(a, b)| a == b).count());
+    }
+    (len > 0).then(|| first[..len].to_string())
+}

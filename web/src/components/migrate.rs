@@ -1,0 +1,61 @@
+//! The keyboard way to do what dragging a thread does.
+
+use yew::prelude::*;
+
+use crate::controller::ThreadView;
+
+/// Properties of [`Migrate`].
+#[derive(Properties, PartialEq)]
+pub struct MigrateProps {
+    /// Threads.
+    pub threads: Vec<ThreadView>,
+    /// CPUs of the host.
+    pub cpus: u16,
+    /// Thread and target CPU.
+    pub on_migrate: Callback<(u32, u16)>,
+}
+
+/// Thread select, CPU select, submit.
+#[component]
+pub fn Migrate(p: &MigrateProps) -> Html {
+    let tid = use_state(|| 0u32);
+    let cpu = use_state(|| 0u16);
+    let on_tid = {
+        let tid = tid.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            tid.set(el.value().parse().unwrap_or(0));
+        })
+    };
+    let on_cpu = {
+        let cpu = cpu.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            cpu.set(el.value().parse().unwrap_or(0));
+        })
+    };
+    let submit = {
+        let (tid, cpu, cb) = (tid.clone(), cpu.clone(), p.on_migrate.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            cb.emit((*tid, *cpu));
+        })
+    };
+    html! {
+        <form class="migrate" data-testid="migrate-thread" onsubmit={submit} aria-label="migrate a thread">
+            <label>{ "Thread" }
+                <select data-testid="migrate-thread-select" onchange={on_tid}>
+                    { for p.threads.iter().take(512).map(|t| html! {
+                        <option value={t.id.to_string()} selected={t.id == *tid}>{ format!("T{} (CPU {}, cpuset {})", t.id, t.cpu, t.cpuset) }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ "to CPU" }
+                <select data-testid="migrate-cpu-select" onchange={on_cpu}>
+                    { for (0..p.cpus).map(|c| html! { <option value={c.to_string()} selected={c == *cpu}>{ c }</option> }) }
+                </select>
+            </label>
+            <button type="submit" data-testid="migrate-submit">{ "Migrate" }</button>
+        </form>
+    }
+}

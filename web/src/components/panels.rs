@@ -1,0 +1,165 @@
+//! Side panels: the headline metrics, the driver switch, the aRFS filter table (colliding
+//! entries marked), the cost ledger and the XDP/XPS/tc figures, each with the numbers in the
+//! form the real tools print them.
+
+use yew::prelude::*;
+
+use crate::controller::{driver_names, FilterRow};
+use steerlab_scenario::Report;
+
+/// Properties of [`Metrics`].
+#[derive(Properties, PartialEq)]
+pub struct MetricsProps {
+    /// Local packets.
+    pub local: u64,
+    /// Remote packets.
+    pub remote: u64,
+    /// aRFS updates.
+    pub arfs_update: u64,
+    /// Flows.
+    pub flow_count: u32,
+}
+
+/// The headline numbers, with a bar showing the local share.
+#[component]
+pub fn Metrics(p: &MetricsProps) -> Html {
+    let total = (p.local + p.remote).max(1);
+    let local_pct = p.local * 100 / total;
+    html! {
+        <dl class="metrics">
+            <div><dt>{ "flows" }</dt><dd data-testid="flow-count">{ p.flow_count }</dd></div>
+            <div><dt>{ "local packets" }</dt><dd data-testid="metric-local">{ p.local }</dd></div>
+            <div><dt>{ "remote packets" }</dt><dd data-testid="metric-remote" class={classes!((p.remote > p.local).then_some("warn"))}>{ p.remote }</dd></div>
+            <div><dt>{ "aRFS updates" }</dt><dd data-testid="metric-arfs-update">{ p.arfs_update }</dd></div>
+            <div class="locality" role="img" aria-label={format!("{local_pct}% of packets processed on their reader's CPU")}>
+                <span class="local" style={format!("width:{local_pct}%")}></span>
+            </div>
+        </dl>
+    }
+}
+
+/// Properties of [`Settings`].
+#[derive(Properties, PartialEq)]
+pub struct SettingsProps {
+    /// Current driver name.
+    pub driver: AttrValue,
+    /// A driver was chosen.
+    pub on_driver: Callback<String>,
+}
+
+/// The driver model switch (applied as `nic driver NAME`).
+#[component]
+pub fn Settings(p: &SettingsProps) -> Html {
+    let change = p.on_driver.reform(|e: Event| {
+        let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        el.value()
+    });
+    html! {
+        <label class="setting">{ "Driver model " }
+            <select data-testid="driver-select" onchange={change} aria-label="NIC driver model">
+                { for driver_names().into_iter().map(|d| html! { <option value={d} selected={d == p.driver.as_str()}>{ d }</option> }) }
+            </select>
+        </label>
+    }
+}
+
+/// Properties of [`ArfsTable`].
+#[derive(Properties, PartialEq)]
+pub struct ArfsTableProps {
+    /// Rows shown (colliding first).
+    pub rows: Vec<FilterRow>,
+    /// Live filters in all.
+    pub total: usize,
+}
+
+/// The aRFS filter table; rows whose flow_id is shared carry `data-collision="true"`.
+#[component]
+pub fn ArfsTable(p: &ArfsTableProps) -> Html {
+    html! {
+        <div class="table-wrap">
+            <table data-testid="arfs-table" class="arfs">
+                <caption>{ format!("aRFS filters: {} live (showing {}, colliding flow_ids first)", p.total, p.rows.len()) }</caption>
+                <thead><tr><th>{ "id" }</th><th>{ "flow" }</th><th>{ "flow_id" }</th><th>{ "queue" }</th><th>{ "state" }</th></tr></thead>
+                <tbody>
+                    { for p.rows.iter().map(|r| html! {
+                        <tr data-collision={r.collision.to_string()} class={classes!(r.collision.then_some("collision"))}>
+                            <td>{ r.id }</td><td>{ r.flow }</td><td>{ r.flow_id }</td><td>{ r.queue }</td>
+                            <td>{ if r.pending { "pending" } else { "active" } }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Properties of [`Ledger`].
+#[derive(Properties, PartialEq)]
+pub struct LedgerProps {
+    /// The run report.
+    pub report: Report,
+}
+
+/// Where the CPU time went, per pipeline stage, as bars; plus the XDP, XPS and tc figures.
+#[component]
+pub fn Ledger(p: &LedgerProps) -> Html {
+    let r = &p.report;
+    let stages: Vec<(String, u64)> = r
+        .get("ledger")
+        .and_then(|v| v.as_object())
+        .map(|m| m.iter().filter_map(|(k, v)| Some((k.trim_end_matches("_ns").to_string(), v.as_u64()?))).collect())
+        .unwrap_or_default();
+    let total: u64 = stages.iter().map(|(_, n)| n).sum::<u64>().max(1);
+    let f = |path: &str| r.get(path).map_or("–".to_string(), |v| v.to_string());
+    html! {
+        <div class="ledger">
+            <table data-testid="cost-ledger" class="ledger-table">
+                <caption>{ "CPU time by stage" }</caption>
+                <tbody>
+                    { for stages.iter().filter(|(_, n)| *n > 0).map(|(name, n)| {
+                        let pct = n * 1000 / total;
+                        html! {
+                            <tr><th scope="row">{ name }</th>
+                                <td class="num">{ format!("{:.3} s", *n as f64 / 1e9) }</td>
+                                <td class="barcell"><span class="hbar" style={format!("width:{}%", pct / 10)}></span>{ format!("{}.{}%", pct / 10, pct % 10) }</td></tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+            <dl class="figures">
+                <div><dt>{ "XDP ns/pkt" }</dt><dd data-testid="xdp-ns">{ f("xdp.ns_per_pkt") }</dd></div>
+                <div><dt>{ "XDP Mpps/core" }</dt><dd>{ f("xdp.mpps_per_core") }</dd></div>
+                <div><dt>{ "TX hash picks" }</dt><dd data-testid="xps-hash-picks">{ f("xps.hash_picks") }</dd></div>
+                <div><dt>{ "TX map picks" }</dt><dd>{ f("xps.map_picks") }</dd></div>
+                <div><dt>{ "TX msgs/s" }</dt><dd>{ f("xps.msgs_per_sec") }</dd></div>
+            </dl>
+        </div>
+    }
+}
+
+/// Properties of [`TcCounters`].
+#[derive(Properties, PartialEq)]
+pub struct TcProps {
+    /// The run report.
+    pub report: Report,
+}
+
+/// The tc ingress block's counters and the bypass decision (seed 001).
+#[component]
+pub fn TcCounters(p: &TcProps) -> Html {
+    let r = &p.report;
+    let f = |path: &str| r.get(path).map_or("–".to_string(), |v| v.to_string());
+    let bypass = r.get("tc.bypass_sw").and_then(|v| v.as_bool()).unwrap_or(false);
+    let missed = r.int("tc.sw_missed");
+    html! {
+        <dl data-testid="tc-counters" class={classes!("figures", "tc", (missed > 0).then_some("warn"))}>
+            <div><dt>{ "counting" }</dt><dd>{ f("tc.counting") }</dd></div>
+            <div><dt>{ "filtercnt" }</dt><dd>{ f("tc.filtercnt") }</dd></div>
+            <div><dt>{ "skipswcnt" }</dt><dd>{ f("tc.skipswcnt") }</dd></div>
+            <div><dt>{ "useswcnt" }</dt><dd>{ f("tc.useswcnt") }</dd></div>
+            <div><dt>{ "software bypass" }</dt><dd data-testid="tc-bypass">{ if bypass { "yes: tc_run skips classification" } else { "no: filters run in software" } }</dd></div>
+            <div><dt>{ "classified in software" }</dt><dd>{ f("tc.sw_classified") }</dd></div>
+            <div><dt>{ "missed by the bypass" }</dt><dd data-testid="tc-sw-missed">{ missed }</dd></div>
+        </dl>
+    }
+}

@@ -1,0 +1,58 @@
+//! Play, pause, step, speed, reset, the simulated clock and the run's progress.
+
+use yew::prelude::*;
+
+use crate::controller::SPEEDS;
+
+/// Properties of [`Transport`].
+#[derive(Properties, PartialEq)]
+pub struct TransportProps {
+    /// Time is running.
+    pub playing: bool,
+    /// Index into [`SPEEDS`].
+    pub speed: usize,
+    /// Simulated time text.
+    pub sim_time: AttrValue,
+    /// Progress through the scenario, per mille.
+    pub progress: u32,
+    /// Play (true) or pause (false).
+    pub on_play: Callback<bool>,
+    /// One tick.
+    pub on_step: Callback<()>,
+    /// New speed index.
+    pub on_speed: Callback<usize>,
+    /// Back to the start.
+    pub on_reset: Callback<()>,
+}
+
+/// The transport bar.
+#[component]
+pub fn Transport(p: &TransportProps) -> Html {
+    let play = p.on_play.reform(|_: MouseEvent| true);
+    let pause = p.on_play.reform(|_: MouseEvent| false);
+    let step = p.on_step.reform(|_: MouseEvent| ());
+    let reset = p.on_reset.reform(|_: MouseEvent| ());
+    let speed = p.on_speed.reform(|e: Event| {
+        let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        el.value().parse().unwrap_or(1)
+    });
+    html! {
+        <nav class="transport" aria-label="transport">
+            <button data-testid="play" onclick={play} disabled={p.playing}>{ "▶ Play" }</button>
+            <button data-testid="pause" onclick={pause} disabled={!p.playing}>{ "❚❚ Pause" }</button>
+            <button data-testid="step" onclick={step}>{ "Step" }</button>
+            <label>{ "Speed " }
+                <select data-testid="speed" onchange={speed} aria-label="speed">
+                    { for SPEEDS.iter().enumerate().map(|(i, (name, _))| html! {
+                        <option value={i.to_string()} selected={i == p.speed}>{ *name }</option>
+                    }) }
+                </select>
+            </label>
+            <button data-testid="reset" onclick={reset}>{ "⟲ Reset" }</button>
+            <span class="sim-time" aria-label="simulated time">
+                { "t = " }<span data-testid="sim-time">{ p.sim_time.clone() }</span>
+            </span>
+            <progress data-testid="progress" max="1000" value={p.progress.to_string()} aria-label="progress through the scenario"></progress>
+        </nav>
+    }
+}

@@ -1,0 +1,121 @@
+//! The embedding page API (product brief §4): which origins may drive an embed, what they may
+//! send, and what the embed answers. Pure, so that every rule is tested natively; the App
+//! wires it to `window.postMessage`.
+//!
+//! In: `steerlab:command {command}`, `steerlab:load {scenario}`, `steerlab:get-state`,
+//! `steerlab:play`, `steerlab:pause`, `steerlab:step`. Out: `steerlab:ready`, `steerlab:state`,
+//! `steerlab:event {kind, ...}`, `steerlab:resize {height}`. Messages go only to the embedding
+//! origin, and only when it is on the allow-list (`?origin=A,B`).
+
+use serde_json::{json, Value};
+
+/// Largest message accepted (a scenario is at most this big).
+pub const MAX_MESSAGE: usize = steerlab_scenario::MAX_BYTES;
+
+/// A validated message from the host page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostMessage {
+    /// Run a console command.
+    Command(String),
+    /// Replace the host with a scenario (JSON text).
+    Load(String),
+    /// Answer with `steerlab:state`.
+    GetState,
+    /// Start time.
+    Play,
+    /// Stop time.
+    Pause,
+    /// One tick.
+    Step,
+}
+
+/// The `?origin=` allow-list: exact origins (`https://example.org`), comma-separated.
+/// An origin that is not `scheme://host[:port]` is dropped, so a typo never allows `*`.
+pub fn parse_allow_list(param: Option<&str>) -> Vec<String> {
+    param
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|o| {
+            let host = o.strip_prefix("https://").or_else(|| o.strip_prefix("http://"));
+            host.is_some_and(|h| !h.is_empty() && !h.contains(['/', '*', '?', '#', ' ']))
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// Whether `origin` may drive this embed.
+pub fn allowed(list: &[String], origin: &str) -> bool {
+    list.iter().any(|o| o == origin)
+}
+
+/// Checks a message's shape. `Err` carries the error event to answer with.
+pub fn parse_message(data: &Value) -> Result<HostMessage, String> {
+    let size = data.to_string().len();
+    if size > MAX_MESSAGE {
+        return Err(format!("message of {size} bytes; at most {MAX_MESSAGE} accepted"));
+    }
+    let obj = data.as_object().ok_or("a message must be an object with a \"type\"")?;
+    let ty = obj.get("type").and_then(Value::as_str).ok_or("a message needs a string \"type\"")?;
+    let string_field = |name: &str| -> Result<String, String> {
+        match obj.get(name) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v @ Value::Object(_)) if name == "scenario" => Ok(v.to_string()),
+            _ => Err(format!("{ty} needs a string \"{name}\"")),
+        }
+    };
+    Ok(match ty {
+        "steerlab:command" => HostMessage::Command(string_field("command")?),
+        "steerlab:load" => HostMessage::Load(string_field("scenario")?),
+        "steerlab:get-state" => HostMessage::GetState,
+        "steerlab:play" => HostMessage::Play,
+        "steerlab:pause" => HostMessage::Pause,
+        "steerlab:step" => HostMessage::Step,
+        other => {
+            return Err(format!(
+                "unknown message type {other:?} (accepted: steerlab:command, steerlab:load, steerlab:get-state, steerlab:play, steerlab:pause, steerlab:step)"
+            ))
+        }
+    })
+}
+
+/// `steerlab:event` of kind `error`.
+pub fn error_event(message: &str) -> Value {
+    json!({"type": "steerlab:event", "kind": "error", "message": message})
+}
+
+/// `steerlab:event` of another kind (flow added, thread migrated, goal met, command).
+pub fn event(kind: &str, detail: Value) -> Value {
+    json!({"type": "steerlab:event", "kind": kind, "detail": detail})
+}
+
+/// `steerlab:state`: what a host page needs to follow the embed.
+pub fn state(lesson: &str, sim_time: &str, digest: &str, goal_met: Option<bool>, permalink: &str, metrics: &Value) -> Value {
+    json!({"type": "steerlab:state", "lesson": lesson, "sim_time": sim_time, "digest": digest,
+           "goal_met": goal_met, "permalink": permalink, "metrics": metrics})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_list_is_exact_and_drops_malformed_entries() {
+        let l = parse_allow_list(Some("https://a.example, http://127.0.0.1:8080,*,https://b.example/path,ftp://x"));
+        assert_eq!(l, vec!["https://a.example".to_string(), "http://127.0.0.1:8080".to_string()]);
+        assert!(allowed(&l, "https://a.example"));
+        assert!(!allowed(&l, "https://a.example.evil"));
+        assert!(parse_allow_list(None).is_empty());
+    }
+
+    #[test]
+    fn messages_are_validated() {
+        assert_eq!(parse_message(&json!({"type": "steerlab:command", "command": "ethtool -x eth0"})), Ok(HostMessage::Command("ethtool -x eth0".into())));
+        assert_eq!(parse_message(&json!({"type": "steerlab:play"})), Ok(HostMessage::Play));
+        assert!(matches!(parse_message(&json!({"type": "steerlab:load", "scenario": {"schema": 1, "id": "x"}})), Ok(HostMessage::Load(_))));
+        for bad in [json!(1), json!("steerlab:play"), json!({"kind": "x"}), json!({"type": "steerlab:command"}), json!({"type": "steerlab:command", "command": 5}), json!({"type": "nope"})] {
+            assert!(parse_message(&bad).is_err(), "{bad}");
+        }
+        assert!(parse_message(&json!({"type": "steerlab:nope"})).unwrap_err().contains("accepted"));
+    }
+}
