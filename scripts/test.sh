@@ -16,7 +16,7 @@ cargo test --offline --locked --workspace
 step "wasm in headless Chromium (wasm-bindgen-test)"
 # The runner has no overall deadline of its own: bound it so that a hung driver fails the run.
 timeout 900 cargo test --offline --locked --target wasm32-unknown-unknown \
-  -p steerlab-web --test browser
+  -p steerlab-web --test browser -- --nocapture   # --nocapture: the wasm benchmark prints
 
 step "release bundle and size budget"
 build_dist

@@ -130,6 +130,22 @@ pub fn App() -> Html {
     html! { <Sandbox {embed} /> }
 }
 
+/// A callback that applies `f` to the controller with the event's value, shows a refused
+/// action's error in the banner (or clears it), and refreshes the view.
+fn action<T: 'static>(
+    controller: &Rc<RefCell<Controller>>,
+    view: &UseStateHandle<ViewModel>,
+    error: &UseStateHandle<Option<String>>,
+    f: fn(&mut Controller, &T) -> Result<(), String>,
+) -> Callback<T> {
+    let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
+    Callback::from(move |x: T| {
+        let result = f(&mut controller.borrow_mut(), &x);
+        error.set(result.err());
+        view.set(controller.borrow().view());
+    })
+}
+
 /// Properties of [`Sandbox`].
 #[derive(Properties, PartialEq)]
 pub struct SandboxProps {
@@ -252,109 +268,33 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         });
     }
 
-    let refresh = |c: &Rc<RefCell<Controller>>, v: &UseStateHandle<ViewModel>| v.set(c.borrow().view());
-    // A callback that runs `f` on the controller, shows its error, and refreshes the view.
-    let act = |f: Rc<dyn Fn(&mut Controller) -> Result<(), String>>| {
-        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
-        move || {
-            let result = f(&mut controller.borrow_mut());
-            error.set(result.err());
-            refresh(&controller, &view);
-        }
-    };
-    let on_add = {
-        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
-        Callback::from(move |form: FlowForm| {
-            let result = controller.borrow_mut().add_flow(&form);
-            error.set(result.err());
-            refresh(&controller, &view);
-        })
-    };
-    let on_random = {
-        let run = act(Rc::new(|c| c.add_random_flows(16)));
-        Callback::from(move |_: MouseEvent| run())
-    };
-    let on_play = {
-        let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |playing: bool| {
-            controller.borrow_mut().set_playing(playing);
-            refresh(&controller, &view);
-        })
-    };
-    let on_step = {
-        let run = act(Rc::new(|c| {
-            c.step();
-            Ok(())
-        }));
-        Callback::from(move |()| run())
-    };
-    let on_speed = {
-        let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |s: usize| {
-            controller.borrow_mut().set_speed(s);
-            refresh(&controller, &view);
-        })
-    };
-    let on_reset = {
-        let run = act(Rc::new(|c| {
-            c.reset();
-            Ok(())
-        }));
-        Callback::from(move |()| run())
-    };
-    let on_migrate = {
-        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
-        Callback::from(move |(tid, cpu): (u32, u16)| {
-            let result = controller.borrow_mut().migrate(tid, cpu);
-            error.set(result.err());
-            refresh(&controller, &view);
-        })
-    };
-    let on_driver = {
-        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
-        Callback::from(move |d: String| {
-            let result = controller.borrow_mut().set_driver(&d);
-            error.set(result.err());
-            refresh(&controller, &view);
-        })
-    };
-    let on_command = {
-        let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |line: String| {
-            // Errors of typed commands are shown in the console itself, in the tool's words.
-            let _ = controller.borrow_mut().command(&line);
-            refresh(&controller, &view);
-        })
-    };
-    let on_lesson = {
-        let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
-        Callback::from(move |id: String| match Controller::for_lesson(&id) {
-            Ok(c) => {
-                *controller.borrow_mut() = c;
-                set_url_lesson(&id);
-                error.set(None);
-                refresh(&controller, &view);
-            }
-            Err(e) => error.set(Some(e)),
-        })
-    };
-    let on_back = {
-        let run = act(Rc::new(|c| {
-            c.step_back();
-            Ok(())
-        }));
-        Callback::from(move |_: MouseEvent| run())
-    };
-    let on_seek = {
-        let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-            if let Ok(ms) = el.value().parse::<u64>() {
-                controller.borrow_mut().seek(steerlab_engine::Nanos::from_ms(ms));
-                refresh(&controller, &view);
-            }
-        })
-    };
+    macro_rules! on {
+        (|$c:ident, $x:ident: $t:ty| $body:expr) => {
+            action::<$t>(&controller, &view, &error, |$c, $x| $body)
+        };
+    }
+    let on_add = on!(|c, form: FlowForm| c.add_flow(form));
+    let on_random = on!(|c, _e: MouseEvent| c.add_random_flows(16));
+    let on_play = on!(|c, p: bool| Ok(c.set_playing(*p)));
+    let on_step = on!(|c, _u: ()| Ok(c.step()));
+    let on_speed = on!(|c, s: usize| Ok(c.set_speed(*s)));
+    let on_reset = on!(|c, _u: ()| Ok(c.reset()));
+    let on_migrate = on!(|c, m: (u32, u16)| c.migrate(m.0, m.1));
+    let on_driver = on!(|c, d: String| c.set_driver(d));
+    // Errors of typed commands are shown in the console itself, in the tool's words.
+    let on_command = on!(|c, line: String| c.command(line).map(drop).or(Ok(())));
+    let on_back = on!(|c, _e: MouseEvent| Ok(c.step_back()));
+    let on_trace = on!(|c, f: u32| Ok(c.trace(*f)));
+    let on_next = on!(|c, _u: ()| Ok(c.next_step()));
+    let on_seek = on!(|c, e: Event| {
+        let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+        el.value().parse::<u64>().map(|ms| c.seek(steerlab_engine::Nanos::from_ms(ms))).map_err(|_| "timeline: not a time".to_string())
+    });
+    let on_lesson = on!(|c, id: String| {
+        *c = Controller::for_lesson(id)?;
+        set_url_lesson(id);
+        Ok(())
+    });
     let on_share = {
         let view = view.clone();
         Callback::from(move |_: MouseEvent| {
@@ -362,20 +302,6 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             let _ = w.location().set_hash(&format!("s={}", view.permalink));
             let url = format!("{}#s={}", base_url(), view.permalink);
             let _ = w.navigator().clipboard().write_text(&url);
-        })
-    };
-    let on_trace = {
-        let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |f: u32| {
-            controller.borrow_mut().trace(f);
-            refresh(&controller, &view);
-        })
-    };
-    let on_next = {
-        let (controller, view) = (controller.clone(), view.clone());
-        Callback::from(move |()| {
-            controller.borrow_mut().next_step();
-            refresh(&controller, &view);
         })
     };
 
