@@ -159,6 +159,8 @@ pub struct LessonView {
     pub source: String,
     /// Goal check result: `None` until it can be assessed.
     pub goal_met: Option<bool>,
+    /// The `data-testid` the current step points at (highlighted on the page).
+    pub highlight: Option<String>,
 }
 
 /// One console entry: the command and its output or error.
@@ -236,6 +238,14 @@ pub struct ViewModel {
     pub rss_key: Vec<u8>,
     /// Paths in use: (RX queue, processing CPU, processed away from the reader, flows).
     pub paths: Vec<(u16, u16, bool, u32)>,
+    /// `ethtool -K ntuple` state.
+    pub ntuple: bool,
+    /// `rps_sock_flow_entries` in force.
+    pub sock_entries: u32,
+    /// The scenario as JSON (download).
+    pub scenario_json: String,
+    /// Estimated real time to the end when running at full speed.
+    pub eta: Option<String>,
 }
 
 /// The sandbox: a scenario's host, its playback and the learner's session.
@@ -258,6 +268,8 @@ pub struct Controller {
     typed: Vec<String>,
     rng: Rng,
     traced: u32,
+    /// Simulated ns per real ms at full speed (moving average), for the estimate.
+    rate: f64,
 }
 
 /// The lesson the page opens on.
@@ -298,6 +310,7 @@ impl Controller {
             typed: Vec::new(),
             rng,
             traced: 0,
+            rate: 0.0,
         };
         c.sample();
         c.checkpoints.push_back((0, c.sim.clone()));
@@ -571,6 +584,23 @@ impl Controller {
         }
     }
 
+    /// Records how much simulated time a frame period of `ms` real milliseconds advanced (for
+    /// the run-to-the-end estimate).
+    pub fn note_rate(&mut self, sim_ns: u64, ms: f64) {
+        if ms > 0.0 {
+            let r = sim_ns as f64 / ms;
+            self.rate = if self.rate == 0.0 { r } else { 0.9 * self.rate + 0.1 * r };
+        }
+    }
+
+    fn eta(&self) -> Option<String> {
+        if !self.playing || SPEEDS[self.speed].1 != u64::MAX || self.finished() || self.rate <= 0.0 {
+            return None;
+        }
+        let left = Nanos::from_ms(self.scenario.sim.duration_ms).0.saturating_sub(self.sim.now().0) as f64;
+        Some(format!("about {:.0} s to the end", left / self.rate / 1000.0))
+    }
+
     /// Chooses the flow whose path the trace panel shows.
     pub fn trace(&mut self, flow: u32) {
         if flow < self.sim.flow_count() {
@@ -688,6 +718,7 @@ impl Controller {
                 kernel_files: l.kernel_files.clone(),
                 source: l.source.clone(),
                 goal_met: self.goal_met(),
+                highlight: l.highlight.get(self.step).filter(|h| !h.is_empty()).cloned(),
             },
             console: self.console.iter().cloned().collect(),
             arfs_series: self.rate_series(&[("add", "arfs.add"), ("update", "arfs.update"), ("skip", "arfs.skip"), ("expire", "arfs.expire")]),
@@ -699,6 +730,10 @@ impl Controller {
             traced: self.traced,
             trace: sim.trace_flow(self.traced),
             rss_key: sim.rss_key().to_vec(),
+            ntuple: sim.config().ntuple,
+            sock_entries: sim.sock_flow_entries(),
+            scenario_json: serde_json::to_string_pretty(&self.scenario).unwrap_or_default(),
+            eta: self.eta(),
             paths: {
                 let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
                 for f in 0..sim.flow_count() {

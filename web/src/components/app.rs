@@ -12,6 +12,7 @@ use crate::chart::ChartData;
 use crate::components::add_flow::AddFlow;
 use crate::components::chart::Chart;
 use crate::components::console::Console;
+use crate::components::features::Features;
 use crate::components::host::Host;
 use crate::components::lesson::LessonPanel;
 use crate::components::migrate::Migrate;
@@ -237,6 +238,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 frame += 1;
                 let t0 = now_ms();
                 let wanted = controller.borrow().wanted_ticks(frame);
+                let sim0 = controller.borrow().sim().now().0;
                 let mut ran = 0u64;
                 // Ticks are run in slices of flows so that no frame blocks for long, however
                 // many flows the scenario has.
@@ -249,6 +251,8 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 }
                 if ran > 0 {
                     record_frame_ms(now_ms() - t0);
+                    let advanced = controller.borrow().sim().now().0 - sim0;
+                    controller.borrow_mut().note_rate(advanced, f64::from(FRAME_PERIOD_MS));
                     let v = controller.borrow().view();
                     if v.lesson.goal_met == Some(true) && !goal_sent {
                         goal_sent = true;
@@ -295,6 +299,19 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         set_url_lesson(id);
         Ok(())
     });
+    // Several commands from one switch (RPS on every queue): each is echoed; the first refusal
+    // stops the rest and shows in the banner.
+    let on_commands = on!(|c, lines: Vec<String>| lines.iter().try_for_each(|l| c.command(l).map(drop)));
+    let on_upload = on!(|c, text: String| {
+        let scenario = steerlab_scenario::parse(text, &[]).map_err(|e| format!("uploaded scenario: {e}"))?;
+        *c = Controller::for_scenario(scenario, steerlab_scenario::permalink::Source::Scenario(text.clone()))?;
+        Ok(())
+    });
+    let on_run_end = on!(|c, _u: ()| {
+        c.set_speed(crate::controller::SPEEDS.len() - 1);
+        c.set_playing(true);
+        Ok(())
+    });
     let on_share = {
         let view = view.clone();
         Callback::from(move |_: MouseEvent| {
@@ -305,6 +322,23 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         })
     };
 
+    // Guided steps point at a control or chart: outline it.
+    use_effect_with(view.lesson.highlight.clone(), |target| {
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            if let Ok(old) = doc.query_selector_all(".highlight") {
+                for i in 0..old.length() {
+                    if let Some(el) = old.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+                        let _ = el.class_list().remove_1("highlight");
+                    }
+                }
+            }
+            if let Some(id) = target {
+                if let Ok(Some(el)) = doc.query_selector(&format!("[data-testid=\"{id}\"]")) {
+                    let _ = el.class_list().add_1("highlight");
+                }
+            }
+        }
+    });
     let v = &*view;
     let rxq = ChartData::Bars {
         title: "packets per RX queue",
@@ -337,7 +371,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                     <h1>{ "steerlab" }</h1>
                 }
                 <Transport playing={v.playing} speed={v.speed} sim_time={v.sim_time.clone()} progress={v.progress_permille}
-                    {on_play} {on_step} {on_speed} {on_reset} />
+                    {on_play} {on_step} {on_speed} {on_reset} on_run_end={Some(on_run_end)} eta={v.eta.clone().map(AttrValue::from)} />
                 <Settings driver={v.driver.to_string()} {on_driver} />
                 <span class="timeline">
                     <button data-testid="step-back" onclick={on_back} aria-label="step back in time">{ "⏮ Back" }</button>
@@ -370,6 +404,11 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 <h2>{ "Add flows" }</h2>
                 <AddFlow on_submit={on_add} />
                 <button data-testid="add-random-flows" onclick={on_random}>{ "Add 16 random flows" }</button>
+            </section>
+            <section class="panel">
+                <h2>{ "Features and scenario" }</h2>
+                <Features ntuple={v.ntuple} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
+                    {on_commands} scenario_json={v.scenario_json.clone()} {on_upload} />
             </section>
             <section class="panel">
                 <h2>{ "Trace a flow" }</h2>

@@ -5,6 +5,7 @@ pub mod app;
 pub mod chart;
 pub mod compare;
 pub mod console;
+pub mod features;
 pub mod host;
 pub mod lesson;
 pub mod migrate;

@@ -23,6 +23,12 @@ pub struct TransportProps {
     pub on_speed: Callback<usize>,
     /// Back to the start.
     pub on_reset: Callback<()>,
+    /// Run to the scenario's end as fast as possible (pause cancels).
+    #[prop_or_default]
+    pub on_run_end: Option<Callback<()>>,
+    /// Estimated real time left, when running to the end.
+    #[prop_or_default]
+    pub eta: Option<AttrValue>,
 }
 
 /// The transport bar.
@@ -49,10 +55,16 @@ pub fn Transport(p: &TransportProps) -> Html {
                 </select>
             </label>
             <button data-testid="reset" onclick={reset}>{ "⟲ Reset" }</button>
+            if let Some(cb) = &p.on_run_end {
+                <button data-testid="run-to-end" onclick={cb.reform(|_: MouseEvent| ())} aria-label="run to the end at full speed (Pause cancels)">{ "⏭ Run to end" }</button>
+            }
             <span class="sim-time" aria-label="simulated time">
                 { "t = " }<span data-testid="sim-time">{ p.sim_time.clone() }</span>
             </span>
             <progress data-testid="progress" max="1000" value={p.progress.to_string()} aria-label="progress through the scenario"></progress>
+            if let Some(eta) = &p.eta {
+                <span class="eta" data-testid="eta" aria-live="polite">{ eta.clone() }</span>
+            }
         </nav>
     }
 }
