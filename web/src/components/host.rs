@@ -23,7 +23,7 @@ pub fn Host(p: &HostProps) -> Html {
     let nodes: u16 = p.cpus.iter().map(|c| c.node + 1).max().unwrap_or(1);
     html! {
         <div class="host">
-            <ol class="queues" aria-label="RX queues">
+            <ol class={classes!("queues", (p.queues.len() > 16).then_some("many"))} aria-label="RX queues">
                 { for p.queues.iter().take(64).map(|q| {
                     let pct = q.packets * 100 / total;
                     html! {
