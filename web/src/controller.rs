@@ -270,6 +270,8 @@ pub struct Controller {
     traced: u32,
     /// Simulated ns per real ms at full speed (moving average), for the estimate.
     rate: f64,
+    /// Successful commands not yet reported to an embedding page: (event kind, command).
+    events: Vec<(&'static str, String)>,
 }
 
 /// The lesson the page opens on.
@@ -311,6 +313,7 @@ impl Controller {
             rng,
             traced: 0,
             rate: 0.0,
+            events: Vec::new(),
         };
         c.sample();
         c.checkpoints.push_back((0, c.sim.clone()));
@@ -415,6 +418,12 @@ impl Controller {
         if out.is_ok() {
             self.since_ns = self.sim.now().0;
             self.applied.push(Applied { at_ns: self.sim.now().0, command: line.to_string() });
+            let kind = match line.split_whitespace().take(2).collect::<Vec<_>>().as_slice() {
+                ["flow", "add"] => "flow-added",
+                ["thread", "migrate"] | ["taskset", _] => "thread-migrated",
+                _ => "command",
+            };
+            self.events.push((kind, line.to_string()));
         }
         if self.typed.last().map(String::as_str) != Some(line) {
             self.typed.push(line.to_string());
@@ -424,6 +433,11 @@ impl Controller {
             self.console.pop_front();
         }
         out
+    }
+
+    /// Takes the events (flow added, thread migrated, other commands) since the last call.
+    pub fn take_events(&mut self) -> Vec<(&'static str, String)> {
+        std::mem::take(&mut self.events)
     }
 
     /// Commands typed so far, oldest first (for up/down recall).
@@ -544,9 +558,11 @@ impl Controller {
     pub fn run_for(&mut self, d: Nanos) {
         self.finish_tick();
         let until = self.sim.now().saturating_add(d);
-        while self.sim.now() < until {
+        let tick = self.sim.config().tick_ns;
+        while self.sim.now().0 + tick <= until.0 {
+            // To the next sample boundary, but at least one tick (ticks need not divide it).
             let next_sample = (self.sim.now().0 / SAMPLE_NS + 1) * SAMPLE_NS;
-            let to = Nanos(next_sample.min(until.0));
+            let to = Nanos(next_sample.max(self.sim.now().0 + tick).min(until.0));
             let before = self.sim.now();
             if let Err(e) = self.scenario.run_from(&mut self.sim, to) {
                 self.console.push_back(ConsoleLine { command: "(timeline)".into(), output: Err(e.to_string()) });
@@ -564,10 +580,11 @@ impl Controller {
         if now == before.0 {
             return;
         }
-        if now % SAMPLE_NS == 0 {
+        // Sample and snapshot when a boundary was crossed (any tick length).
+        if now / SAMPLE_NS > before.0 / SAMPLE_NS {
             self.sample();
         }
-        if now % CHECKPOINT_NS == 0 && self.checkpoints.back().is_none_or(|(t, _)| *t < now) {
+        if now / CHECKPOINT_NS > before.0 / CHECKPOINT_NS && self.checkpoints.back().is_none_or(|(t, _)| *t < now) {
             self.checkpoints.push_back((now, self.sim.clone()));
             // Keep the start and the most recent snapshots.
             if self.checkpoints.len() > CHECKPOINTS {
@@ -724,7 +741,9 @@ impl Controller {
             arfs_series: self.rate_series(&[("add", "arfs.add"), ("update", "arfs.update"), ("skip", "arfs.skip"), ("expire", "arfs.expire")]),
             locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
             report: Report::new(&self.scenario, sim),
-            permalink: self.permalink(),
+            // Encoding is not free (deflate): only a paused state is offered as a link; the
+            // share button encodes the live state when clicked.
+            permalink: if self.playing { String::new() } else { self.permalink() },
             now_ns: snap.now.0,
             flow_labels: (0..sim.flow_count().min(256)).filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}")))).collect(),
             traced: self.traced,
@@ -846,6 +865,24 @@ mod tests {
         assert_ne!(c.view().digest, at3, "the command after 1.2 s was forgotten by stepping back before it");
         c.step_back();
         assert_eq!(c.view().sim_time, "2.990s");
+    }
+
+    /// Ticks that do not divide the 100 ms sample period still advance, sample and snapshot.
+    #[test]
+    fn odd_tick_lengths_advance_and_sample() {
+        for tick in ["sim.tick_ns=300000", "sim.tick_ns=200000000"] {
+            let text = steerlab_scenario::lesson("rss-basics").unwrap();
+            let sc = steerlab_scenario::parse(text, &[tick.to_string()]).unwrap();
+            let mut c = Controller::for_scenario(sc, Source::Lesson("rss-basics".into())).unwrap();
+            run(&mut c, 2000);
+            let now = c.sim.now().0;
+            assert!(now > 1_800_000_000 && now <= 2_000_000_000, "{tick}: {now}");
+            assert!(c.history.len() >= 10, "{tick}: {} samples", c.history.len());
+            c.step();
+            assert!(c.sim.now().0 > now, "{tick}: step advances");
+            c.seek(Nanos::from_ms(1000));
+            assert!(c.sim.now().0 <= 1_000_000_000 && c.sim.now().0 > 700_000_000, "{tick}: seek");
+        }
     }
 
     #[test]

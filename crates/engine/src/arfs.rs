@@ -10,9 +10,10 @@
 //!   under one `arfs_lock`, a work item per changed rule, expiry only from that work and at most
 //!   62 removals per pass (`arfs_may_expire_flow`).
 //!
-//! Simplifications: the hardware applies a programmed filter from the next engine tick; a rule
-//! belongs to exactly one flow (tuples are unique in the sandbox); mlx5's per-rule work items
-//! are run together at the end of the tick, followed by one expiry pass.
+//! Simplifications: ice's scheduled service task programs a new or updated entry at once (the
+//! kworker runs before the flow's next packet) and its expiry scan runs once at the next tick;
+//! a rule belongs to exactly one flow (tuples are unique in the sandbox); mlx5's per-rule work
+//! items run together at the end of the tick, followed by one expiry pass.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -242,7 +243,10 @@ impl Arfs {
                         continue;
                     }
                     if !*hash_match_only && entry.flow != req.flow {
-                        avoided = true; // ice_arfs_cmp: another flow with the same flow_id
+                        // ice_arfs_cmp: another flow with the same flow_id. Counted only where
+                        // the hash-only code would have re-pointed it (seed 000's "avoid wrong
+                        // aRFS programming"), not where it would have skipped.
+                        avoided |= entry.q_index != req.rxq && entry.state == IceState::Active;
                         continue;
                     }
                     found = Some(e);

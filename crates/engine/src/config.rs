@@ -109,11 +109,10 @@ named_enum! {
 named_enum! {
     /// The XPS maps a host starts with (`xps.map`).
     XpsMap {
-        /// No maps: every pick falls back to `skb_tx_hash` (ixgbe before seed 003's patch for
-        /// every CPU beyond the TX queue count).
+        /// No maps: every pick falls back to `skb_tx_hash`.
         None = "none",
         /// Driver default from IRQ affinity: CPU q uses TX queue q for q < tx_queues; other CPUs
-        /// have no map.
+        /// have no map (ixgbe before seed 003's patch, for every CPU beyond the queue count).
         Irq = "irq",
         /// Every CPU mapped: CPU c uses TX queue c % tx_queues (`netif_set_xps_queue` for all).
         All = "all",
@@ -236,7 +235,7 @@ impl HostConfig {
         check((1..=1_000_000).contains(&self.netdev_max_backlog), "net.netdev_max_backlog", "1..=1000000")?;
         check(self.max_hw_filters <= 1_000_000, "nic.max_hw_filters", "0..=1000000")?;
         check((10_000..=1_000_000_000).contains(&self.tick_ns), "sim.tick_ns", "10000..=1000000000")?;
-        check((1..=1000).contains(&self.atr_sample_rate), "nic.atr_sample_rate", "1..=1000")?;
+        check((1..=1000).contains(&self.atr_sample_rate), "xps.atr_sample_rate", "1..=1000")?;
         if !self.rps_cpus.is_empty() {
             let set = crate::cpuset::CpuSet::parse_list(&self.rps_cpus)
                 .map_err(|e| ConfigError { field: "rps.cpus".into(), accepted: e.0 })?;

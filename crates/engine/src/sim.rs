@@ -4,7 +4,7 @@
 //! processed, the application reads and records its CPU for RFS.
 //!
 //! Time advances in ticks of `tick_ns`. In a tick: timers (thread migrations, the ice service
-//! task), then every flow's packets of the tick in flow order, then every backlog is drained
+//! task), the sockets' sends (sim/tx.rs), then every flow's packets of the tick in flow order, then every backlog is drained
 //! (`process_backlog`), then the readers read (`sock_rps_record_flow`) and mlx5's work runs.
 //! Simplification: a flow's packets of one tick arrive together, at the flow's place in the
 //! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
@@ -645,17 +645,16 @@ impl Sim {
     /// `ethtool -L DEV combined N`: N RX and N TX queues, IRQ of queue q on CPU q % cpus.
     /// As `ethtool_set_channels` (net/ethtool/ioctl.c) does, a user-configured indirection
     /// table that names a queue beyond the new count refuses the change; a default table is
-    /// re-filled for the new count (the driver's `ethtool_rxfh_indir_default`). Simplification:
-    /// "user-configured" is a table that differs from the default fill (the kernel keeps an
-    /// IFF_RXFH_CONFIGURED flag). Queue tables, RPS maps and XPS maps are rebuilt; aRFS and
-    /// ATR filters are flushed (the driver re-initialises its rings).
+    /// re-filled for the new count (the driver's `ethtool_rxfh_indir_default`); "configured"
+    /// is the kernel's IFF_RXFH_CONFIGURED, set by `ethtool -X` and cleared by `-X default`.
+    /// Queue tables, RPS maps and XPS maps are rebuilt; aRFS and ATR filters are flushed (the
+    /// driver re-initialises its rings).
     pub fn set_channels(&mut self, combined: u16) -> Result<(), SimError> {
         if !(1..=crate::config::MAX_QUEUES).contains(&combined) {
             return Err(range_err("combined", "1..=512"));
         }
         let size = self.reta.size();
-        let default_now = Reta::new_default(size, u32::from(self.cfg.rx_queues)).map_err(SimError::Reta)?;
-        let reta = if self.reta == default_now {
+        let reta = if !self.reta.user_configured() {
             Reta::new_default(size, u32::from(combined)).map_err(SimError::Reta)?
         } else if let Some(&q) = self.reta.entries().iter().find(|&&q| q >= combined) {
             return Err(SimError::Invalid(alloc::format!("the indirection table uses queue {q}: reset it first (ethtool -X eth0 default)")));
@@ -768,6 +767,12 @@ impl Sim {
         self.cfg.driver = driver;
         self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
         self.arfs.track_flows(self.flows.len());
+        // The old driver's filter ids mean nothing to the new one (a different NIC).
+        for q in &mut self.queues {
+            if let Some(t) = &mut q.table {
+                t.flows.iter_mut().for_each(|e| e.filter = NO_FILTER);
+            }
+        }
         if let Some((p, _)) = self.xdp.take() {
             self.set_xdp(Some(p));
         }
@@ -975,7 +980,7 @@ impl Sim {
         let c = &self.counters;
         // Where the packets went, per queue and per CPU, folded into two words.
         let mix = |h: u64, (i, n): (usize, u64)| (h.rotate_left(7) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15 ^ i as u64);
-        let qmix = self.qstats.iter().map(|q| q.packets + (q.drops << 32)).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        let qmix = self.qstats.iter().map(|q| q.packets.wrapping_add(q.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
         let cmix = self.cstats.iter().map(|c| c.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
         self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, qmix, cmix]);
     }
@@ -1002,8 +1007,9 @@ impl Sim {
             self.next_service = self.next_service.saturating_add(ICE_SERVICE_PERIOD);
         }
         // The service task runs on its 1 s timer and whenever ice_rx_flow_steer scheduled it
-        // (ice_service_task_schedule). Simplification: a scheduled run happens at the start of
-        // the next tick, not microseconds later, so a new filter takes effect one tick late.
+        // (ice_service_task_schedule). The programming of a scheduled run happens at once
+        // (Arfs::ice_program_scheduled); simplification: its expiry scan is coalesced into one
+        // pass at the start of the next tick.
         if ice && (timer || self.arfs.service_scheduled) {
             let writes = self.arfs.counters.hw_writes;
             let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
@@ -1108,9 +1114,15 @@ impl Sim {
 
     /// `m` packets of flow `f` along one path.
     fn steer(&mut self, f: usize, m: u64, reader_cpu: Option<u16>) -> Step {
-        let tc = self.tc.as_mut().map(|b| b.classify_and_count(&self.flows[f].key, m));
+        // The block's decision for this flow; filter hit counters are booked only for packets
+        // that reach the point where each part runs (the NIC's filters now, software later).
+        let key = self.flows[f].key;
+        let tc = self.tc.as_ref().map(|b| b.classify(&key));
         if let Some(Classify { sw: SwResult::DroppedInHw, .. }) = tc {
             // An offloaded filter (in_hw) dropped the packet in the NIC: no queue, no CPU.
+            if let Some(b) = self.tc.as_mut() {
+                b.classify_and_count(&key, m);
+            }
             self.counters.tc_drop += m;
             self.counters.tc_hw_drop += m;
             return Step { fate: Fate::TcHwDrop, structural: false };
@@ -1147,10 +1159,15 @@ impl Sim {
             }
         }
         let (target, stamp, mut structural) = self.get_rps_cpu(q, f, m);
-        // tc ingress runs in __netif_receive_skb_core on the processing CPU. Simplification:
+        // tc ingress runs in __netif_receive_skb_core on the processing CPU, after the packet
+        // got into that CPU's backlog (a full backlog drops it first, below). Simplification:
         // the sandbox classifies when the packet is steered, so a packet tc drops never takes
         // a backlog slot.
-        if let Some(Classify { sw, .. }) = tc {
+        let backlog_full = target.is_some_and(|c| self.cpus[usize::from(c)].budget < m);
+        if let (Some(Classify { sw, .. }), false) = (tc, backlog_full) {
+            if let Some(b) = self.tc.as_mut() {
+                b.classify_and_count(&key, m);
+            }
             let tc_cpu = target.unwrap_or(irq);
             match sw {
                 SwResult::Bypassed { missed } => {

@@ -275,3 +275,16 @@ fn a_full_ntuple_table_and_channel_changes_are_refused_cleanly() {
     assert_eq!(sim.snapshot(), before);
     assert_eq!(sim.config().rx_queues, 4);
 }
+
+/// A flow table without the socket table (RFS half-configured) neither panics nor pretends.
+#[test]
+fn trace_with_a_flow_table_but_no_sock_table() {
+    let cfg = HostConfig { flow_cnt: 256, sock_flow_entries: 0, ..HostConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    sim.add_flow(flow(key(3, 80), vec![])).unwrap();
+    sim.run_ticks(1);
+    let tr = sim.trace_flow(0).unwrap();
+    assert_eq!(tr.rps_cpu, None);
+    assert!(tr.rps_why.contains("RFS is off"), "{}", tr.rps_why);
+    assert_eq!(sim.flow_view(0).unwrap().cpu, tr.irq_cpu);
+}

@@ -14,6 +14,9 @@ use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mod
 
 use crate::{ScenarioError, SCHEMA};
 
+/// Most readers of one socket (the epoll pattern of seed 002 uses a handful).
+pub(crate) const MAX_READERS_PER_FLOW: u32 = 64;
+
 /// A named engine choice in JSON: deserialised by name, with the accepted names in the error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Named<T>(pub T);
@@ -404,7 +407,9 @@ pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result
         _ => match serde_json::from_str::<serde_json::Value>(text) {
             Ok(v @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_))) => {
                 // Fields that hold names take strings even when the name looks like a number.
-                if matches!(last, "kernel" | "driver" | "record" | "mode" | "cpus" | "cpuset" | "proto" | "src" | "dst" | "map" | "program" | "strategy" | "action" | "counting") { serde_json::Value::String(text.into()) } else { v }
+                // (`host.cpus` is a count; `rps.cpus` and a thread group's `cpus` are lists.)
+                let list = last == "cpus" && keys[0] != "host";
+                if list || matches!(last, "kernel" | "driver" | "record" | "mode" | "cpuset" | "proto" | "src" | "dst" | "map" | "program" | "strategy" | "action" | "counting") { serde_json::Value::String(text.into()) } else { v }
             }
             _ => serde_json::Value::String(text.into()),
         },
@@ -467,7 +472,21 @@ impl Scenario {
         if threads > u64::from(MAX_THREADS) {
             return Err(err("threads", format!("{threads} threads; at most {MAX_THREADS}")));
         }
+        const DAY_MS: u64 = 86_400_000;
+        for (i, c) in self.timeline.iter().enumerate() {
+            if c.at_ms > DAY_MS {
+                return Err(err(&format!("timeline[{i}].at_ms"), format!("{} is out of range (accepted: 0..={DAY_MS})", c.at_ms)));
+            }
+        }
+        if let Some(c) = &self.lesson.check {
+            if c.over_ms > DAY_MS {
+                return Err(err("lesson.check.over_ms", format!("out of range (accepted: 0..={DAY_MS})")));
+            }
+        }
         for (i, t) in self.threads.iter().enumerate() {
+            if t.migrate_every_ms > DAY_MS {
+                return Err(err(&format!("threads[{i}].migrate_every_ms"), format!("out of range (accepted: 0..={DAY_MS})")));
+            }
             let p = format!("threads[{i}]");
             let cpus = CpuSet::parse_list(&t.cpus).map_err(|e| err(&format!("{p}.cpus"), e))?;
             if cpus.end() > cfg.cpus {
@@ -499,6 +518,9 @@ impl Scenario {
             }
             if f.tx.is_some() && f.readers_per_flow == 0 {
                 return Err(err(&format!("{p}.tx"), "a sending socket needs readers_per_flow >= 1 (its first reader sends)"));
+            }
+            if f.readers_per_flow > MAX_READERS_PER_FLOW {
+                return Err(err(&format!("{p}.readers_per_flow"), format!("{} is out of range (accepted: 0..={MAX_READERS_PER_FLOW})", f.readers_per_flow)));
             }
             if f.reader_base.is_some_and(|b| u64::from(b) >= threads) {
                 return Err(err(&format!("{p}.reader_base"), format!("must name a thread (0..{threads})")));
@@ -549,10 +571,11 @@ impl Scenario {
                 };
                 let key = FlowKey::new(src, dst, sport, g.dport, proto).map_err(|e| err(&p, e))?;
                 let k = g.readers_per_flow;
+                let (k64, n64) = (u64::from(k), u64::from(n));
                 let readers = match g.reader_base {
                     // Threads base.. (cycling within them).
-                    Some(b) => (0..k).map(|j| b + (n * k + j) % (nthreads - b).max(1)).collect(),
-                    None => (0..k).map(|j| (flow_index * k + j) % nthreads.max(1)).collect(),
+                    Some(b) => (0..k64).map(|j| b + ((n64 * k64 + j) % u64::from((nthreads - b).max(1))) as u32).collect(),
+                    None => (0..k64).map(|j| ((u64::from(flow_index) * k64 + j) % u64::from(nthreads.max(1))) as u32).collect(),
                 };
                 let tx = g.tx.as_ref().map(|t| TxSpec { rate_pps: t.rate_pps, bytes: t.bytes, connected: t.connected });
                 let spec = FlowSpec { key, rate_pps: g.rate_pps, bytes: g.bytes, readers, tx };

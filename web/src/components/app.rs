@@ -66,12 +66,17 @@ fn post_to_parent(allow: &[String], msg: &serde_json::Value) {
     }
 }
 
-/// Rewrites `?lesson=` without reloading (history.replaceState).
+/// Rewrites `?lesson=` without reloading (history.replaceState), keeping the other parameters
+/// (`embed`, `origin`, ...) and dropping a permalink fragment that described the old lesson.
 fn set_url_lesson(id: &str) {
     let Some(w) = web_sys::window() else { return };
     let path = w.location().pathname().unwrap_or_default();
+    let search = w.location().search().unwrap_or_default();
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else { return };
+    params.set("lesson", id);
     if let Ok(h) = w.history() {
-        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?lesson={id}")));
+        let query: String = params.to_string().into();
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?{query}")));
     }
 }
 
@@ -254,6 +259,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                     let advanced = controller.borrow().sim().now().0 - sim0;
                     controller.borrow_mut().note_rate(advanced, f64::from(FRAME_PERIOD_MS));
                     let v = controller.borrow().view();
+                    for (kind, command) in controller.borrow_mut().take_events() {
+                        post_to_parent(&allow, &crate::embed::event(kind, serde_json::json!({"command": command})));
+                    }
                     if v.lesson.goal_met == Some(true) && !goal_sent {
                         goal_sent = true;
                         post_to_parent(&allow, &crate::embed::event("goal-met", serde_json::json!({"lesson": v.lesson.id})));
@@ -313,12 +321,13 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         Ok(())
     });
     let on_share = {
-        let view = view.clone();
-        Callback::from(move |_: MouseEvent| {
+        let controller = controller.clone();
+        Callback::from(move |e: MouseEvent| {
             let Some(w) = web_sys::window() else { return };
-            let _ = w.location().set_hash(&format!("s={}", view.permalink));
-            let url = format!("{}#s={}", base_url(), view.permalink);
-            let _ = w.navigator().clipboard().write_text(&url);
+            e.prevent_default();
+            let link = controller.borrow().permalink();
+            let _ = w.location().set_hash(&format!("s={link}"));
+            let _ = w.navigator().clipboard().write_text(&format!("{}#s={link}", base_url()));
         })
     };
 

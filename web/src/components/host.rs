@@ -16,7 +16,7 @@ pub struct HostProps {
     pub on_migrate: Callback<(u32, u16)>,
 }
 
-/// Queues and CPUs. Large hosts show the first 64 queues and CPUs in detail.
+/// Queues and CPUs (every one: each has its `data-testid`).
 #[component]
 pub fn Host(p: &HostProps) -> Html {
     let total: u64 = p.queues.iter().map(|q| q.packets).sum::<u64>().max(1);
@@ -24,7 +24,7 @@ pub fn Host(p: &HostProps) -> Html {
     html! {
         <div class="host">
             <ol class={classes!("queues", (p.queues.len() > 16).then_some("many"))} aria-label="RX queues">
-                { for p.queues.iter().take(64).map(|q| {
+                { for p.queues.iter().map(|q| {
                     let pct = q.packets * 100 / total;
                     html! {
                         <li data-testid={format!("rxq-{}", q.index)} class="queue" tabindex="0"
@@ -41,7 +41,7 @@ pub fn Host(p: &HostProps) -> Html {
             { for (0..nodes).map(|n| html! {
                 <fieldset class="node"><legend>{ format!("NUMA node {n}") }</legend>
                     <div class="cpus">
-                        { for p.cpus.iter().filter(|c| c.node == n).take(64).map(|c| cpu(c, &p.on_migrate)) }
+                        { for p.cpus.iter().filter(|c| c.node == n).map(|c| cpu(c, &p.on_migrate)) }
                     </div>
                 </fieldset>
             }) }
@@ -68,7 +68,7 @@ fn cpu(c: &CpuView, on_migrate: &Callback<(u32, u16)>) -> Html {
             style={format!("--load:{}", c.softirq_permille)} {ondragover} {ondrop}>
             <span class="cpuname">{ c.index }</span>
             <span class="load" style={format!("height:{}%", c.softirq_permille / 10)}></span>
-            { for c.threads.iter().take(4).map(|&t| {
+            { for c.threads.iter().map(|&t| {
                 let ondragstart = Callback::from(move |e: DragEvent| {
                     if let Some(d) = e.data_transfer() {
                         let _ = d.set_data("text/plain", &t.to_string());
@@ -77,7 +77,6 @@ fn cpu(c: &CpuView, on_migrate: &Callback<(u32, u16)>) -> Html {
                 html! { <span data-testid={format!("thread-{t}")} class="thread" draggable="true" {ondragstart}
                     aria-label={format!("thread {t}")}>{ format!("T{t}") }</span> }
             }) }
-            if c.threads.len() > 4 { <span class="more">{ format!("+{}", c.threads.len() - 4) }</span> }
         </div>
     }
 }

@@ -102,34 +102,45 @@ impl Sim {
         })
     }
 
-    /// get_rps_cpu's branch for a packet of flow `f` on queue `q`, without its side effects.
+    /// get_rps_cpu's branch for a packet of flow `f` on queue `q`, without its side effects,
+    /// following its tests in order (net/core/dev.c; see `Sim::get_rps_cpu`).
     fn explain_rps(&self, q: u16, f: usize) -> (Option<u16>, String) {
         let hash = self.flows[f].skb_hash;
         let rxq = &self.queues[usize::from(q)];
+        let ncpus = self.cfg.cpus;
+        let plain_rps = |why: &str| -> (Option<u16>, String) {
+            if rxq.rps_map.is_empty() {
+                (None, format!("{why}no RPS map: processed on the IRQ CPU"))
+            } else {
+                let c = rxq.rps_map[reciprocal_scale(hash, rxq.rps_map.len() as u32) as usize];
+                (Some(c), format!("{why}RPS: the hash's high bits pick CPU {c} of rps_cpus (reciprocal_scale)"))
+            }
+        };
         if rxq.table.is_none() && rxq.rps_map.is_empty() {
             return (None, "no RPS map and no RFS table on this queue: processed on the IRQ CPU".into());
         }
-        if let (Some(ft), Some(sock)) = (&rxq.table, &self.sock) {
-            let ident = sock.ents[sock.index(hash)];
-            if (ident ^ hash) & !self.cpu_mask == 0 {
-                let next = (ident & self.cpu_mask) as u16;
-                let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
-                let cur = ft.flows[slot as usize].cpu;
-                return if cur == next {
-                    (Some(next), format!("RFS: the socket was last read on CPU {next} and flow table slot {slot} already points there"))
-                } else if usize::from(cur) < self.cpus.len() {
-                    (Some(cur), format!("RFS: the reader moved to CPU {next}; slot {slot} still says CPU {cur} until that CPU has processed this flow's queued packets (in-order rule), then set_rps_cpu moves it"))
-                } else {
-                    (Some(next), format!("RFS: slot {slot} unset; set_rps_cpu steers to the reader's CPU {next}"))
-                };
-            }
-            if !rxq.rps_map.is_empty() {
-                let c = rxq.rps_map[reciprocal_scale(hash, rxq.rps_map.len() as u32) as usize];
-                return (Some(c), format!("RFS: rps_sock_flow_table has another flow's entry (or none) for this hash; plain RPS picks CPU {c}"));
-            }
-            return (None, "RFS: no matching rps_sock_flow_table entry and no RPS map: processed on the IRQ CPU".into());
+        let (Some(ft), Some(sock)) = (&rxq.table, &self.sock) else {
+            return plain_rps(if rxq.table.is_some() { "RFS is off (rps_sock_flow_entries = 0); " } else { "" });
+        };
+        let ident = sock.ents[sock.index(hash)];
+        if (ident ^ hash) & !self.cpu_mask != 0 {
+            return plain_rps("RFS: rps_sock_flow_table holds another flow's entry (or none) for this hash; ");
         }
-        let c = rxq.rps_map[reciprocal_scale(hash, rxq.rps_map.len() as u32) as usize];
-        (Some(c), format!("RPS: the hash's high bits pick CPU {c} of rps_cpus (reciprocal_scale)"))
+        let next = (ident & self.cpu_mask) as u16;
+        let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
+        let e = ft.flows[slot as usize];
+        let drained = |c: u16| self.cpus[usize::from(c)].head.wrapping_sub(e.last_qtail) as i32 >= 0;
+        let tcpu = if e.cpu != next && (e.cpu >= ncpus || drained(e.cpu)) { next } else { e.cpu };
+        if tcpu >= ncpus {
+            return plain_rps("RFS: the recorded CPU is not valid; ");
+        }
+        let why = if e.cpu == next {
+            format!("RFS: the socket was last read on CPU {next} and flow table slot {slot} already points there")
+        } else if tcpu == next {
+            format!("RFS: the reader is on CPU {next}; slot {slot} said CPU {} and that CPU has processed this flow's packets, so set_rps_cpu moves it", e.cpu)
+        } else {
+            format!("RFS: the reader moved to CPU {next}; slot {slot} stays on CPU {} until that CPU has processed this flow's queued packets (in-order rule)", e.cpu)
+        };
+        (Some(tcpu), why)
     }
 }

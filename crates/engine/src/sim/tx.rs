@@ -115,7 +115,8 @@ impl Sim {
         let since = *st.since.get_or_insert(self.now);
         let n = if st.spec.rate_pps == 0 {
             let budget = st.carry_ns + self.cfg.tick_ns;
-            let n = if budget < c1 { 0 } else { 1 + (budget - c1) / c2.max(1) };
+            let (c1, c2) = (c1.max(1), c2.max(1));
+            let n = if budget < c1 { 0 } else { 1 + (budget - c1) / c2 };
             st.carry_ns = budget - if n == 0 { 0 } else { c1 + (n - 1) * c2 };
             n
         } else {

@@ -1,0 +1,69 @@
+//! Scenario files and `--set` overrides: every refusal names the field and what is accepted.
+
+use steerlab_scenario::{lesson_ids, load, parse};
+
+fn err(text: &str, sets: &[&str]) -> String {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    parse(text, &sets).unwrap_err().0
+}
+
+const MIN: &str = r#"{"schema": 1, "id": "t"}"#;
+
+#[test]
+fn every_built_in_lesson_parses_and_validates() {
+    for id in lesson_ids() {
+        let s = load(id, &[]).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(s.id, id);
+        assert!(s.lesson.check.is_some(), "{id} has a goal check");
+        assert!(!s.lesson.kernel_files.is_empty(), "{id} names its kernel files");
+        assert!(s.lesson.highlight.is_empty() || s.lesson.highlight.len() == s.lesson.steps.len(), "{id}: one highlight per step");
+    }
+}
+
+#[test]
+fn typing_errors_name_their_path() {
+    for (text, sets, want) in [
+        (r#"{"schema":1,"id":"t","nic":{"drvier":"ice"}}"#, &[][..], "nic.drvier: unknown field"),
+        (r#"{"schema":1,"id":"t","nic":{"driver":"e1000"}}"#, &[], "nic.driver: \"e1000\" is not one of"),
+        (r#"{"schema":1,"id":"t","flows":[{},{"rate_pps":"fast"}]}"#, &[], "flows[1].rate_pps"),
+        (r#"{"schema":1,"id":"t","timeline":[{"at_ms":1}]}"#, &[], "timeline[0]: missing field `command`"),
+        (MIN, &["rfs.flow_cnt=-3"], "rfs.flow_cnt"),
+        (MIN, &["nic.bogus=1"], "nic.bogus: unknown field"),
+        (MIN, &["xdp.strategy=fast"], "xdp.strategy"),
+        (MIN, &["tc.counting=new"], "tc.counting"),
+        ("[1,2]", &[], "scenario:"),
+        ("{", &[], "not valid JSON"),
+    ] {
+        let e = err(text, sets);
+        assert!(e.contains(want), "{text} {sets:?}: {e}");
+    }
+}
+
+#[test]
+fn values_out_of_range_are_refused_with_the_accepted_range() {
+    for (sets, want) in [
+        (&["host.cpus=0"][..], "host.cpus"),
+        (&["rfs.flow_cnt=70000"], "rfs.flow_cnt"),
+        (&["sim.duration_ms=0"], "sim.duration_ms"),
+        (&["schema=9"], "schema"),
+        (&["xdp.kfuncs=99"], "xdp"),
+        (&["tc.insert_threads=100000"], "tc"),
+        (&["xps.atr_sample_rate=0"], "xps.atr_sample_rate"),
+    ] {
+        let e = err(MIN, sets);
+        assert!(e.contains(want), "{sets:?}: {e}");
+    }
+    let e = err(r#"{"schema":1,"id":"t","threads":[{"count":2,"cpus":"0-1"}],"flows":[{"readers_per_flow":65}]}"#, &[]);
+    assert!(e.contains("readers_per_flow") && e.contains("0..=64"), "{e}");
+    let e = err(r#"{"schema":1,"id":"t","timeline":[{"at_ms":18446744073709551615,"command":"help"}]}"#, &[]);
+    assert!(e.contains("timeline[0].at_ms"), "{e}");
+}
+
+#[test]
+fn overrides_keep_types_and_lists_stay_strings() {
+    // host.cpus is a count even where the file does not set it; rps.cpus is a list.
+    let s = parse(MIN, &["host.cpus=8".into(), "nic.rx_queues=8".into(), "rps.cpus=0-7".into()]).unwrap();
+    assert_eq!((s.host.cpus, s.rps.cpus.as_str()), (8, "0-7"));
+    let s = load("rss-basics", &["kernel=6.14".into(), "nic.driver=ice".into()]).unwrap();
+    assert_eq!(s.kernel.0.name(), "6.14");
+}
