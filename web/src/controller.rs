@@ -27,6 +27,8 @@ pub const SAMPLE_NS: u64 = 100_000_000;
 const CONSOLE_LINES: usize = 200;
 /// Engine snapshots kept for stepping back (one per [`CHECKPOINT_NS`]).
 const CHECKPOINTS: usize = 12;
+/// Most commands a permalink may carry (each is replayed on load).
+const MAX_LINK_COMMANDS: usize = 2000;
 /// Simulated time between snapshots.
 const CHECKPOINT_NS: u64 = 1_000_000_000;
 
@@ -331,6 +333,9 @@ impl Controller {
                 Controller::for_scenario(scenario, state.source.clone())?
             }
         };
+        if state.commands.len() > MAX_LINK_COMMANDS {
+            return Err(format!("this link carries {} commands; at most {MAX_LINK_COMMANDS} are replayed", state.commands.len()));
+        }
         let max = Nanos::from_ms(c.scenario.sim.duration_ms).0;
         if state.t_ns > max || state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns) || state.commands.iter().any(|a| a.at_ns > state.t_ns) {
             return Err("this link is damaged (times out of order or beyond the scenario); opened the default lesson instead".into());
