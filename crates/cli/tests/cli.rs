@@ -71,6 +71,8 @@ fn run_json_has_the_contract_keys_and_conserves_packets() {
         "arfs/misprogram_avoided", "arfs/filters_active", "rfs/sock_flow_updates", "rfs/cpu_switches",
         "cpu/user_ns", "cpu/sys_ns", "cpu/softirq_ns", "cpu/cross_numa_bytes", "queues/rx/0/queue",
         "queues/rx/0/packets", "queues/rx/0/drops", "cpus/0/cpu", "cpus/0/softirq_ns", "cpus/0/packets",
+        "tc/filtercnt", "tc/skipswcnt", "tc/useswcnt", "tc/bypass_sw", "tc/sw_classified", "tc/sw_missed",
+        "xps/hash_picks", "xps/map_picks", "xdp/ns_per_pkt", "xdp/mpps_per_core",
     ] {
         assert!(v.pointer(&format!("/{path}")).is_some(), "missing {path}");
     }
