@@ -170,3 +170,25 @@ tests.push({
     await page.getByTestId("pause").click();
   },
 });
+
+tests.push({
+  name: "thread policy, RFS tables and XPS map panels",
+  timeoutMs: 60_000,
+  async run(page, base) {
+    await page.goto(`${base}?lesson=xps-pick-tx`);
+    await page.getByTestId("xps-map").waitFor();
+    expect((await page.getByTestId("xps-map").textContent()).includes("tx-3"), "one row per TX queue");
+    await page.getByTestId("console-input").fill("echo 40 > /sys/class/net/eth0/queues/tx-2/xps_cpus");
+    await page.getByTestId("console-input").press("Enter");
+    // The mask 0x40 lists CPU 6 only: tx-2's map is now CPU 6 (as cat tx-2/xps_cpus would say).
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="xps-map"] tbody tr')]
+      .some((tr) => tr.cells[0].textContent === "tx-2" && tr.cells[1].textContent === "6"));
+    await page.goto(`${base}?lesson=rfs-thread-churn`);
+    await page.getByTestId("rfs-tables").waitFor();
+    await page.waitForFunction(() => /of \d+ entries hold/.test(document.querySelector('[data-testid="rfs-tables"]').textContent));
+    await page.getByTestId("migrate-thread-select").selectOption("0");
+    await page.getByTestId("thread-policy-select").selectOption({ label: "pinned to its CPU" });
+    await page.getByTestId("thread-policy-submit").click();
+    await page.getByTestId("console-output").filter({ hasText: "thread policy 0 pin" }).waitFor();
+  },
+});

@@ -248,6 +248,25 @@ pub struct ViewModel {
     pub scenario_json: String,
     /// Estimated real time to the end when running at full speed.
     pub eta: Option<String>,
+    /// RFS tables: the socket table's size and used entries, and one queue's flow table.
+    pub rfs: RfsView,
+    /// XPS map per TX queue: (queue, xps_cpus list, xps_rxqs list).
+    pub xps: Vec<(u16, String, String)>,
+}
+
+/// The RFS tables panel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RfsView {
+    /// `rps_sock_flow_entries` (0: RFS off).
+    pub sock_size: u32,
+    /// Entries holding a recorded CPU.
+    pub sock_used: u32,
+    /// The RX queue whose flow table is shown.
+    pub queue: u16,
+    /// Its `rps_flow_cnt` (0: none).
+    pub table_size: u32,
+    /// Its used entries (first 128): slot, CPU, aRFS filter id (`None`: no filter), last_qtail.
+    pub entries: Vec<(u32, u16, Option<u16>, u32)>,
 }
 
 /// The sandbox: a scenario's host, its playback and the learner's session.
@@ -274,6 +293,8 @@ pub struct Controller {
     rate: f64,
     /// Successful commands not yet reported to an embedding page: (event kind, command).
     events: Vec<(&'static str, String)>,
+    /// RX queue of the RFS table panel.
+    rfs_queue: u16,
 }
 
 /// The lesson the page opens on.
@@ -316,6 +337,7 @@ impl Controller {
             traced: 0,
             rate: 0.0,
             events: Vec::new(),
+            rfs_queue: 0,
         };
         c.sample();
         c.checkpoints.push_back((0, c.sim.clone()));
@@ -623,6 +645,35 @@ impl Controller {
         Some(format!("about {:.0} s to the end", left / self.rate / 1000.0))
     }
 
+    fn rfs_view(&self) -> RfsView {
+        use steerlab_engine::rps::{NO_CPU, NO_FILTER};
+        let sim = &self.sim;
+        let sock = sim.sock_flow_table();
+        let table = sim.dev_flow_table(self.rfs_queue);
+        RfsView {
+            sock_size: sock.map_or(0, |t| t.mask + 1),
+            sock_used: sock.map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count() as u32),
+            queue: self.rfs_queue,
+            table_size: table.map_or(0, |t| t.flows.len() as u32),
+            entries: table.map_or(Vec::new(), |t| {
+                t.flows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.cpu != NO_CPU)
+                    .take(128)
+                    .map(|(i, e)| (i as u32, e.cpu, (e.filter != NO_FILTER).then_some(e.filter), e.last_qtail))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Chooses the RX queue whose RFS flow table the panel shows.
+    pub fn show_rfs_queue(&mut self, q: u16) {
+        if q < self.sim.config().rx_queues {
+            self.rfs_queue = q;
+        }
+    }
+
     /// Chooses the flow whose path the trace panel shows.
     pub fn trace(&mut self, flow: u32) {
         if flow < self.sim.flow_count() {
@@ -758,6 +809,10 @@ impl Controller {
             sock_entries: sim.sock_flow_entries(),
             scenario_json: serde_json::to_string_pretty(&self.scenario).unwrap_or_default(),
             eta: self.eta(),
+            rfs: self.rfs_view(),
+            xps: (0..sim.config().tx_queues.min(64))
+                .map(|q| (q, sim.xps_cpus(q).map(|s| s.to_list()).unwrap_or_default(), sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default()))
+                .collect(),
             paths: {
                 let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
                 for f in 0..sim.flow_count() {

@@ -21,6 +21,7 @@ flow list\n\
 /// The accepted forms of `thread`.
 pub(crate) const THREAD_FORMS: &str = "thread add CPU [cpuset CPULIST] [migrate MS]\n\
 thread migrate TID CPU\n\
+thread policy TID pin | cpuset CPULIST | migrate MS\n\
 thread list";
 
 /// The accepted forms of `xdp`.
@@ -165,6 +166,29 @@ fn thread(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             let tid = tid.parse::<u32>().map_err(|_| bad(format!("thread migrate: TID {tid:?} is not a number")))?;
             let cpu = cpu_of(cpu)?;
             sim.migrate_thread(tid, cpu).map_err(|e| bad(format!("thread migrate: {e}")))?;
+            Ok(String::new())
+        }
+        ["policy", tid, policy @ ..] => {
+            // steerlab's per-thread policy: pinned where it is, confined to a cpuset, or
+            // migrating on a period (what `taskset` and a scheduler would do).
+            let tid = tid.parse::<u32>().map_err(|_| bad(format!("thread policy: TID {tid:?} is not a number")))?;
+            let (cpu, _) = sim.thread(tid).ok_or_else(|| bad(format!("thread policy: no thread {tid}")))?;
+            let ncpus = sim.config().cpus;
+            let (set, every) = match policy {
+                ["pin"] => (CpuSet::range(cpu, cpu + 1), Nanos::ZERO),
+                ["cpuset", list] => (CpuSet::parse_list(list).map_err(|e| bad(format!("thread policy: cpuset {e}")))?, Nanos::ZERO),
+                ["migrate", ms] => {
+                    let ms = ms.parse::<u64>().ok().filter(|m| (1..=86_400_000).contains(m)).ok_or_else(|| bad(format!("thread policy: migrate {ms:?} is not 1..=86400000 ms")))?;
+                    let set = sim.thread(tid).map(|(_, s)| s).filter(|s| s.len() > 1).unwrap_or(CpuSet::range(0, ncpus));
+                    (set, Nanos(ms * 1_000_000))
+                }
+                _ => return Err(bad("thread policy: expected pin | cpuset LIST | migrate MS".into())),
+            };
+            if set.is_empty() || set.end() > ncpus {
+                return Err(bad(format!("thread policy: cpuset must name CPUs of this host (0-{})", ncpus - 1)));
+            }
+            sim.set_thread_cpuset(tid, set).map_err(|e| bad(format!("thread policy: {e}")))?;
+            sim.set_thread_migration(tid, every).map_err(|e| bad(format!("thread policy: {e}")))?;
             Ok(String::new())
         }
         ["add", cpu, opts @ ..] => {

@@ -425,3 +425,23 @@ fn unchanged_settings_touch_nothing() {
         assert_eq!(fingerprint(&s), before, "{line}");
     }
 }
+
+/// steerlab's per-thread policy: pin, cpuset, auto-migrate; bad forms change nothing.
+#[test]
+fn thread_policy_pins_confines_and_migrates() {
+    let mut sim = steerlab_engine::Sim::new(steerlab_engine::HostConfig { cpus: 8, rx_queues: 4, ..Default::default() }).unwrap();
+    let t = sim.add_thread(steerlab_engine::ThreadSpec { cpu: 2, allowed: steerlab_engine::CpuSet::EMPTY, migrate_every: steerlab_engine::Nanos::ZERO }).unwrap();
+    steerlab_console::execute(&mut sim, "thread policy 0 pin").unwrap();
+    assert_eq!(sim.thread(t).unwrap().1.to_list(), "2");
+    steerlab_console::execute(&mut sim, "thread policy 0 cpuset 4-7").unwrap();
+    assert_eq!(sim.thread(t).unwrap(), (4, steerlab_engine::CpuSet::parse_list("4-7").unwrap()));
+    steerlab_console::execute(&mut sim, "thread policy 0 migrate 5").unwrap();
+    assert_eq!(sim.thread_migration(t), Some(steerlab_engine::Nanos::from_ms(5)));
+    sim.advance_to(steerlab_engine::Nanos::from_ms(100));
+    assert!(sim.snapshot().counters.migrations > 1);
+    let before = sim.snapshot();
+    for bad in ["thread policy 0 migrate 0", "thread policy 0 cpuset 9", "thread policy 7 pin", "thread policy 0 fly"] {
+        assert!(steerlab_console::execute(&mut sim, bad).is_err(), "{bad}");
+        assert_eq!(sim.snapshot(), before, "{bad}");
+    }
+}

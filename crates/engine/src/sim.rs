@@ -461,6 +461,34 @@ impl Sim {
         Ok(())
     }
 
+    /// Sets how often thread `tid` migrates to a random CPU of its cpuset (zero: never).
+    pub fn set_thread_migration(&mut self, tid: u32, every: Nanos) -> Result<(), SimError> {
+        if every.0 > 86_400_000_000_000 {
+            return Err(range_err("migrate_every", "0..=86400000 ms"));
+        }
+        let now = self.now;
+        let t = self.threads.get_mut(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        t.every = every;
+        t.next_migration = if every == Nanos::ZERO { Nanos(u64::MAX) } else { now.saturating_add(every) };
+        self.digest.event(&[EV_MIGRATE, now.0, u64::from(tid), every.0 | 1 << 63]);
+        Ok(())
+    }
+
+    /// A thread's migration period (zero: it stays where it is put).
+    pub fn thread_migration(&self, tid: u32) -> Option<Nanos> {
+        self.threads.get(tid as usize).map(|t| t.every)
+    }
+
+    /// The flow table of RX queue `q` (`rps_flow_cnt` entries), if RFS is on there.
+    pub fn dev_flow_table(&self, q: u16) -> Option<&DevFlowTable> {
+        self.queues.get(usize::from(q))?.table.as_ref()
+    }
+
+    /// The global `rps_sock_flow_table`, if RFS is on.
+    pub fn sock_flow_table(&self) -> Option<&SockFlowTable> {
+        self.sock.as_ref()
+    }
+
     /// `taskset -pc LIST TID`: sets the cpuset; a thread outside it moves to its first CPU.
     pub fn set_thread_cpuset(&mut self, tid: u32, allowed: CpuSet) -> Result<(), SimError> {
         let n = self.cfg.cpus;

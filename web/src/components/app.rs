@@ -18,6 +18,7 @@ use crate::components::lesson::LessonPanel;
 use crate::components::migrate::Migrate;
 use crate::components::paths::Paths;
 use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
+use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
 use crate::components::transport::Transport;
 use crate::controller::{Controller, FlowForm, ViewModel};
@@ -297,6 +298,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     let on_command = on!(|c, line: String| c.command(line).map(drop).or(Ok(())));
     let on_back = on!(|c, _e: MouseEvent| Ok(c.step_back()));
     let on_trace = on!(|c, f: u32| Ok(c.trace(*f)));
+    let on_rfs_queue = on!(|c, q: u16| Ok(c.show_rfs_queue(*q)));
     let on_next = on!(|c, _u: ()| Ok(c.next_step()));
     let on_seek = on!(|c, e: Event| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
@@ -398,7 +400,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
                 <Paths paths={v.paths.clone()} queues={v.queues.len() as u16} cpus={ncpus} />
                 <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
-                <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} />
+                <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} on_command={on_command.clone()} />
             </section>
             <section class="panel" aria-label="charts">
                 <Chart testid="chart-rxq" label="bar chart of packets per RX queue" data={rxq} />
@@ -426,6 +428,11 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             <section class="panel">
                 <h2>{ "aRFS filters" }</h2>
                 <ArfsTable rows={v.filters.clone()} total={v.filters_total} />
+            </section>
+            <section class="panel">
+                <h2>{ "RFS tables and XPS map" }</h2>
+                <RfsTables rfs={v.rfs.clone()} queues={v.queues.len() as u16} on_queue={on_rfs_queue} />
+                <XpsMap rows={v.xps.clone()} />
             </section>
             <section class="panel">
                 <h2>{ "Where the time goes" }</h2>

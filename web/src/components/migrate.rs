@@ -13,6 +13,8 @@ pub struct MigrateProps {
     pub cpus: u16,
     /// Thread and target CPU.
     pub on_migrate: Callback<(u32, u16)>,
+    /// A console command (the policy: `thread policy TID pin|migrate MS`).
+    pub on_command: Callback<String>,
 }
 
 /// Thread select, CPU select, submit.
@@ -41,6 +43,18 @@ pub fn Migrate(p: &MigrateProps) -> Html {
             cb.emit((*tid, *cpu));
         })
     };
+    let policy = use_state(|| "pin".to_string());
+    let on_policy = {
+        let policy = policy.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            policy.set(el.value());
+        })
+    };
+    let apply = {
+        let (tid, policy, cb) = (tid.clone(), policy.clone(), p.on_command.clone());
+        Callback::from(move |_: MouseEvent| cb.emit(format!("thread policy {} {}", *tid, *policy)))
+    };
     html! {
         <form class="migrate" data-testid="migrate-thread" onsubmit={submit} aria-label="migrate a thread">
             <label>{ "Thread" }
@@ -56,6 +70,14 @@ pub fn Migrate(p: &MigrateProps) -> Html {
                 </select>
             </label>
             <button type="submit" data-testid="migrate-submit">{ "Migrate" }</button>
+            <label>{ "policy" }
+                <select data-testid="thread-policy-select" onchange={on_policy}>
+                    <option value="pin" selected={*policy == "pin"}>{ "pinned to its CPU" }</option>
+                    <option value={format!("cpuset 0-{}", p.cpus.saturating_sub(1))}>{ "any CPU (cpuset)" }</option>
+                    <option value="migrate 10">{ "auto-migrate every 10 ms" }</option>
+                </select>
+            </label>
+            <button type="button" data-testid="thread-policy-submit" onclick={apply}>{ "Apply policy" }</button>
         </form>
     }
 }

@@ -11,5 +11,6 @@ pub mod lesson;
 pub mod migrate;
 pub mod panels;
 pub mod paths;
+pub mod tables;
 pub mod trace;
 pub mod transport;
