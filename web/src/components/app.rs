@@ -30,7 +30,7 @@ const FRAME_BUDGET_MS: f64 = 6.0;
 /// Flows per engine slice: about 1-2 ms of work in the release wasm.
 const FLOWS_PER_SLICE: u32 = 1024;
 /// Animation timer period, ms.
-const FRAME_PERIOD_MS: u32 = 33;
+const FRAME_PERIOD_MS: u32 = 16;
 
 fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
