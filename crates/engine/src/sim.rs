@@ -420,10 +420,10 @@ impl Sim {
         for (q, rxq) in self.queues.iter().enumerate() {
             rmap[usize::from(rxq.irq_cpu)] = q as u16;
         }
-        for c in 0..n {
-            if rmap[c] == u16::MAX {
+        for (c, slot) in rmap.iter_mut().enumerate() {
+            if *slot == u16::MAX {
                 let node = self.cpus[c].node;
-                rmap[c] = self.queues.iter().rposition(|q| self.cpus[usize::from(q.irq_cpu)].node == node).unwrap_or(0) as u16;
+                *slot = self.queues.iter().rposition(|q| self.cpus[usize::from(q.irq_cpu)].node == node).unwrap_or(0) as u16;
             }
         }
         self.rmap = rmap;

@@ -111,11 +111,29 @@ pub const fn skb_tx_hash(hash: u32, tx_queues: u16) -> u16 {
     reciprocal_scale(hash, tx_queues as u32) as u16
 }
 
+/// What `netdev_pick_tx` looks at in a packet and its socket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxSkb {
+    /// The socket's cached queue (`sk_tx_queue_get`).
+    pub cached: Option<u16>,
+    /// `skb->ooo_okay`: the packet may take another queue without reordering.
+    pub ooo_okay: bool,
+    /// A connected socket (cached route): the pick is cached.
+    pub connected: bool,
+    /// The sending CPU (`skb->sender_cpu - 1`).
+    pub sender_cpu: u16,
+    /// The socket's recorded RX queue (`sk_rx_queue_get`).
+    pub sk_rx_queue: Option<u16>,
+    /// `skb_get_hash`.
+    pub hash: u32,
+}
+
 /// `netdev_pick_tx` (net/core/dev.c): the socket's cached queue unless it is unset, out of
 /// range or the packet may be reordered (`ooo_okay`); else XPS, else the hash. Returns the
 /// queue, how it was chosen, and the new cached queue (the cache is written only for a
 /// connected socket, and, v6.18, only when the queue changes).
-pub fn pick_tx(xps: &Xps, cached: Option<u16>, ooo_okay: bool, connected: bool, sender_cpu: u16, sk_rx_queue: Option<u16>, hash: u32, tx_queues: u16) -> (u16, Pick, Option<u16>) {
+pub fn pick_tx(xps: &Xps, skb: &TxSkb, tx_queues: u16) -> (u16, Pick, Option<u16>) {
+    let TxSkb { cached, ooo_okay, connected, sender_cpu, sk_rx_queue, hash } = *skb;
     if tx_queues <= 1 {
         // netdev_core_pick_tx: one real queue, no selection at all.
         return (0, Pick::Cached, cached);
@@ -142,8 +160,8 @@ mod tests {
             x.set_cpus(q, CpuSet::range(q, q + 1));
         }
         let h = 0x9e37_79b9;
-        assert_eq!(pick_tx(&x, None, false, false, 2, None, h, 4), (2, Pick::Map, None));
-        assert_eq!(pick_tx(&x, None, false, false, 6, None, h, 4), (skb_tx_hash(h, 4), Pick::Hash, None));
+        assert_eq!(pick_tx(&x, &TxSkb { cached: None, ooo_okay: false, connected: false, sender_cpu: 2, sk_rx_queue: None, hash: h }, 4), (2, Pick::Map, None));
+        assert_eq!(pick_tx(&x, &TxSkb { cached: None, ooo_okay: false, connected: false, sender_cpu: 6, sk_rx_queue: None, hash: h }, 4), (skb_tx_hash(h, 4), Pick::Hash, None));
         assert_eq!(x.cpus_of(2), CpuSet::range(2, 3));
     }
 
@@ -153,10 +171,10 @@ mod tests {
         x.set_rxqs(3, CpuSet::range(1, 2));
         x.set_cpus(0, CpuSet::range(0, 4));
         // The RX-queue map wins over the CPU map.
-        assert_eq!(pick_tx(&x, None, false, true, 0, Some(1), 7, 4), (3, Pick::Map, Some(3)));
+        assert_eq!(pick_tx(&x, &TxSkb { cached: None, ooo_okay: false, connected: true, sender_cpu: 0, sk_rx_queue: Some(1), hash: 7 }, 4), (3, Pick::Map, Some(3)));
         // A connected socket keeps its queue until ooo_okay.
-        assert_eq!(pick_tx(&x, Some(3), false, true, 0, None, 7, 4), (3, Pick::Cached, Some(3)));
-        assert_eq!(pick_tx(&x, Some(3), true, true, 0, None, 7, 4), (0, Pick::Map, Some(0)));
+        assert_eq!(pick_tx(&x, &TxSkb { cached: Some(3), ooo_okay: false, connected: true, sender_cpu: 0, sk_rx_queue: None, hash: 7 }, 4), (3, Pick::Cached, Some(3)));
+        assert_eq!(pick_tx(&x, &TxSkb { cached: Some(3), ooo_okay: true, connected: true, sender_cpu: 0, sk_rx_queue: None, hash: 7 }, 4), (0, Pick::Map, Some(0)));
         // Several queues for one CPU: list order is write order; the hash picks among them.
         x.set_cpus(2, CpuSet::range(0, 1));
         assert_eq!(x.get_queue(0, None, 0, 4), Some(0));

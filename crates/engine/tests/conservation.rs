@@ -43,7 +43,7 @@ fn apply(sim: &mut Sim, c: &Cmd) {
             let readers = if reader % 4 == 0 { vec![] } else { vec![u32::from(reader) % sim.thread_count(), u32::from(reader / 3) % sim.thread_count()] };
             // One flow in three also sends: rate-limited or saturating, connected or not.
             let tx = (tx % 3 == 0 && !readers.is_empty())
-                .then(|| TxSpec { rate_pps: if tx % 2 == 0 { 0 } else { rate }, bytes: 100, connected: tx % 4 == 0 });
+                .then_some(TxSpec { rate_pps: if tx % 2 == 0 { 0 } else { rate }, bytes: 100, connected: tx % 4 == 0 });
             let _ = sim.add_flow(FlowSpec { key, rate_pps: rate, bytes: 1000, readers, tx });
         }
         Cmd::Migrate { tid, cpu } => {

@@ -288,18 +288,42 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     }
     let on_add = on!(|c, form: FlowForm| c.add_flow(form));
     let on_random = on!(|c, _e: MouseEvent| c.add_random_flows(16));
-    let on_play = on!(|c, p: bool| Ok(c.set_playing(*p)));
-    let on_step = on!(|c, _u: ()| Ok(c.step()));
-    let on_speed = on!(|c, s: usize| Ok(c.set_speed(*s)));
-    let on_reset = on!(|c, _u: ()| Ok(c.reset()));
+    let on_play = on!(|c, p: bool| {
+        c.set_playing(*p);
+        Ok(())
+    });
+    let on_step = on!(|c, _u: ()| {
+        c.step();
+        Ok(())
+    });
+    let on_speed = on!(|c, s: usize| {
+        c.set_speed(*s);
+        Ok(())
+    });
+    let on_reset = on!(|c, _u: ()| {
+        c.reset();
+        Ok(())
+    });
     let on_migrate = on!(|c, m: (u32, u16)| c.migrate(m.0, m.1));
     let on_driver = on!(|c, d: String| c.set_driver(d));
     // Errors of typed commands are shown in the console itself, in the tool's words.
     let on_command = on!(|c, line: String| c.command(line).map(drop).or(Ok(())));
-    let on_back = on!(|c, _e: MouseEvent| Ok(c.step_back()));
-    let on_trace = on!(|c, f: u32| Ok(c.trace(*f)));
-    let on_rfs_queue = on!(|c, q: u16| Ok(c.show_rfs_queue(*q)));
-    let on_next = on!(|c, _u: ()| Ok(c.next_step()));
+    let on_back = on!(|c, _e: MouseEvent| {
+        c.step_back();
+        Ok(())
+    });
+    let on_trace = on!(|c, f: u32| {
+        c.trace(*f);
+        Ok(())
+    });
+    let on_rfs_queue = on!(|c, q: u16| {
+        c.show_rfs_queue(*q);
+        Ok(())
+    });
+    let on_next = on!(|c, _u: ()| {
+        c.next_step();
+        Ok(())
+    });
     let on_seek = on!(|c, e: Event| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
         el.value().parse::<u64>().map(|ms| c.seek(steerlab_engine::Nanos::from_ms(ms))).map_err(|_| "timeline: not a time".to_string())

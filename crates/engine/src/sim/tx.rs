@@ -15,7 +15,7 @@ use crate::cpuset::CpuSet;
 use crate::flow::Proto;
 use crate::ledger::Stage;
 use crate::time::Nanos;
-use crate::xps::{pick_tx, Pick, Xps};
+use crate::xps::{pick_tx, Pick, TxSkb, Xps};
 
 /// What a socket sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,8 +104,8 @@ impl Sim {
         let ntx = self.cfg.tx_queues;
         // The first message of the tick may re-select (ooo_okay for TCP); the rest repeat the
         // steady state: the cached queue for a connected socket, else the same pick again.
-        let (q, first, cached) = pick_tx(&self.xps, st.cached, tcp, st.spec.connected, cpu, sk_rx_queue, hash, ntx);
-        let (_, steady, _) = pick_tx(&self.xps, cached, false, st.spec.connected, cpu, sk_rx_queue, hash, ntx);
+        let (q, first, cached) = pick_tx(&self.xps, &TxSkb { cached: st.cached, ooo_okay: tcp, connected: st.spec.connected, sender_cpu: cpu, sk_rx_queue, hash }, ntx);
+        let (_, steady, _) = pick_tx(&self.xps, &TxSkb { cached, ooo_okay: false, connected: st.spec.connected, sender_cpu: cpu, sk_rx_queue, hash }, ntx);
         let pick_ns = |p: Pick| match p {
             Pick::Hash => costs.tx_pick_hash_ns,
             Pick::Map => costs.tx_pick_xps_ns,
