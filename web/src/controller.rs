@@ -212,8 +212,8 @@ pub struct ViewModel {
     pub digest: String,
     /// The driver model.
     pub driver: Driver,
-    /// aRFS filters (first 256 by id, collisions first).
-    pub filters: Vec<FilterRow>,
+    /// Every live aRFS filter, colliding flow_ids first (the page renders only the visible rows).
+    pub filters: std::rc::Rc<Vec<FilterRow>>,
     /// Live filters in total.
     pub filters_total: usize,
     /// The lesson.
@@ -763,7 +763,6 @@ impl Controller {
             .collect();
         filters.sort_by_key(|f| (!f.collision, f.flow_id, f.id));
         let filters_total = filters.len();
-        filters.truncate(256);
         let l = &self.scenario.lesson;
         let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
         ViewModel {
@@ -780,7 +779,7 @@ impl Controller {
             arfs_update: snap.arfs.update,
             digest: snap.digest.hex(),
             driver: sim.config().driver,
-            filters,
+            filters: std::rc::Rc::new(filters),
             filters_total,
             lesson: LessonView {
                 id: self.scenario.id.clone(),
