@@ -176,7 +176,10 @@ impl Arfs {
             },
             Driver::Mlx5 => Model::Mlx5 { rules: Vec::new(), by_flow: Vec::new(), pending: Vec::new() },
         };
-        Arfs { model, free: Vec::new(), live: 0, limit, last_id: 0, hw: Vec::new(), service_scheduled: false, scheduled: None, counters: ArfsCounters::default() }
+        // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
+        // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
+        let last_id = if driver == Driver::Mlx5 { FILTER_ID_SPACE - 1 } else { 0 };
+        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), service_scheduled: false, scheduled: None, counters: ArfsCounters::default() }
     }
 
     /// Whether the driver implements `ndo_rx_flow_steer`.

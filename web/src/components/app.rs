@@ -119,6 +119,13 @@ pub fn App() -> Html {
     let embed = url_param("embed").as_deref() == Some("1");
     let click = url_param("start").as_deref() == Some("click");
     let started = use_state(|| !click);
+    // A click-to-start embed still tells its host page it is there (not started yet).
+    use_effect_with((), move |_| {
+        if click {
+            let allow = crate::embed::parse_allow_list(url_param("origin").as_deref());
+            post_to_parent(&allow, &serde_json::json!({"type": "steerlab:ready", "started": false}));
+        }
+    });
     if !*started {
         let start = {
             let started = started.clone();
