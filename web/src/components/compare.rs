@@ -54,14 +54,27 @@ pub fn Compare(p: &CompareProps) -> Html {
         let (a, b, views) = (a.clone(), b.clone(), views.clone());
         use_effect_with((), move |_| {
             let mut frame = 0u64;
-            let interval = Interval::new(33, move || {
+            // Both hosts advance tick by tick in lockstep, in slices of flows, within the same
+            // per-frame budget as the sandbox (heavy lessons never block a frame for long).
+            let mut a_ahead = false;
+            let interval = Interval::new(16, move || {
                 frame += 1;
-                let n = a.borrow().wanted_ticks(frame).min(4);
-                for _ in 0..n {
-                    a.borrow_mut().step();
-                    b.borrow_mut().step();
+                let now = || web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now());
+                let (t0, wanted) = (now(), a.borrow().wanted_ticks(frame));
+                let mut ran = 0u64;
+                while ran < wanted && now() - t0 < 6.0 {
+                    if !a_ahead {
+                        if a.borrow_mut().step_part(1024) {
+                            a_ahead = true;
+                        } else if !a.borrow().sim().in_tick() {
+                            break; // the scenario's end
+                        }
+                    } else if b.borrow_mut().step_part(1024) {
+                        a_ahead = false;
+                        ran += 1;
+                    }
                 }
-                if n > 0 {
+                if ran > 0 {
                     views.set((a.borrow().view(), b.borrow().view()));
                 }
             });
