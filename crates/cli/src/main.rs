@@ -46,6 +46,10 @@ struct RunArgs {
     /// Print one JSON object with the contract's keys instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also print the cost table in force (each stage's nanoseconds and its source) before
+    /// the results (table output only).
+    #[arg(long)]
+    costs: bool,
 }
 
 #[derive(clap::Args)]
@@ -165,7 +169,20 @@ fn run(args: &RunArgs) -> Result<String, String> {
     let scenario = load(&args.scenario, &overrides)?;
     let sim = scenario.run().map_err(|e| format!("invalid scenario {}: {e}", args.scenario))?;
     let report = steerlab_scenario::Report::new(&scenario, &sim);
-    Ok(if args.json { format!("{}\n", report.to_json()) } else { report.to_table() })
+    if args.json {
+        return Ok(format!("{}\n", report.to_json()));
+    }
+    let mut out = String::new();
+    if args.costs {
+        // The cost table in force (defaults and the scenario's `cost.*` overrides).
+        out.push_str("# cost table (ns; _ps: picoseconds), override with --set cost.NAME=N\n");
+        for row in sim.config().costs.rows() {
+            out.push_str(&format!("{row}\n"));
+        }
+        out.push('\n');
+    }
+    out.push_str(&report.to_table());
+    Ok(out)
 }
 
 fn shell(args: &ShellArgs) -> ExitCode {

@@ -124,3 +124,13 @@ fn shell_runs_a_script_and_reports_failure_in_its_status() {
     let (code, _, _) = steerlab(&["shell", "--script", "/nonexistent/file"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn run_costs_prints_the_cost_table_with_sources_and_overrides() {
+    let (code, out, err) = steerlab(&["run", "xdp-kfunc-cost", "--duration", "0.01", "--costs", "--set", "cost.xdp_kfunc_call_ps=1200"]);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("xdp_kfunc_call_ps")).expect("the kfunc row");
+    assert!(row.contains("1200") && row.contains("seed 004"), "{row}");
+    assert!(out.lines().any(|l| l.starts_with("driver_rx_ps") && l.contains("38940")));
+    assert!(out.contains("packets.offered"));
+}

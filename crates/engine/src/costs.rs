@@ -1,6 +1,7 @@
 //! The cost ledger's table: nanoseconds charged per stage, each with its source. The user sees
-//! what each stage cost in the page's ledger panel and in `steerlab run` (`ledger.*`); any
-//! entry can be overridden by a scenario (`cost.NAME`, also `--set cost.NAME=N`).
+//! the table with `steerlab run --costs` and what each stage cost in the page's ledger panel
+//! and in `steerlab run` (`ledger.*`); any entry can be overridden by a scenario (`cost.NAME`,
+//! also `--set cost.NAME=N`).
 //!
 //! Figures come from the seeds (`../shared/seeds/`) where they give one; the rest are
 //! order-of-magnitude estimates, marked as such: the lessons depend on their ratios, not on
