@@ -280,9 +280,8 @@ pub struct Controller {
     sim: Sim,
     playing: bool,
     speed: usize,
-    history: VecDeque<(u64, Report)>,
-    /// Simulated time of the learner's last change (goal checks look after it).
-    since_ns: u64,
+    /// Reports sampled every [`SAMPLE_NS`], oldest first (at most [`HISTORY`]).
+    history: Vec<(u64, Report)>,
     step: usize,
     console: VecDeque<ConsoleLine>,
     /// Commands typed, for up/down recall.
@@ -328,8 +327,7 @@ impl Controller {
             sim,
             playing: true,
             speed: 1,
-            history: VecDeque::new(),
-            since_ns: 0,
+            history: Vec::new(),
             step: 0,
             console: VecDeque::new(),
             typed: Vec::new(),
@@ -403,7 +401,6 @@ impl Controller {
                 self.run_for(Nanos(a.at_ns - self.sim.now().0));
                 let _ = steerlab_console::execute(&mut self.sim, &a.command);
             }
-            self.since_ns = self.applied.last().map_or(0, |a| a.at_ns);
         }
         self.run_for(Nanos(t.0 - self.sim.now().0));
     }
@@ -443,7 +440,6 @@ impl Controller {
         self.finish_tick();
         let out = steerlab_console::execute(&mut self.sim, line);
         if out.is_ok() {
-            self.since_ns = self.sim.now().0;
             self.applied.push(Applied { at_ns: self.sim.now().0, command: line.to_string() });
             let kind = match line.split_whitespace().take(2).collect::<Vec<_>>().as_slice() {
                 ["flow", "add"] => "flow-added",
@@ -622,9 +618,9 @@ impl Controller {
 
     fn sample(&mut self) {
         let r = Report::new(&self.scenario, &self.sim);
-        self.history.push_back((self.sim.now().0, r));
-        while self.history.len() > HISTORY {
-            self.history.pop_front();
+        self.history.push((self.sim.now().0, r));
+        if self.history.len() > HISTORY {
+            self.history.remove(0);
         }
     }
 
@@ -689,11 +685,15 @@ impl Controller {
         }
     }
 
+    /// Simulated time of the learner's last change: goal checks look only after it.
+    fn since_ns(&self) -> u64 {
+        self.applied.last().map_or(0, |a| a.at_ns)
+    }
+
     /// Whether the lesson's goal is met now (`None`: not yet assessable).
     pub fn goal_met(&self) -> Option<bool> {
         let check = self.scenario.lesson.check.as_ref()?;
-        let history: Vec<(u64, Report)> = self.history.iter().cloned().collect();
-        check.met(&history, self.since_ns)
+        check.met(&self.history, self.since_ns())
     }
 
     fn rate_series(&self, paths: &[(&'static str, &str)]) -> Vec<Series> {

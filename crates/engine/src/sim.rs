@@ -1148,8 +1148,8 @@ impl Sim {
         let tc = self.tc.as_ref().map(|b| b.classify(&key));
         if let Some(Classify { sw: SwResult::DroppedInHw, .. }) = tc {
             // An offloaded filter (in_hw) dropped the packet in the NIC: no queue, no CPU.
-            if let Some(b) = self.tc.as_mut() {
-                b.classify_and_count(&key, m);
+            if let (Some(b), Some(c)) = (self.tc.as_mut(), &tc) {
+                b.count(c, m);
             }
             self.counters.tc_drop += m;
             self.counters.tc_hw_drop += m;
@@ -1192,9 +1192,9 @@ impl Sim {
         // the sandbox classifies when the packet is steered, so a packet tc drops never takes
         // a backlog slot.
         let backlog_full = target.is_some_and(|c| self.cpus[usize::from(c)].budget < m);
-        if let (Some(Classify { sw, .. }), false) = (tc, backlog_full) {
+        if let (Some(c @ Classify { sw, .. }), false) = (tc, backlog_full) {
             if let Some(b) = self.tc.as_mut() {
-                b.classify_and_count(&key, m);
+                b.count(&c, m);
             }
             let tc_cpu = target.unwrap_or(irq);
             match sw {

@@ -669,6 +669,24 @@ impl TcBlock {
         c
     }
 
+    /// Books `n` packets on the filters that decided `c` (a decision from [`TcBlock::classify`]
+    /// on this block, unchanged since): the same counts as [`TcBlock::classify_and_count`]
+    /// without walking the filters again.
+    pub fn count(&mut self, c: &Classify, n: u64) {
+        let sw = match c.sw {
+            SwResult::Classified { filter, .. } => filter,
+            _ => None,
+        };
+        for (id, hw) in [(c.hw_filter, true), (sw, false)] {
+            let Some(id) = id else { continue };
+            let found = self.tps.iter_mut().find(|tp| tp.prio == id.prio).and_then(|tp| tp.filters.iter_mut().find(|f| f.handle == id.handle));
+            if let Some(f) = found {
+                let hits = if hw { &mut f.hits_hw } else { &mut f.hits_sw };
+                *hits = hits.saturating_add(n);
+            }
+        }
+    }
+
     /// Legacy `block->filtercnt` (tps counted since their first successful add). Maintained
     /// whatever [`Counting`] is selected: the value the v6.10–v6.13 kernel would hold after the
     /// same commands.
@@ -1320,5 +1338,22 @@ mod tests {
         assert_eq!(insertion_ns(0, 1000, Counting::Legacy, 1, 1), 0);
         assert_eq!(insertion_ns(u32::MAX, u32::MAX, Counting::Legacy, u64::MAX, 1), u64::MAX);
         assert_eq!(insertion_ns(u32::MAX, u32::MAX, Counting::Usesw, u64::MAX, 1), u64::MAX);
+    }
+
+    /// `count` books a decision exactly as `classify_and_count` would.
+    #[test]
+    fn count_books_like_classify_and_count() {
+        let mut a = block(Counting::Usesw);
+        a.add(s(Some(1), 2)).unwrap();
+        a.add(n(Some(2), 3)).unwrap();
+        let mut b = a.clone();
+        for src in [2, 3, 4] {
+            let k = key(src, 80);
+            a.classify_and_count(&k, 5);
+            let c = b.classify(&k);
+            b.count(&c, 5);
+        }
+        assert_eq!(a.filters(), b.filters());
+        assert!(a.filters().iter().any(|f| f.hits_hw == 5) && a.filters().iter().any(|f| f.hits_sw == 5));
     }
 }
