@@ -43,7 +43,12 @@ struct RunArgs {
     /// Override a scenario field, e.g. --set nic.driver=ice --set rfs.flow_cnt=2048.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Print one JSON object with the contract's keys instead of a table.
+    /// Run once per value and print the runs side by side, e.g. --vary nic.driver=ice-hash-match,ice;
+    /// KEY=V1,V2 items in one --vary are zipped, several --vary make the product.
+    #[arg(long, value_name = "KEY=V1,V2")]
+    vary: Vec<String>,
+    /// Print one JSON object with the contract's keys instead of a table (with --vary, an
+    /// array of {"label", "set", "report"}).
     #[arg(long)]
     json: bool,
     /// Also print the cost table in force (each stage's nanoseconds and its source) before
@@ -166,6 +171,9 @@ fn run(args: &RunArgs) -> Result<String, String> {
         }
         overrides.push(format!("sim.duration_ms={}", ((d * 1000.0).round() as u64).max(1)));
     }
+    if !args.vary.is_empty() {
+        return run_side_by_side(args, &overrides);
+    }
     let scenario = load(&args.scenario, &overrides)?;
     let sim = scenario.run().map_err(|e| format!("invalid scenario {}: {e}", args.scenario))?;
     let report = steerlab_scenario::Report::new(&scenario, &sim);
@@ -183,6 +191,50 @@ fn run(args: &RunArgs) -> Result<String, String> {
     }
     out.push_str(&report.to_table());
     Ok(out)
+}
+
+/// `run --vary`: every combination (validated before any runs), run on all cores, in columns.
+fn run_side_by_side(args: &RunArgs, overrides: &[String]) -> Result<String, String> {
+    use steerlab_scenario::compare;
+    let variants = compare::variants(&args.vary)?;
+    let scenarios = variants
+        .iter()
+        .map(|v| load(&args.scenario, &[overrides, &v.sets[..]].concat()).map_err(|e| format!("{e} (column {:?})", v.label)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(scenarios.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<steerlab_scenario::Report, String>>> = vec![None; scenarios.len()];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(sc) = scenarios.get(i) else { break done };
+                        let report = sc.run().map(|sim| steerlab_scenario::Report::new(sc, &sim)).map_err(|e| e.to_string());
+                        done.push((i, report));
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            for (i, r) in h.join().unwrap_or_default() {
+                results[i] = Some(r);
+            }
+        }
+    });
+    let mut columns = Vec::new();
+    for (v, r) in variants.iter().zip(results) {
+        let report = r.unwrap_or_else(|| Err("the run did not finish".into())).map_err(|e| format!("invalid scenario {} ({}): {e}", args.scenario, v.label))?;
+        columns.push((v.label.clone(), report));
+    }
+    if args.json {
+        let items: Vec<serde_json::Value> =
+            variants.iter().zip(&columns).map(|(v, (_, r))| serde_json::json!({"label": v.label, "set": v.sets, "report": r.0})).collect();
+        return Ok(format!("{}\n", serde_json::Value::Array(items)));
+    }
+    Ok(compare::table(&scenarios[0].lesson.table, &columns))
 }
 
 fn shell(args: &ShellArgs) -> ExitCode {

@@ -134,3 +134,32 @@ fn run_costs_prints_the_cost_table_with_sources_and_overrides() {
     assert!(out.lines().any(|l| l.starts_with("driver_rx_ps") && l.contains("38940")));
     assert!(out.contains("packets.offered"));
 }
+
+#[test]
+fn run_vary_prints_the_seed_table_side_by_side() {
+    let (code, out, err) = steerlab(&["run", "tc-bypass", "--duration", "0.1", "--vary", "tc.counting=legacy,usesw"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].contains("legacy") && lines[0].contains("usesw"), "{out}");
+    let row = |label: &str| lines.iter().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no row {label}: {out}")).to_string();
+    // The lesson's own rows (seed 001): legacy counters bypass software, usesw does not.
+    let bypass: Vec<String> = row("software bypassed").split('|').skip(1).map(|c| c.trim().to_string()).collect();
+    assert_eq!(bypass, ["true", "false"]);
+    assert!(row("16 x 100,000 inserts (s)").contains("50.8"));
+
+    // Zipped within one --vary, product across; JSON: one report per column.
+    let (code, out, err) = steerlab(&["run", "xdp-kfunc-cost", "--duration", "0.01", "--json", "--vary", "xdp.kfuncs=0,3", "--vary", "xdp.strategy=call,inline"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let labels: Vec<&str> = v.as_array().unwrap().iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["0 call", "0 inline", "3 call", "3 inline"]);
+    assert_eq!(v[2]["report"]["xdp"]["ns_per_pkt"], serde_json::json!(41.8));
+    assert_eq!(v[3]["report"]["xdp"]["ns_per_pkt"], serde_json::json!(38.94));
+
+    for (vary, says) in [("xdp.kfuncs", "no '='"), ("xdp.kfuncs=0,1 xdp.strategy=call", "values"), ("xdp.kfuncs=0,99999", "xdp.kfuncs")] {
+        let (code, out, err) = steerlab(&["run", "xdp-kfunc-cost", "--vary", vary]);
+        assert_eq!((code, out.as_str()), (2, ""), "{vary}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{vary}: {err}");
+    }
+}

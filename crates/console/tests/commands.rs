@@ -316,7 +316,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     // the models, help, unknown commands
     (&[], "nic driver e1000", "generic | ice-hash-match | ice | mlx5 | ixgbe"),
     (&[], "nic", "nic: bad arguments"),
-    (&[], "kernel 5.10", "is not one of 6.14 | 6.18"),
+    (&[], "kernel 5.10", "is not one of 6.14 | 6.15 | 6.18"),
     (&[], "rfs record sometimes", "is not one of always | cpuset"),
     (&[], "help frob", "help: no help topics match `frob'"),
     (&[], "frob", "frob: command not found"),

@@ -152,8 +152,10 @@ pub struct Arfs {
     hw: Vec<Option<u16>>,
     /// ice: `ice_service_task_schedule` was called since the last pass.
     pub service_scheduled: bool,
-    /// ice: the entry the last add/update left INACTIVE, for [`Arfs::ice_program_scheduled`].
-    scheduled: Option<u32>,
+    /// ice: entries an add/update left INACTIVE since the last pass.
+    pending: Vec<u32>,
+    /// ice: when the scheduled service task runs (its programming half).
+    pub service_due: Option<Nanos>,
     /// Driver counters.
     pub counters: ArfsCounters,
 }
@@ -179,7 +181,7 @@ impl Arfs {
         // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
         // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
         let last_id = if driver == Driver::Mlx5 { FILTER_ID_SPACE - 1 } else { 0 };
-        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), service_scheduled: false, scheduled: None, counters: ArfsCounters::default() }
+        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), service_scheduled: false, pending: Vec::new(), service_due: None, counters: ArfsCounters::default() }
     }
 
     /// Whether the driver implements `ndo_rx_flow_steer`.
@@ -269,7 +271,7 @@ impl Arfs {
                         entry.state = IceState::Inactive;
                         self.counters.update += 1;
                         self.service_scheduled = true;
-                        self.scheduled = Some(e);
+                        self.pending.push(e);
                         Steer::Update(entry.fltr_id)
                     }
                     None if full => {
@@ -290,7 +292,7 @@ impl Arfs {
                         let idx = Self::alloc(&mut self.free, entries, entry);
                         buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push(idx);
                         self.service_scheduled = true;
-                        self.scheduled = Some(idx);
+                        self.pending.push(idx);
                         Steer::Add(id)
                     }
                 }
@@ -329,15 +331,26 @@ impl Arfs {
         (result, true)
     }
 
-    /// The programming half of the service task that `ice_rx_flow_steer` just scheduled: the
-    /// kworker runs microseconds later, before the flow's next packet, so the entry left
-    /// INACTIVE by the last add/update is written to hardware now. The expiry half of that run
-    /// is coalesced into the next [`Arfs::ice_service`] pass (at the next tick).
-    pub fn ice_program_scheduled(&mut self, now: Nanos) {
+    /// `ice_service_task_schedule`: the service task will run `delay` from `now` unless a run
+    /// is already due.
+    pub fn ice_schedule(&mut self, now: Nanos, delay: Nanos) {
+        if !self.pending.is_empty() && self.service_due.is_none() {
+            self.service_due = Some(now.saturating_add(delay));
+        }
+    }
+
+    /// The programming half of a scheduled service task run: every entry an add or update left
+    /// INACTIVE is written to hardware. Its expiry half is coalesced into the next
+    /// [`Arfs::ice_service`] pass (at the next tick).
+    pub fn ice_program_pending(&mut self, now: Nanos) {
+        self.service_due = None;
         let Model::Ice { entries, .. } = &mut self.model else { return };
-        let Some(e) = self.scheduled.take().and_then(|i| entries[i as usize].as_mut()) else { return };
-        if e.state == IceState::Inactive {
-            Self::program(&mut self.hw, &mut self.counters, e, now);
+        for i in self.pending.drain(..) {
+            if let Some(e) = entries[i as usize].as_mut() {
+                if e.state == IceState::Inactive {
+                    Self::program(&mut self.hw, &mut self.counters, e, now);
+                }
+            }
         }
     }
 
@@ -355,7 +368,8 @@ impl Arfs {
     /// that have expired.
     pub fn ice_service(&mut self, now: Nanos, oracle: &dyn ExpiryOracle) {
         self.service_scheduled = false;
-        self.scheduled = None;
+        self.service_due = None;
+        self.pending.clear();
         let Model::Ice { buckets, entries, .. } = &mut self.model else { return };
         for bucket in buckets.iter_mut() {
             let mut i = bucket.len();

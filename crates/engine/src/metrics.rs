@@ -25,6 +25,10 @@ pub struct Counters {
     /// Packets that arrived on a queue whose IRQ CPU is not the reader's CPU (seed 000's
     /// "bad queues"), whether or not RPS/RFS then moved them to the reader.
     pub wrong_queue: u64,
+    /// Packets an aRFS hardware filter sent to a queue other than the one nearest their
+    /// reader's CPU: a filter pointing the wrong way (seed 000's hash-only match re-points
+    /// another flow's filter; a stale filter after the reader moved).
+    pub arfs_missteered: u64,
     /// Writes to `rps_sock_flow_table` that changed an entry.
     pub sock_flow_updates: u64,
     /// Writes avoided by `rfs.record = cpuset`.

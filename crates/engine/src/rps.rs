@@ -34,18 +34,20 @@ pub const fn reciprocal_scale(val: u32, n: u32) -> u32 {
 /// The slot of a flow in a per-queue flow table: `rfs_slot` (net/core/dev.c) hashes with
 /// `hash_32` since 6.15; up to 6.14 it was `hash & (size - 1)`.
 pub const fn rfs_slot(kernel: Kernel, hash: u32, log: u32) -> u32 {
-    match kernel {
-        Kernel::V6_14 => hash & ((1u32 << log) - 1),
-        Kernel::V6_18 => hash_32(hash, log),
+    if kernel.hashed_slots() {
+        hash_32(hash, log)
+    } else {
+        hash & ((1u32 << log) - 1)
     }
 }
 
 /// The activity window of `rps_may_expire_flow` / `rps_flow_is_active`: `10 << log` since
 /// 6.15, `10 * mask` = 10 × (size − 1) before.
 pub const fn active_window(kernel: Kernel, log: u32) -> i32 {
-    match kernel {
-        Kernel::V6_14 => 10 * ((1i32 << log) - 1),
-        Kernel::V6_18 => 10 << log,
+    if kernel.hashed_slots() {
+        10 << log
+    } else {
+        10 * ((1i32 << log) - 1)
     }
 }
 
@@ -135,6 +137,7 @@ mod tests {
         for (h, rps, slot, sock) in rows {
             assert_eq!(reciprocal_scale(h, 4), rps, "{h:#x}");
             assert_eq!(rfs_slot(Kernel::V6_18, h, 10), slot, "{h:#x}");
+            assert_eq!(rfs_slot(Kernel::V6_15, h, 10), slot, "{h:#x}");
             assert_eq!(rfs_slot(Kernel::V6_14, h, 10), h & 1023, "{h:#x}");
             assert_eq!(SockFlowTable::new(32768).index(h) as u32, sock, "{h:#x}");
         }
@@ -149,6 +152,7 @@ mod tests {
         assert_eq!(cpu_mask(144), 0xff);
         assert_eq!(cpu_mask(64), 0x3f);
         assert_eq!(active_window(Kernel::V6_14, 9), 5110);
+        assert_eq!(active_window(Kernel::V6_15, 9), 5120);
         assert_eq!(active_window(Kernel::V6_18, 9), 5120);
     }
 }

@@ -4,8 +4,9 @@
 //! processed, the application reads and records its CPU for RFS.
 //!
 //! Time advances in ticks of `tick_ns`. In a tick: timers (thread migrations, the ice service
-//! task), the sockets' sends (sim/tx.rs), then every flow's packets of the tick in flow order, then every backlog is drained
-//! (`process_backlog`), then the readers read (`sock_rps_record_flow`) and mlx5's work runs.
+//! task), the sockets' sends (sim/tx.rs), then every flow's packets of the tick in flow order,
+//! its reader's read (`sock_rps_record_flow`) in the middle of them, then every backlog is
+//! drained (`process_backlog`) and mlx5's work runs.
 //! Simplification: a flow's packets of one tick arrive together, at the flow's place in the
 //! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
 //! at the stack's per-packet cost, so `input_queue_head` advances as simulated time passes within
@@ -116,8 +117,6 @@ struct Flow {
     readers: Vec<u32>,
     /// Reader of the current tick (index into `threads`), `u32::MAX` when none.
     reader: u32,
-    /// Packets reached the stack in this tick (the reader will read).
-    got: bool,
     ntuple_queue: Option<u16>,
     /// ixgbe ATR's signature filter for this flow's receive direction.
     atr_queue: Option<u16>,
@@ -542,7 +541,6 @@ impl Sim {
             sent: 0,
             readers: spec.readers,
             reader: u32::MAX,
-            got: false,
             ntuple_queue,
             atr_queue: None,
             last_queue: queue,
@@ -963,12 +961,15 @@ impl Sim {
             // Flows arrive spread over the tick, in flow order.
             // tick_ns <= 1e9 and f < 1e6: the product fits in u64.
             self.elapsed = self.cfg.tick_ns * u64::from(f) / u64::from(n);
+            self.service_task_due();
             self.run_flow(f as usize, t1);
         }
         if last < n {
             self.partial = Some((t1, n, last));
             return false;
         }
+        self.elapsed = self.cfg.tick_ns;
+        self.service_task_due();
         self.partial = None;
         self.end_tick(t1);
         true
@@ -1046,12 +1047,31 @@ impl Sim {
         }
     }
 
+    /// ice: a service task run scheduled by `ice_rx_flow_steer` whose time has come programs
+    /// the pending filters.
+    fn service_task_due(&mut self) {
+        let now = Nanos(self.now.0 + self.elapsed);
+        if self.arfs.service_due.is_some_and(|due| due <= now) {
+            let writes = self.arfs.counters.hw_writes;
+            self.arfs.ice_program_pending(now);
+            self.charge_service(writes);
+        }
+    }
+
     /// The service task / work runs in a kworker: charged as system time on CPU 0.
     fn charge_service(&mut self, writes_before: u64) {
         let ns = (self.arfs.counters.hw_writes - writes_before) * self.cfg.costs.arfs_hw_update_ns;
         self.charge(0, Stage::ArfsHw, ns);
     }
 
+    /// The flow's packets of this tick, and its reader's `recvmsg` in the middle of them.
+    ///
+    /// Simplification: a flow's packets of a tick arrive in one burst at its place in the tick.
+    /// On a real host they are spread over the tick and interleaved with every other flow's
+    /// packets and reads, so two flows that share an `rps_sock_flow_table` entry each find
+    /// their own record for about half of their packets. The sandbox gets the same share by
+    /// placing the reader's read (`sock_rps_record_flow`) after the first half of the burst:
+    /// the first half sees whoever read last, the second half sees this reader.
     fn run_flow(&mut self, f: usize, t1: Nanos) {
         let flow = &self.flows[f];
         let span = t1.0 - flow.since.0;
@@ -1074,10 +1094,15 @@ impl Sim {
         self.flows[f].reader = reader;
         let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
         let aggregate = self.cfg.mode == Mode::Aggregate;
+        // Packets before the read, and whether any packet of the burst reached the socket and
+        // has not been read yet.
+        let mut before_read = left - left / 2;
+        let mut unread = false;
         let mut prev: Option<Step> = None;
         while left > 0 {
+            let cap = if before_read > 0 { before_read } else { left };
             let m = match prev {
-                Some(p) if aggregate && !p.structural => self.repeatable(p.fate, left),
+                Some(p) if aggregate && !p.structural => self.repeatable(p.fate, cap),
                 _ => 1,
             };
             let step = self.steer(f, m, reader_cpu);
@@ -1085,9 +1110,51 @@ impl Sim {
             if step.structural {
                 self.digest.event(&[EV_STEP, self.now.0, f as u64, fate_word(step.fate)]);
             }
+            unread |= matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. });
             left -= m;
             prev = Some(step);
+            if before_read > 0 {
+                before_read -= m;
+                if before_read == 0 && unread {
+                    unread = false;
+                    if self.recvmsg(f) {
+                        // The sock table changed: the next packet may take another path.
+                        prev = None;
+                    }
+                }
+            }
         }
+        if unread {
+            self.recvmsg(f);
+        }
+    }
+
+    /// The reader's `recvmsg` of flow `f`'s delivered packets: user and sys time, and
+    /// `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
+    /// `rfs.record = cpuset` seed 002's rule. Returns whether the sock table changed.
+    fn recvmsg(&mut self, f: usize) -> bool {
+        let Some(t) = self.threads.get(self.flows[f].reader as usize) else { return false };
+        let (cpu, allowed) = (t.cpu, t.allowed);
+        let costs = self.cfg.costs;
+        self.charge(cpu, Stage::AppRead, costs.app_read_ns / 2);
+        self.charge(cpu, Stage::SysRead, costs.app_read_ns - costs.app_read_ns / 2);
+        let hash = self.flows[f].skb_hash;
+        let Some(sock) = self.sock.as_mut() else { return false };
+        let idx = sock.index(hash);
+        let val = (hash & !self.cpu_mask) | u32::from(cpu);
+        let old = sock.ents[idx];
+        if old == val {
+            return false;
+        }
+        if self.cfg.record == RecordPolicy::Cpuset && (old ^ hash) & !self.cpu_mask == 0 && allowed.contains((old & self.cpu_mask) as u16) {
+            self.counters.sock_flow_skipped += 1;
+            return false;
+        }
+        sock.ents[idx] = val;
+        self.counters.sock_flow_updates += 1;
+        self.charge(cpu, Stage::SockRecord, costs.sock_record_ns);
+        self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
+        true
     }
 
     /// How many packets may repeat a path before a capacity changes the outcome.
@@ -1265,6 +1332,10 @@ impl Sim {
         if irq != rc {
             // Seed 000's measure: the NIC put the packet on a queue whose CPU is not the reader's.
             self.counters.wrong_queue += m;
+            let by_arfs = self.flows[f].ntuple_queue.is_none() && self.arfs.hw_queue(f) == Some(q);
+            if by_arfs && reader_cpu.is_some() && self.rmap[usize::from(rc)] != q {
+                self.counters.arfs_missteered += m;
+            }
         }
         if cpu == rc {
             self.counters.local += m;
@@ -1278,10 +1349,9 @@ impl Sim {
             self.counters.cross_numa_bytes += crossings * u64::from(self.flows[f].bytes) * m;
             self.charge(cpu, Stage::CrossNuma, costs.cross_numa_penalty_ns * crossings * m);
         }
-        // `got`, `last_queue` and `last_cpu` are read only at the end of the tick and by the
-        // views, never by the path: setting them is not structural.
+        // `last_queue` and `last_cpu` are read only by the views, never by the path: setting
+        // them is not structural.
         let flow = &mut self.flows[f];
-        flow.got = true;
         flow.last_queue = q;
         flow.last_cpu = cpu;
         Step { fate, structural }
@@ -1384,7 +1454,7 @@ impl Sim {
                 let flow_id = rfs_slot(kernel, hash, t.log);
                 let tmp = t.flows[flow_id as usize];
                 // 6.18: do not overwrite a slot another live flow owns, nor re-steer in place.
-                let skip = kernel == Kernel::V6_18
+                let skip = kernel.active_flow_check()
                     && tmp.filter != NO_FILTER
                     && self.flow_is_active(&tmp, t.log)
                     && (hash != tmp.hash || next_cpu == tmp.cpu);
@@ -1398,7 +1468,8 @@ impl Sim {
                     let (result, changed) = self.arfs.rx_flow_steer(req);
                     structural |= changed;
                     if changed {
-                        self.arfs.ice_program_scheduled(Nanos(self.now.0 + self.elapsed));
+                        let delay = Nanos(self.cfg.costs.ice_service_delay_ns);
+                        self.arfs.ice_schedule(Nanos(self.now.0 + self.elapsed), delay);
                     }
                     if let Some(rc) = result.filter() {
                         let old = self.entry_mut(q, slot);
@@ -1407,7 +1478,7 @@ impl Sim {
                             structural = true;
                         }
                         let e = self.entry_mut(rxq_index, flow_id);
-                        let new_hash = if kernel == Kernel::V6_18 { hash } else { e.hash };
+                        let new_hash = if kernel.active_flow_check() { hash } else { e.hash };
                         structural |= e.filter != rc || e.hash != new_hash;
                         e.filter = rc;
                         e.hash = new_hash;
@@ -1417,7 +1488,7 @@ impl Sim {
             }
             // 6.18: the target entry's stamp now feeds `rps_flow_is_active` in the next call,
             // so the next packet may take another path.
-            structural |= kernel == Kernel::V6_18 && loc != (q, slot);
+            structural |= kernel.active_flow_check() && loc != (q, slot);
             let head = self.head_now(next_cpu);
             self.entry_mut(loc.0, loc.1).last_qtail = head;
         }
@@ -1427,7 +1498,7 @@ impl Sim {
         (loc, structural)
     }
 
-    /// Backlogs drained, readers read, mlx5's work runs.
+    /// Backlogs drained, mlx5's work runs.
     fn end_of_tick(&mut self) {
         // process_backlog: input_queue_head advances by what was processed.
         for c in &mut self.cpus {
@@ -1437,43 +1508,6 @@ impl Sim {
             c.woken = false;
             c.work_end = 0;
             c.pending.clear();
-        }
-        // The readers' recvmsg: sock_rps_record_flow -> rps_record_sock_flow (include/net/rps.h).
-        // The reads of a tick happen in an order rotated from a seeded start, so two flows
-        // sharing a sock-table entry take turns owning it, as their interleaved reads do on a
-        // real host (a fixed order would let the same flow win every tick).
-        let costs = self.cfg.costs;
-        let n = self.flows.len();
-        let start = if n > 1 && self.sock.is_some() { self.rng.below(n as u32) as usize } else { 0 };
-        for i in 0..n {
-            let f = (start + i) % n;
-            if !self.flows[f].got {
-                continue;
-            }
-            self.flows[f].got = false;
-            let Some(t) = self.threads.get(self.flows[f].reader as usize) else { continue };
-            let (cpu, allowed) = (t.cpu, t.allowed);
-            self.charge(cpu, Stage::AppRead, costs.app_read_ns / 2);
-            self.charge(cpu, Stage::SysRead, costs.app_read_ns - costs.app_read_ns / 2);
-            let hash = self.flows[f].skb_hash;
-            let Some(sock) = self.sock.as_mut() else { continue };
-            let idx = sock.index(hash);
-            let val = (hash & !self.cpu_mask) | u32::from(cpu);
-            let old = sock.ents[idx];
-            if old == val {
-                continue;
-            }
-            if self.cfg.record == RecordPolicy::Cpuset
-                && (old ^ hash) & !self.cpu_mask == 0
-                && allowed.contains((old & self.cpu_mask) as u16)
-            {
-                self.counters.sock_flow_skipped += 1;
-                continue;
-            }
-            sock.ents[idx] = val;
-            self.counters.sock_flow_updates += 1;
-            self.charge(cpu, Stage::SockRecord, costs.sock_record_ns);
-            self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
         }
         if self.cfg.driver == Driver::Mlx5 {
             self.mlx5_lock();

@@ -3,6 +3,8 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use steerlab_engine::{CpuSet, Driver, FlowSpec, HostConfig, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec};
+use steerlab_engine::rss::{hash_input, HashFields};
+use steerlab_engine::toeplitz::{ToeplitzTable, MS_VERIFICATION_KEY};
 use steerlab_engine::FlowKey;
 
 fn key(i: u32, dport: u16) -> FlowKey {
@@ -106,10 +108,16 @@ fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
 /// wrong queues); the full-tuple match does not, and counts the wrong matches it avoided.
 #[test]
 fn ice_hash_match_storm_versus_full_tuple_match() {
+    for kernel in [Kernel::V6_14, Kernel::V6_15] {
+        ice_storm(kernel);
+    }
+}
+
+fn ice_storm(kernel: Kernel) {
     let run = |driver| {
         // Seed 000's proportions: readers on half the CPUs, ~0.44 flows per slot of a target
         // queue's table, many flows per ice bucket.
-        let cfg = HostConfig { flow_cnt: 512, sock_flow_entries: 64 * 512, kernel: Kernel::V6_14, tick_ns: 10_000_000, ..rfs_host(64, driver) };
+        let cfg = HostConfig { flow_cnt: 512, sock_flow_entries: 64 * 512, kernel, tick_ns: 10_000_000, ..rfs_host(64, driver) };
         let mut sim = Sim::new(cfg).unwrap();
         for c in 0..32 {
             sim.add_thread(pinned(c)).unwrap();
@@ -123,9 +131,17 @@ fn ice_hash_match_storm_versus_full_tuple_match() {
     };
     let bad = run(Driver::IceHashMatch);
     let good = run(Driver::Ice);
-    assert!(bad.arfs.update > 50 * (good.arfs.update + 1), "updates {} vs {}", bad.arfs.update, good.arfs.update);
+    assert!(bad.arfs.update > 50 * (good.arfs.update + 1), "{kernel}: updates {} vs {}", bad.arfs.update, good.arfs.update);
     assert_eq!(bad.arfs.misprogram_avoided, 0);
     assert!(good.arfs.misprogram_avoided > 0);
+    // A re-pointed filter sends its flow to another flow's queue; pinned readers never make a
+    // correct filter point the wrong way.
+    assert!(bad.counters.arfs_missteered > 1000, "{kernel}: missteered {}", bad.counters.arfs_missteered);
+    assert_eq!(good.counters.arfs_missteered, 0);
+    if kernel == Kernel::V6_15 {
+        // hash_32 slots: only the flows of a bucket that also share a slot collide.
+        return;
+    }
     // Seed 000's measure: packets on queues whose CPU runs no reader ("bad" queues 32-63).
     let on_bad_queues = |s: &steerlab_engine::Snapshot| s.queues[32..].iter().map(|q| q.packets).sum::<u64>();
     let (b, g) = (on_bad_queues(&bad), on_bad_queues(&good));
@@ -287,4 +303,69 @@ fn trace_with_a_flow_table_but_no_sock_table() {
     assert_eq!(tr.rps_cpu, None);
     assert!(tr.rps_why.contains("RFS is off"), "{}", tr.rps_why);
     assert_eq!(sim.flow_view(0).unwrap().cpu, tr.irq_cpu);
+}
+
+/// ice's service task writes a new filter some time after `ice_rx_flow_steer` scheduled it
+/// (`ice_service_delay_ns`): until then the entry is INACTIVE, the flow still arrives on its
+/// RSS queue, RFS moves each packet to the reader, and every further call is a "skip".
+#[test]
+fn an_ice_filter_steers_only_once_the_service_task_wrote_it() {
+    // A flow whose RSS queue is not 6.
+    let probe = Sim::new(rfs_host(8, Driver::Ice)).unwrap();
+    let table = ToeplitzTable::new(&MS_VERIFICATION_KEY);
+    let k = (0..)
+        .map(|i| key(i, 80))
+        .find(|k| {
+            let (buf, len) = hash_input(k, HashFields::FOUR_TUPLE);
+            probe.reta().queue(table.hash(&buf[..len])) != 6
+        })
+        .unwrap();
+    for kernel in [Kernel::V6_15, Kernel::V6_18] {
+        let cfg = HostConfig { tick_ns: 1_000_000, kernel, ..rfs_host(8, Driver::Ice) };
+        let mut sim = Sim::new(cfg).unwrap();
+        let t = sim.add_thread(pinned(6)).unwrap();
+        sim.add_flow(flow(k, vec![t])).unwrap();
+        sim.run_ticks(1); // the read records CPU 6; the second half calls the driver: add
+        let s = sim.snapshot();
+        assert_eq!(s.arfs.add, 1);
+        if kernel == Kernel::V6_15 {
+            // The RSS queue's entry never learns the CPU (set_rps_cpu returned the target
+            // queue's entry): every later packet calls the driver again and skips.
+            assert!(s.arfs.skip > 0, "packets after the add, before the service task: skips");
+        } else {
+            // 6.18: the target slot holds this flow's live filter: no call at all.
+            assert_eq!(s.arfs.skip, 0, "the active-flow check avoids the calls");
+        }
+        assert_ne!(sim.flow_view(0).unwrap().queue, 6, "{kernel}: not programmed yet");
+        assert_eq!(sim.flow_view(0).unwrap().cpu, 6, "RFS already moves the packets to the reader");
+        let delay = sim.config().costs.ice_service_delay_ns;
+        sim.advance_to(Nanos(delay + 2_000_000));
+        assert_eq!(sim.flow_view(0).unwrap().queue, 6, "{kernel}: written by the service task");
+        let calls = sim.snapshot().arfs;
+        sim.run_ticks(3);
+        assert_eq!(sim.snapshot().arfs, calls, "on its reader's queue: no more calls");
+        assert!(sim.conserved());
+    }
+}
+
+/// Two flows whose hashes share one `rps_sock_flow_table` entry: on a host their reads
+/// interleave, so each finds its own record for about half of its packets. The reader's read
+/// falls in the middle of each flow's burst: the first half sees the other flow's record (no
+/// RFS, processed on the IRQ CPU), the second half its own (steered to the reader).
+#[test]
+fn flows_sharing_a_sock_entry_each_get_rfs_for_half_their_packets() {
+    let cfg = HostConfig { cpus: 4, rx_queues: 1, flow_cnt: 1024, sock_flow_entries: 1, ..HostConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    let a = sim.add_thread(pinned(2)).unwrap();
+    let b = sim.add_thread(pinned(3)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![a])).unwrap();
+    sim.add_flow(flow(key(2, 80), vec![b])).unwrap();
+    sim.run_ticks(1);
+    let before = sim.snapshot().counters;
+    sim.run_ticks(10);
+    let c = sim.snapshot().counters;
+    let (local, remote) = (c.local - before.local, c.remote - before.remote);
+    assert_eq!(local, remote, "half of each burst on the reader's CPU, half on the IRQ CPU (0)");
+    assert_eq!(c.sock_flow_updates - before.sock_flow_updates, 20, "the entry changes hands at every read");
+    assert!(sim.conserved());
 }

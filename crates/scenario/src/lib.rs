@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod compare;
 mod goal;
 mod lessons;
 pub mod permalink;

@@ -56,7 +56,7 @@ impl Report {
             "arfs": {
                 "add": a.add, "update": a.update, "skip": a.skip, "expire": a.expire,
                 "misprogram_avoided": a.misprogram_avoided, "filters_active": s.arfs_active,
-                "full": a.full, "lock_wait_ns": c.arfs_lock_wait_ns,
+                "full": a.full, "lock_wait_ns": c.arfs_lock_wait_ns, "missteered": c.arfs_missteered,
             },
             "rfs": {"sock_flow_updates": c.sock_flow_updates, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
             "cpu": {"user_ns": c.user_ns, "sys_ns": c.sys_ns, "softirq_ns": c.softirq_ns, "cross_numa_bytes": c.cross_numa_bytes},
@@ -99,6 +99,13 @@ impl Report {
     /// The report as one line of JSON.
     pub fn to_json(&self) -> String {
         self.0.to_string()
+    }
+
+    /// The dotted paths of every scalar (per-queue and per-CPU series omitted), in table order.
+    pub fn scalar_paths(&self) -> Vec<String> {
+        let mut rows = Vec::new();
+        flatten("", &self.0, &mut rows);
+        rows.into_iter().map(|(k, _)| k).collect()
     }
 
     /// The totals as an aligned two-column table (per-queue and per-CPU series omitted).

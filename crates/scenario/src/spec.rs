@@ -55,6 +55,9 @@ pub struct Lesson {
     /// Where each guided step points: a `data-testid` to highlight (same length as `steps`
     /// or empty).
     pub highlight: Vec<String>,
+    /// The rows of the seed's own table, as `[label, metric path]`: what
+    /// `steerlab run ID --vary ...` prints side by side (empty: every metric).
+    pub table: Vec<(String, String)>,
 }
 
 /// `host.*`
