@@ -1133,8 +1133,8 @@ impl Sim {
     /// `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
     /// `rfs.record = cpuset` seed 002's rule. Returns whether the sock table changed.
     fn recvmsg(&mut self, f: usize) -> bool {
-        let Some(t) = self.threads.get(self.flows[f].reader as usize) else { return false };
-        let (cpu, allowed) = (t.cpu, t.allowed);
+        let reader = self.flows[f].reader as usize;
+        let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return false };
         let costs = self.cfg.costs;
         self.charge(cpu, Stage::AppRead, costs.app_read_ns / 2);
         self.charge(cpu, Stage::SysRead, costs.app_read_ns - costs.app_read_ns / 2);
@@ -1146,7 +1146,7 @@ impl Sim {
         if old == val {
             return false;
         }
-        if self.cfg.record == RecordPolicy::Cpuset && (old ^ hash) & !self.cpu_mask == 0 && allowed.contains((old & self.cpu_mask) as u16) {
+        if self.cfg.record == RecordPolicy::Cpuset && (old ^ hash) & !self.cpu_mask == 0 && self.threads[reader].allowed.contains((old & self.cpu_mask) as u16) {
             self.counters.sock_flow_skipped += 1;
             return false;
         }
