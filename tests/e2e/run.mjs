@@ -1,4 +1,5 @@
 // Runs every tests/e2e/*.e2e.mjs against the built bundle. Usage: node tests/e2e/run.mjs DIST_DIR
+// (E2E_ONLY=wire runs only the files whose name contains "wire").
 // Each test module exports `tests`: an array of { name, timeoutMs, run(page, baseUrl) }.
 // Every test gets a fresh browser context; console errors and page errors fail the test.
 import { readdirSync } from "node:fs";
@@ -6,7 +7,7 @@ import { launchBrowser, serveDir, within } from "./harness.mjs";
 
 const dist = process.argv[2] ?? "dist";
 const here = new URL(".", import.meta.url).pathname;
-const files = readdirSync(here).filter((f) => f.endsWith(".e2e.mjs")).sort();
+const files = readdirSync(here).filter((f) => f.endsWith(".e2e.mjs") && f.includes(process.env.E2E_ONLY ?? "")).sort();
 const server = await serveDir(dist);
 const browser = await within(60_000, "launch chromium", launchBrowser());
 let failed = 0;

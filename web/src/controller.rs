@@ -252,6 +252,8 @@ pub struct ViewModel {
     pub rfs: RfsView,
     /// XPS map per TX queue: (queue, xps_cpus list, xps_rxqs list).
     pub xps: Vec<(u16, String, String)>,
+    /// A small host's flows packet by packet (`None`: drawn by density only).
+    pub wire: Option<std::rc::Rc<crate::wire::WireView>>,
 }
 
 /// The RFS tables panel.
@@ -714,6 +716,35 @@ impl Controller {
             .collect()
     }
 
+    /// The wire view, for hosts small enough to draw flow by flow.
+    fn wire_view(&self) -> Option<std::rc::Rc<crate::wire::WireView>> {
+        use crate::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
+        let sim = &self.sim;
+        let (nq, nc) = (usize::from(sim.config().rx_queues), usize::from(sim.config().cpus));
+        if sim.flow_count() > MAX_FLOWS || nq > MAX_QUEUES || nc > MAX_QUEUES {
+            return None;
+        }
+        let reta = sim.reta();
+        let flows = (0..sim.flow_count())
+            .filter_map(|f| {
+                let v = sim.flow_view(f)?;
+                Some(WireFlow { index: f, reta_index: reta.index(v.hash), rule: v.rule, queue: v.queue, cpu: v.cpu, reader_cpu: v.reader_cpu, packets: v.packets, dropped: v.dropped })
+            })
+            .collect();
+        let mut cpus: Vec<(u16, Vec<u32>)> = (0..nc as u16).map(|c| (sim.node_of(c), Vec::new())).collect();
+        for t in 0..sim.thread_count() {
+            if let Some((cpu, _)) = sim.thread(t) {
+                cpus[usize::from(cpu)].1.push(t);
+            }
+        }
+        Some(std::rc::Rc::new(WireView {
+            flows,
+            reta: reta.entries().to_vec(),
+            queues: (0..nq as u16).map(|q| sim.irq_cpu(q).unwrap_or(0)).collect(),
+            cpus,
+        }))
+    }
+
     /// The view of the current state.
     pub fn view(&self) -> ViewModel {
         let sim = &self.sim;
@@ -812,6 +843,7 @@ impl Controller {
             xps: (0..sim.config().tx_queues.min(64))
                 .map(|q| (q, sim.xps_cpus(q).map(|s| s.to_list()).unwrap_or_default(), sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default()))
                 .collect(),
+            wire: self.wire_view(),
             paths: {
                 let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
                 for f in 0..sim.flow_count() {

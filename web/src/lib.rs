@@ -5,5 +5,6 @@ pub mod chart;
 pub mod components;
 pub mod controller;
 pub mod embed;
+pub mod wire;
 
 pub use components::app::App;

@@ -48,6 +48,11 @@ async fn app_renders_queues_chart_and_form() {
         by_testid(&host, id);
     }
     assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "13");
+    // The small default host is drawn flow by flow (the wire view), on a canvas.
+    let wire = by_testid(&host, "wire");
+    assert_eq!(wire.tag_name(), "CANVAS");
+    let label = wire.get_attribute("aria-label").unwrap();
+    assert!(label.contains("13 flows, 13 through the indirection table"), "{label}");
 
     let set = |id: &str, value: &str| by_testid(&host, id).dyn_into::<HtmlInputElement>().unwrap().set_value(value);
     set("flow-src", "192.0.2.10");

@@ -30,5 +30,5 @@ pub mod xps;
 pub use flow::{FlowKey, FlowType, Proto};
 pub use config::{Driver, HostConfig, Kernel, Mode, NamedEnum, RecordPolicy, XpsMap};
 pub use cpuset::CpuSet;
-pub use sim::{FlowSpec, FlowTrace, FlowView, NtupleRule, Sim, SimError, Snapshot, ThreadSpec, TxSpec};
+pub use sim::{DropPoint, FlowSpec, FlowTrace, FlowView, NtupleRule, QueueRule, Sim, SimError, Snapshot, ThreadSpec, TxSpec};
 pub use time::Nanos;

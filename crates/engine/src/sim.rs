@@ -122,6 +122,8 @@ struct Flow {
     atr_queue: Option<u16>,
     last_queue: u16,
     last_cpu: u16,
+    /// Where its last packet was dropped, if it was.
+    last_drop: Option<DropPoint>,
     tx: Option<tx::TxState>,
 }
 
@@ -226,6 +228,34 @@ enum Fate {
     Backlog { queue: u16, cpu: u16 },
 }
 
+impl Fate {
+    fn drop_point(self) -> Option<DropPoint> {
+        match self {
+            Fate::RingDrop => Some(DropPoint::Ring),
+            Fate::TcHwDrop => Some(DropPoint::Nic),
+            Fate::TcDrop { .. } => Some(DropPoint::Tc),
+            Fate::XdpDrop { .. } => Some(DropPoint::Xdp),
+            Fate::BacklogDrop { .. } => Some(DropPoint::Backlog),
+            Fate::XdpOut { .. } | Fate::Inline { .. } | Fate::Backlog { .. } => None,
+        }
+    }
+}
+
+/// Where a packet was dropped (brief §4: `packets.dropped.*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropPoint {
+    /// In the NIC, by an offloaded tc filter (`in_hw`).
+    Nic,
+    /// The RX ring was full.
+    Ring,
+    /// By the XDP program.
+    Xdp,
+    /// The target CPU's backlog was full (`netdev_max_backlog`).
+    Backlog,
+    /// By a tc filter in software.
+    Tc,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Step {
     fate: Fate,
@@ -273,6 +303,27 @@ pub struct FlowView {
     pub reader_cpu: u16,
     /// The NIC's hash.
     pub hash: u32,
+    /// What picks its RX queue now: an exact-match filter or the indirection table.
+    pub rule: QueueRule,
+    /// Packets it has offered so far.
+    pub packets: u64,
+    /// Packets per second.
+    pub rate_pps: u64,
+    /// Where its last packet was dropped, if it was.
+    pub dropped: Option<DropPoint>,
+}
+
+/// The NIC's rule that picks a flow's RX queue (kernel-semantics §0: exact filters before RSS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueRule {
+    /// `indir[hash & (size - 1)]`.
+    Rss,
+    /// An `ethtool -N` rule.
+    Ntuple,
+    /// An aRFS filter programmed by the driver.
+    Arfs,
+    /// An ixgbe ATR signature filter.
+    Atr,
 }
 
 /// A simulated host.
@@ -545,6 +596,7 @@ impl Sim {
             atr_queue: None,
             last_queue: queue,
             last_cpu: self.queues[usize::from(queue)].irq_cpu,
+            last_drop: None,
             tx: spec.tx.map(tx::TxState::new),
         });
         self.by_key.insert(spec.key, id);
@@ -1106,6 +1158,7 @@ impl Sim {
                 _ => 1,
             };
             let step = self.steer(f, m, reader_cpu);
+            self.flows[f].last_drop = step.fate.drop_point();
             debug_assert!(m == 1 || prev.is_some_and(|p| p.fate == step.fate), "aggregate step diverged");
             if step.structural {
                 self.digest.event(&[EV_STEP, self.now.0, f as u64, fate_word(step.fate)]);
@@ -1584,7 +1637,16 @@ impl Sim {
     pub fn flow_view(&self, f: u32) -> Option<FlowView> {
         let fl = self.flows.get(f as usize)?;
         let reader_cpu = fl.readers.first().and_then(|&r| self.threads.get(r as usize)).map_or(NO_CPU, |t| t.cpu);
-        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, hash: fl.nic_hash })
+        let rule = if fl.ntuple_queue.is_some() {
+            QueueRule::Ntuple
+        } else if self.arfs.hw_queue(f as usize).is_some() {
+            QueueRule::Arfs
+        } else if fl.atr_queue.is_some() {
+            QueueRule::Atr
+        } else {
+            QueueRule::Rss
+        };
+        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, hash: fl.nic_hash, rule, packets: fl.sent, rate_pps: fl.rate_pps, dropped: fl.last_drop })
     }
 
     /// The queue the NIC would pick for flow `f` now.

@@ -429,6 +429,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             <section class="panel wide" aria-label="host">
                 <h2>{ "Host: RX queues and CPUs" }</h2>
                 <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
+                if let Some(wire) = &v.wire {
+                    <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />
+                }
                 <Paths paths={v.paths.clone()} queues={v.queues.len() as u16} cpus={ncpus} />
                 <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
                 <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} on_command={on_command.clone()} />

@@ -14,3 +14,4 @@ pub mod paths;
 pub mod tables;
 pub mod trace;
 pub mod transport;
+pub mod wire;

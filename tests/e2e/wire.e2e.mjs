@@ -1,0 +1,73 @@
+// The wire view: a small host's packets fly as dots from flow to NIC rule to queue to CPU;
+// large hosts are drawn by density only.
+import { expect, outPath } from "./harness.mjs";
+
+/** Pixels of canvas `id` that differ between two snapshots taken `ms` apart (compared in the page). */
+async function changedPixels(page, id, ms) {
+  const canvas = page.getByTestId(id);
+  await canvas.evaluate((c) => { window.__snap = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; });
+  await page.waitForTimeout(ms);
+  return canvas.evaluate((c) => {
+    const a = window.__snap, b = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < Math.min(a.length, b.length); i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++;
+    return n;
+  });
+}
+
+export const tests = [
+  {
+    name: "wire view: packets move on a small host, stop when paused, routes switch to the filters with aRFS",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(`${base}?lesson=rss-basics`);
+      const wire = page.getByTestId("wire");
+      await wire.waitFor();
+      const label = await wire.getAttribute("aria-label");
+      expect(/13 flows, 13 through the indirection table/.test(label), `label counts flows: ${label}`);
+      // The page opens playing.
+      await page.waitForTimeout(1500);
+      const moving = await changedPixels(page, "wire", 200);
+      expect(moving > 50, `dots move while playing (${moving} pixels changed)`);
+      await page.screenshot({ path: await outPath("wire-rss.png"), clip: await wire.boundingBox() });
+      await page.getByTestId("pause").click();
+      await page.waitForTimeout(1800); // every dot in flight arrives
+      const still = await changedPixels(page, "wire", 300);
+      expect(still === 0, `nothing moves once paused and arrived (${still} pixels changed)`);
+      // Clicking a flow traces it.
+      const box = await wire.boundingBox();
+      await page.mouse.click(box.x + 44, box.y + 34 + 18 * 2.5);
+      await page.waitForFunction(() => document.querySelector("[data-testid='trace-flow-select']")?.value === "2");
+    },
+  },
+  {
+    name: "wire view: a small aRFS host's flows leave the indirection table for the filters",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(`${base}?lesson=tc-bypass`);
+      await page.getByTestId("wire").waitFor();
+      // Paused while typing: RFS that steered a flow before aRFS was on would keep it steered
+      // in software (set_rps_cpu only runs when the flow's CPU changes).
+      await page.getByTestId("pause").click();
+      const input = page.getByTestId("console-input");
+      for (const cmd of ["ethtool -K eth0 ntuple on", "sysctl -w net.core.rps_sock_flow_entries=4096",
+        "echo 512 > /sys/class/net/eth0/queues/rx-0/rps_flow_cnt", "echo 512 > /sys/class/net/eth0/queues/rx-1/rps_flow_cnt",
+        "echo 512 > /sys/class/net/eth0/queues/rx-2/rps_flow_cnt", "echo 512 > /sys/class/net/eth0/queues/rx-3/rps_flow_cnt"]) {
+        await input.fill(cmd);
+        await input.press("Enter");
+      }
+      await page.getByTestId("play").click();
+      await page.waitForFunction(() => /[1-9][0-9]* through exact-match filters/.test(document.querySelector("[data-testid='wire']").getAttribute("aria-label")), null, { timeout: 20_000 });
+      await page.screenshot({ path: await outPath("wire-arfs.png"), clip: await page.getByTestId("wire").boundingBox() });
+    },
+  },
+  {
+    name: "wire view: absent on a large host (density view only)",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(`${base}?lesson=rfs-thread-churn`);
+      await page.getByTestId("paths").waitFor();
+      expect((await page.getByTestId("wire").count()) === 0, "512 flows: no wire view");
+    },
+  },
+];

@@ -1,0 +1,364 @@
+//! The wire view of a small host, without the DOM: where each of a few flows' packets goes,
+//! flow → NIC rule (an indirection-table cell, or an exact-match filter) → RX queue → CPU, and
+//! the packets themselves as dots that travel that route. Dots are spawned from the flows'
+//! real packet counts between two views (one dot per `per_dot` packets, chosen so that the
+//! screen never floods), so a faster flow sends more dots and a flow that changes queue
+//! visibly changes route. `components/wire.rs` draws it.
+
+use steerlab_engine::rps::NO_CPU;
+use steerlab_engine::{DropPoint, QueueRule};
+
+/// Most flows drawn one by one; larger hosts are drawn by density (`components/paths.rs`).
+pub const MAX_FLOWS: u32 = 64;
+/// Most RX queues and CPUs drawn one by one.
+pub const MAX_QUEUES: usize = 32;
+/// Dots spawned per real second at most (across flows): one dot stands for more packets when
+/// the simulation runs faster.
+const DOTS_PER_SECOND: f64 = 90.0;
+/// Dots alive at most.
+const MAX_DOTS: usize = 600;
+/// A dot's flight from its flow to the CPU, real ms.
+pub const FLIGHT_MS: f64 = 1200.0;
+
+/// One flow as the wire view needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireFlow {
+    /// Flow index.
+    pub index: u32,
+    /// Its indirection-table entry (`hash & (size - 1)`).
+    pub reta_index: u32,
+    /// What picks its queue now.
+    pub rule: QueueRule,
+    /// RX queue of its last packet.
+    pub queue: u16,
+    /// CPU that processed its last packet.
+    pub cpu: u16,
+    /// Its reader's CPU (`NO_CPU`: none).
+    pub reader_cpu: u16,
+    /// Packets offered so far.
+    pub packets: u64,
+    /// Where its last packet was dropped, if it was.
+    pub dropped: Option<DropPoint>,
+}
+
+impl WireFlow {
+    /// The route point where its packets stop when they are dropped: 1 in the NIC (a filter),
+    /// 2 at the queue (ring full, XDP), 3 at the CPU (backlog full, tc in software).
+    pub fn stop(&self) -> Option<usize> {
+        self.dropped.map(|d| match d {
+            DropPoint::Nic => 1,
+            DropPoint::Ring | DropPoint::Xdp => 2,
+            DropPoint::Backlog | DropPoint::Tc => 3,
+        })
+    }
+
+    /// Processed away from its reader's CPU.
+    pub fn remote(&self) -> bool {
+        self.reader_cpu != NO_CPU && self.reader_cpu != self.cpu
+    }
+}
+
+/// A small host: its flows, indirection table, queues and CPUs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WireView {
+    /// The flows.
+    pub flows: Vec<WireFlow>,
+    /// Queue of each indirection-table entry.
+    pub reta: Vec<u16>,
+    /// RX queues: their IRQ CPU.
+    pub queues: Vec<u16>,
+    /// CPUs: NUMA node and the threads on it.
+    pub cpus: Vec<(u16, Vec<u32>)>,
+}
+
+/// Where everything is drawn, in CSS pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// Canvas size.
+    pub width: f64,
+    /// Canvas height.
+    pub height: f64,
+    /// Row pitch of flows, queues and CPUs.
+    pub row: f64,
+    /// Column x of flows, the table's left edge, queues and CPUs.
+    pub flow_x: f64,
+    /// Left edge of the indirection table grid.
+    pub reta_x: f64,
+    /// Cells per row of the grid.
+    pub reta_cols: u32,
+    /// Cell size.
+    pub cell: f64,
+    /// Top of the grid.
+    pub reta_y: f64,
+    /// Centre of the filters box.
+    pub filter: (f64, f64),
+    /// Queue column x.
+    pub queue_x: f64,
+    /// CPU column x.
+    pub cpu_x: f64,
+    /// Top margin (captions).
+    pub top: f64,
+    /// Extra gap before each NUMA node's first CPU.
+    pub node_gap: f64,
+}
+
+impl Layout {
+    /// The layout of `view` on a canvas `width` CSS pixels wide.
+    pub fn new(view: &WireView, width: f64) -> Layout {
+        let width = width.max(360.0);
+        let row = 18.0;
+        let top = 34.0;
+        let nodes = view.cpus.iter().map(|c| c.0).max().map_or(1, |n| n + 1);
+        let node_gap = 10.0;
+        let reta_cols = if view.reta.len() > 128 { 16 } else { 8 };
+        let cell = 9.0;
+        let reta_rows = (view.reta.len() as u32).div_ceil(reta_cols);
+        let filter_h = 44.0;
+        let reta_y = top + filter_h + 22.0;
+        let rows = [view.flows.len(), view.queues.len(), view.cpus.len()].into_iter().max().unwrap_or(1) as f64;
+        // Room below for the legend line.
+        let height = (top + rows * row + f64::from(nodes) * node_gap).max(reta_y + f64::from(reta_rows) * cell + 12.0) + 24.0;
+        Layout {
+            width,
+            height,
+            row,
+            flow_x: 44.0,
+            reta_x: width * 0.30,
+            reta_cols,
+            cell,
+            reta_y,
+            filter: (width * 0.30 + f64::from(reta_cols) * cell / 2.0, top + filter_h / 2.0),
+            queue_x: width * 0.62,
+            cpu_x: width - 60.0,
+            top,
+            node_gap,
+        }
+    }
+
+    /// A flow's dot.
+    pub fn flow(&self, i: usize) -> (f64, f64) {
+        (self.flow_x, self.top + (i as f64 + 0.5) * self.row)
+    }
+
+    /// The centre of indirection-table cell `i`.
+    pub fn reta_cell(&self, i: u32) -> (f64, f64) {
+        let (col, line) = (i % self.reta_cols, i / self.reta_cols);
+        (self.reta_x + (f64::from(col) + 0.5) * self.cell, self.reta_y + (f64::from(line) + 0.5) * self.cell)
+    }
+
+    /// RX queue `q`.
+    pub fn queue(&self, q: u16) -> (f64, f64) {
+        (self.queue_x, self.top + (f64::from(q) + 0.5) * self.row)
+    }
+
+    /// CPU `c` of NUMA node `node`.
+    pub fn cpu(&self, c: u16, node: u16) -> (f64, f64) {
+        (self.cpu_x, self.top + (f64::from(c) + 0.5) * self.row + f64::from(node) * self.node_gap)
+    }
+
+    /// The route of flow `f`'s packets now: flow, rule (table cell or filters box), queue, CPU.
+    pub fn route(&self, view: &WireView, i: usize) -> [(f64, f64); 4] {
+        let f = &view.flows[i];
+        // An offloaded tc filter drops in the NIC's filter stage, before RSS.
+        let rule = match (f.rule, f.dropped) {
+            (QueueRule::Rss, d) if d != Some(DropPoint::Nic) => self.reta_cell(f.reta_index),
+            _ => self.filter,
+        };
+        let node = view.cpus.get(usize::from(f.cpu)).map_or(0, |c| c.0);
+        [self.flow(i), rule, self.queue(f.queue), self.cpu(f.cpu, node)]
+    }
+}
+
+/// One packet dot in flight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dot {
+    /// Its route (flow, rule, queue, CPU).
+    pub route: [(f64, f64); 4],
+    /// Real ms when it left its flow.
+    pub born: f64,
+    /// Colour index (its queue).
+    pub colour: u16,
+    /// Processed away from its reader: drawn in the warning colour on its last leg.
+    pub remote: bool,
+    /// Dropped at this route point: the dot stops there (and turns black).
+    pub stop: Option<usize>,
+}
+
+impl Dot {
+    /// Where it is at real time `now` (ms); `None` once it has arrived.
+    pub fn at(&self, now: f64) -> Option<((f64, f64), Stage)> {
+        let t = (now - self.born) / FLIGHT_MS;
+        if !(0.0..1.0).contains(&t) {
+            return None;
+        }
+        // Three legs of equal time: to the rule, to the queue, to the CPU.
+        let leg = ((t * 3.0) as usize).min(2);
+        if let Some(stop) = self.stop.filter(|&s| s <= leg) {
+            return Some((self.route[stop], Stage::Dropped));
+        }
+        let u = t * 3.0 - leg as f64;
+        let (a, b) = (self.route[leg], self.route[leg + 1]);
+        let stage = if leg == 2 { Stage::LastLeg } else { Stage::Flying };
+        Some(((a.0 + (b.0 - a.0) * u, a.1 + (b.1 - a.1) * u), stage))
+    }
+}
+
+/// Where a dot is on its way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Before the queue→CPU leg.
+    Flying,
+    /// On its way to the processing CPU.
+    LastLeg,
+    /// Stopped where it was dropped.
+    Dropped,
+}
+
+/// The dots in flight and what is needed to spawn the next ones.
+#[derive(Clone, Debug, Default)]
+pub struct Flight {
+    /// Dots in flight, oldest first.
+    pub dots: Vec<Dot>,
+    /// Packets per flow at the last update.
+    last: Vec<u64>,
+    /// Packets per flow not yet shown as a dot.
+    owed: Vec<u64>,
+    /// Real ms of the last update.
+    last_ms: Option<f64>,
+    /// Packets per real second, smoothed.
+    rate: f64,
+    /// Packets one dot stands for.
+    pub per_dot: u64,
+}
+
+impl Flight {
+    /// Spawns dots for the packets the flows sent since the last update (spread over the real
+    /// time between the two updates) and drops the dots that arrived.
+    pub fn update(&mut self, view: &WireView, layout: &Layout, now: f64) {
+        self.dots.retain(|d| now - d.born < FLIGHT_MS);
+        let n = view.flows.len();
+        if self.last.len() != n || view.flows.iter().zip(&self.last).any(|(f, &l)| f.packets < l) {
+            // Another host (reset, lesson switch): start counting afresh.
+            self.last = view.flows.iter().map(|f| f.packets).collect();
+            self.owed = vec![0; n];
+            self.last_ms = Some(now);
+            return;
+        }
+        let dt = self.last_ms.map_or(0.0, |t| (now - t).max(0.0));
+        self.last_ms = Some(now);
+        let sent: u64 = view.flows.iter().zip(&self.last).map(|(f, &l)| f.packets - l).sum();
+        if dt > 0.0 {
+            let rate = sent as f64 * 1000.0 / dt;
+            self.rate = if self.rate == 0.0 { rate } else { 0.8 * self.rate + 0.2 * rate };
+        }
+        self.per_dot = nice(self.rate / DOTS_PER_SECOND);
+        for (i, f) in view.flows.iter().enumerate() {
+            self.owed[i] += f.packets - self.last[i];
+            self.last[i] = f.packets;
+            let k = (self.owed[i] / self.per_dot).min(4);
+            self.owed[i] -= k * self.per_dot;
+            let route = layout.route(view, i);
+            for j in 0..k {
+                if self.dots.len() >= MAX_DOTS {
+                    self.owed[i] = 0;
+                    break;
+                }
+                // Spread over the interval, oldest first, so bursts do not clump.
+                let born = now - dt * (k - j) as f64 / (k + 1) as f64;
+                self.dots.push(Dot { route, born, colour: f.queue, remote: f.remote(), stop: f.stop() });
+            }
+        }
+    }
+}
+
+/// The smallest 1-2-5 number at least `x` (and at least 1): a dot stands for a round number
+/// of packets.
+pub fn nice(x: f64) -> u64 {
+    let mut step = 1u64;
+    loop {
+        for m in [1, 2, 5] {
+            if (step * m) as f64 >= x {
+                return step * m;
+            }
+        }
+        step = step.saturating_mul(10);
+        if step >= u64::MAX / 10 {
+            return step;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(packets: &[u64]) -> WireView {
+        WireView {
+            flows: packets
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| WireFlow { index: i as u32, reta_index: i as u32 * 3, rule: if i == 1 { QueueRule::Arfs } else { QueueRule::Rss }, queue: i as u16 % 4, cpu: 2, reader_cpu: 1, packets: p, dropped: None })
+                .collect(),
+            reta: (0..128).map(|i| i % 4).collect(),
+            queues: vec![0, 1, 2, 3],
+            cpus: (0..4).map(|c| (c / 2, vec![])).collect(),
+        }
+    }
+
+    #[test]
+    fn routes_go_through_the_rule_that_picks_the_queue() {
+        let v = view(&[0, 0, 0]);
+        let l = Layout::new(&v, 800.0);
+        let rss = l.route(&v, 0);
+        assert_eq!(rss[1], l.reta_cell(0), "RSS: through the flow's table cell");
+        assert_eq!(l.route(&v, 1)[1], l.filter, "aRFS: through the filters, not the table");
+        assert_eq!(rss[3], l.cpu(2, 1), "to the processing CPU, node 1 below its gap");
+        assert!(l.cpu(2, 1).1 > l.cpu(1, 0).1 + l.row);
+        assert!(l.height >= l.cpu(3, 1).1);
+    }
+
+    #[test]
+    fn dots_follow_packet_counts_and_arrive() {
+        let l = Layout::new(&view(&[0, 0, 0]), 800.0);
+        let mut flight = Flight::default();
+        flight.update(&view(&[0, 0, 0]), &l, 0.0);
+        assert!(flight.dots.is_empty());
+        // 30 packets in 100 ms: 300 pps, about 3.3 packets per dot at 90 dots/s -> 5.
+        flight.update(&view(&[10, 0, 20]), &l, 100.0);
+        assert_eq!(flight.per_dot, 5);
+        assert_eq!(flight.dots.len(), 2 + 4, "10/5 and 20/5");
+        assert!(flight.dots.iter().all(|d| d.remote), "processed on CPU 2, read on CPU 1");
+        let d = &flight.dots[0];
+        let (p, stage) = d.at(d.born + 1.0).unwrap();
+        assert!(stage == Stage::Flying && (p.0 - d.route[0].0).abs() < 5.0, "just left its flow");
+        assert_eq!(d.at(d.born + FLIGHT_MS * 0.9).unwrap().1, Stage::LastLeg);
+        assert!(d.at(d.born + FLIGHT_MS).is_none(), "arrived");
+        // A packet dropped in the NIC stops at the filter.
+        let dropped = Dot { stop: Some(1), ..d.clone() };
+        assert_eq!(dropped.at(d.born + FLIGHT_MS * 0.5), Some((d.route[1], Stage::Dropped)));
+        assert_eq!(dropped.at(d.born + FLIGHT_MS * 0.2).unwrap().1, Stage::Flying);
+        flight.update(&view(&[10, 0, 20]), &l, 100.0 + FLIGHT_MS * 2.0);
+        assert!(flight.dots.is_empty(), "arrived dots are dropped");
+        // A reset (counts go down) starts afresh without a burst.
+        flight.update(&view(&[0, 0, 1]), &l, 5000.0);
+        assert!(flight.dots.is_empty());
+    }
+
+    #[test]
+    fn a_fast_run_never_floods_the_screen() {
+        let l = Layout::new(&view(&[0; 64]), 800.0);
+        let mut flight = Flight::default();
+        let mut packets = 0;
+        for frame in 0..200 {
+            packets += 1_000_000;
+            flight.update(&view(&[packets; 64]), &l, f64::from(frame) * 16.0);
+            assert!(flight.dots.len() <= MAX_DOTS);
+        }
+        assert!(flight.per_dot >= 100_000, "one dot stands for many packets: {}", flight.per_dot);
+    }
+
+    #[test]
+    fn nice_numbers() {
+        assert_eq!([0.2, 1.0, 1.5, 3.0, 7.0, 11.0, 4999.0].map(nice), [1, 1, 2, 5, 10, 20, 5000]);
+    }
+}
