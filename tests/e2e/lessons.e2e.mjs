@@ -109,7 +109,7 @@ export const tests = [
 ];
 
 tests.push({
-  name: "A/B compare: the same lesson on two hosts, one transport, drivers switched separately",
+  name: "A/B compare: the same lesson on two hosts, one transport, drivers and consoles separate",
   timeoutMs: 60_000,
   async run(page, base) {
     await page.goto(`${base}?view=compare&lesson=rss-basics`);
@@ -120,7 +120,22 @@ tests.push({
     expect((await page.getByTestId("compare-a").getByTestId("driver-select").inputValue()) === "generic", "host A keeps its driver");
     const t0 = await page.getByTestId("sim-time").textContent();
     await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent !== t, t0);
+    // Each host has its own console: empty rx-3 on B only, and B's queue 3 stops growing.
+    const input = page.getByTestId("console-b-input");
+    await input.fill("ethtool -X eth0 equal 3");
+    await input.press("Enter");
+    await page.getByTestId("console-b-output").filter({ hasText: "ethtool -X eth0 equal 3" }).waitFor();
+    const rx3 = async (side) => Number((await page.getByTestId(`compare-${side}`).getByTestId("rxq-3").getAttribute("aria-label")).match(/(\d+) packets/)[1]);
+    const [a0, b0] = [await rx3("a"), await rx3("b")];
+    await page.waitForTimeout(1500);
+    const [a1, b1] = [await rx3("a"), await rx3("b")];
+    expect(a1 > a0, `host A's rx-3 still receives (${a0} -> ${a1})`);
+    expect(b1 === b0, `host B's rx-3 receives nothing after equal 3 (${b0} -> ${b1})`);
+    expect((await page.getByTestId("console-a-output").textContent()).trim() === "", "host A's console is untouched");
+    // Small hosts show their packets on the wire, one view per host.
+    expect((await page.getByTestId("wire").count()) === 2, "a wire view per host");
     await page.getByTestId("pause").click();
+    await page.screenshot({ path: await outPath("compare.png"), fullPage: true });
   },
 });
 

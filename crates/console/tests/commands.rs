@@ -137,6 +137,15 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&[], "rfs record cpuset", |s, _| assert_eq!(s.config().record, RecordPolicy::Cpuset)),
     // tc reaches its module
     (&[], "tc qdisc add dev eth0 ingress", |s, _| assert!(s.tc_block().is_some())),
+    // A new NIC under the block: its filters are played back to it (fl_reoffload).
+    (&["nic driver ice", "tc qdisc add dev eth0 ingress", "tc filter add dev eth0 ingress prio 1 flower skip_sw dst_port 80 ip_proto tcp action drop"], "nic driver generic", |s, _| {
+        let rows = s.tc_block().unwrap().filters();
+        assert!(!rows[0].in_hw, "no tc offload on the generic NIC: not_in_hw");
+        assert_eq!(s.tc_block().unwrap().offloadcnt(), 0);
+    }),
+    (&["nic driver generic", "tc qdisc add dev eth0 ingress", "tc filter add dev eth0 ingress prio 1 flower dst_port 80 ip_proto tcp action drop"], "nic driver mlx5", |s, _| {
+        assert!(s.tc_block().unwrap().filters()[0].in_hw, "mlx5 takes the ordinary filter into hardware");
+    }),
     // help, comments, blank lines
     (&[], "help", |_, out| assert!(out.contains("  ethtool  ethtool -l DEV\n"))),
     (&[], "help taskset", |_, out| assert!(out.starts_with("taskset -pc"))),

@@ -103,6 +103,14 @@ named_enum! {
     }
 }
 
+impl Driver {
+    /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the
+    /// sandbox's generic NIC and its ixgbe model (Flow Director, no flower offload) do not.
+    pub const fn tc_offload(self) -> bool {
+        matches!(self, Driver::Ice | Driver::IceHashMatch | Driver::Mlx5)
+    }
+}
+
 named_enum! {
     /// When a reading thread records its CPU in `rps_sock_flow_table`.
     RecordPolicy {

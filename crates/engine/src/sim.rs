@@ -857,6 +857,12 @@ impl Sim {
         if driver != Driver::Ixgbe {
             self.flows.iter_mut().for_each(|f| f.atr_queue = None);
         }
+        // The ingress block now sits on another NIC: its filters are played back to it.
+        if let Some(b) = &mut self.tc {
+            if b.reoffload(driver.tc_offload()) > 0 {
+                self.digest.event(&[EV_TC, self.now.0, u64::from(driver.tc_offload()), 0]);
+            }
+        }
     }
 
     /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter; any change
@@ -908,8 +914,7 @@ impl Sim {
         if self.tc.is_some() {
             return Err(SimError::Invalid("Exclusivity flag on, cannot modify.".into()));
         }
-        let offload = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch | Driver::Mlx5);
-        self.tc = Some(TcBlock::new(self.cfg.tc_counting, offload));
+        self.tc = Some(TcBlock::new(self.cfg.tc_counting, self.cfg.driver.tc_offload()));
         Ok(())
     }
 

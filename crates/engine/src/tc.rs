@@ -775,6 +775,35 @@ impl TcBlock {
     }
 
     /// A filter leaves hardware (`fl_hw_destroy_filter` → `tcf_block_offload_dec`).
+    /// The block's device changed (a NIC with or without tc offload): every filter that may be
+    /// in hardware is played back to it (net/sched/cls_api.c: `tcf_block_playback_offloads` →
+    /// net/sched/cls_flower.c: `fl_reoffload`, which skips `skip_hw` filters). A filter taken by
+    /// the new device is flagged IN_HW (`tcf_block_offload_inc`: `offloadcnt` +1, legacy
+    /// `skipswcnt` +1 for `skip_sw`); one the old device held and the new cannot is unflagged
+    /// (`tcf_block_offload_dec`). Neither path recomputes legacy `bypass_wanted` nor v6.14
+    /// `usesw` (both are updated only when filters or tps come and go), so a `skip_sw` filter
+    /// left `not_in_hw` matches nothing anywhere, as on a real host. Returns how many filters
+    /// changed.
+    pub fn reoffload(&mut self, hw_offload: bool) -> u32 {
+        if hw_offload == self.hw_offload {
+            return 0;
+        }
+        self.hw_offload = hw_offload;
+        let mut changed = 0;
+        for f in self.tps.iter_mut().flat_map(|tp| tp.filters.iter_mut()).filter(|f| !f.skip_hw && f.in_hw != hw_offload) {
+            f.in_hw = hw_offload;
+            changed += 1;
+            if hw_offload {
+                self.offloadcnt += 1;
+                self.skipswcnt += u32::from(f.skip_sw);
+            } else {
+                self.offloadcnt = self.offloadcnt.saturating_sub(1);
+                self.skipswcnt = self.skipswcnt.saturating_sub(u32::from(f.skip_sw));
+            }
+        }
+        changed
+    }
+
     fn unoffload(&mut self, f: &Filter) {
         if f.in_hw {
             self.offloadcnt = self.offloadcnt.saturating_sub(1);
@@ -1062,6 +1091,31 @@ mod tests {
                 }
                 Counting::Usesw => assert_eq!(sw, SwResult::Bypassed { missed: false }),
             }
+        }
+    }
+
+    #[test]
+    fn a_new_device_takes_or_drops_the_offloaded_filters() {
+        for c in BOTH {
+            let mut b = block(c);
+            let hw = b.add(FilterSpec { skip_sw: true, ..FilterSpec::new(from(1), Action::Drop) }).unwrap();
+            b.add(FilterSpec { prio: Some(hw.prio), ..FilterSpec::new(from(2), Action::Pass) }).unwrap();
+            b.add(FilterSpec { skip_hw: true, ..FilterSpec::new(from(3), Action::Drop) }).unwrap();
+            let (bypass, usesw) = (b.bypass_sw(), b.useswcnt());
+            assert_eq!((b.offloadcnt(), b.skipswcnt()), (2, 1));
+            // A device without tc offload: the two in-hardware filters leave it.
+            assert_eq!(b.reoffload(false), 2);
+            assert_eq!((b.offloadcnt(), b.skipswcnt()), (0, 0));
+            assert!(b.filters().iter().all(|f| !f.in_hw));
+            assert_eq!((b.bypass_sw(), b.useswcnt()), (bypass, usesw), "{c:?}: decided only when filters come and go");
+            // The skip_sw filter now matches nowhere: neither in the NIC nor in software.
+            let v = b.classify(&key(1, 80));
+            assert_eq!(v.hw, None, "{c:?}");
+            assert!(!matches!(v.sw, SwResult::Classified { action: Some(_), .. } | SwResult::DroppedInHw), "{c:?}: {v:?}");
+            // Back on an offloading device: both are taken again; skip_hw stays in software.
+            assert_eq!(b.reoffload(true), 2);
+            assert_eq!((b.offloadcnt(), b.skipswcnt()), (2, 1));
+            assert_eq!(b.reoffload(true), 0);
         }
     }
 

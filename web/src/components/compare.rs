@@ -1,5 +1,5 @@
 //! A/B compare (`?view=compare`): the same scenario on two hosts side by side, one transport.
-//! Change the driver, or type a command, on one side and watch the two diverge.
+//! Change the driver, or type a command in one side's console, and watch the two diverge.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -9,9 +9,11 @@ use yew::prelude::*;
 
 use crate::chart::ChartData;
 use crate::components::chart::Chart;
+use crate::components::console::Console;
 use crate::components::host::Host;
 use crate::components::panels::{Metrics, Settings};
 use crate::components::transport::Transport;
+use crate::components::wire::Wire;
 use crate::controller::{Controller, ViewModel};
 
 /// Properties of [`Compare`].
@@ -22,23 +24,33 @@ pub struct CompareProps {
 }
 
 fn side(label: &'static str, v: &ViewModel, c: &Rc<RefCell<Controller>>, set: &UseStateHandle<(ViewModel, ViewModel)>, b: bool) -> Html {
-    let on_driver = {
+    // Applies `f` to this side's host and refreshes its view.
+    let apply = |f: fn(&mut Controller, &str)| {
         let (c, set) = (c.clone(), set.clone());
-        Callback::from(move |d: String| {
-            let _ = c.borrow_mut().set_driver(&d);
+        Callback::from(move |arg: String| {
+            f(&mut c.borrow_mut(), &arg);
             let mut both = (*set).clone();
             if b { both.1 = c.borrow().view() } else { both.0 = c.borrow().view() }
             set.set(both);
         })
     };
+    let on_driver = apply(|c, d| drop(c.set_driver(d)));
+    // A refused command shows its error in this side's console, in the tool's words.
+    let on_command = apply(|c, line| drop(c.command(line)));
+    let id = label.to_lowercase();
     let rxq = ChartData::Bars { title: "packets per RX queue", x: "RX queue", y: "packets", values: v.queues.iter().map(|q| q.packets).collect(), warn: v.queues.iter().map(|q| q.drops > 0).collect() };
     html! {
         <section class="panel" aria-label={format!("host {label}")} data-testid={format!("compare-{}", label.to_lowercase())}>
             <h2>{ format!("Host {label}") }</h2>
             <Settings driver={v.driver.to_string()} {on_driver} />
             <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
+            if let Some(wire) = &v.wire {
+                <Wire view={wire.clone()} on_select={Callback::noop()} />
+            }
             <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={Callback::noop()} />
-            <Chart testid={format!("chart-rxq-{}", label.to_lowercase())} label={format!("packets per RX queue, host {label}")} data={rxq} />
+            <Chart testid={format!("chart-rxq-{id}")} label={format!("packets per RX queue, host {label}")} data={rxq} />
+            <Console lines={v.console.clone()} typed={c.borrow().typed().to_vec()} {on_command}
+                testid={format!("console-{id}")} title={format!("Console, host {label}")} />
         </section>
     }
 }

@@ -15,6 +15,13 @@ pub struct ConsoleProps {
     pub typed: Vec<String>,
     /// A command line to run.
     pub on_command: Callback<String>,
+    /// Prefix of the `data-testid`s (`PREFIX-input`, `PREFIX-output`): one console per host
+    /// in the compare view.
+    #[prop_or(AttrValue::Static("console"))]
+    pub testid: AttrValue,
+    /// Heading.
+    #[prop_or(AttrValue::Static("Console"))]
+    pub title: AttrValue,
 }
 
 /// The console panel.
@@ -68,9 +75,9 @@ pub fn Console(p: &ConsoleProps) -> Html {
         })
     };
     html! {
-        <section class="panel console" aria-label="console">
-            <h2>{ "Console" }</h2>
-            <pre class="console-output" data-testid="console-output" ref={output} tabindex="0" aria-live="polite">
+        <section class="panel console" aria-label={p.title.clone()}>
+            <h2>{ p.title.clone() }</h2>
+            <pre class="console-output" data-testid={format!("{}-output", p.testid)} ref={output} tabindex="0" aria-live="polite">
                 { for p.lines.iter().map(|l| html! {
                     <>
                         <span class="prompt">{ format!("# {}\n", l.command) }</span>
@@ -83,7 +90,7 @@ pub fn Console(p: &ConsoleProps) -> Html {
                 }) }
             </pre>
             <label class="console-line"><span aria-hidden="true">{ "# " }</span>
-                <input data-testid="console-input" ref={input} {onkeydown} spellcheck="false" autocomplete="off"
+                <input data-testid={format!("{}-input", p.testid)} ref={input} {onkeydown} spellcheck="false" autocomplete="off"
                     aria-label="command line (Enter runs, Up/Down recall, Tab completes)" placeholder="help" />
             </label>
         </section>
