@@ -9,10 +9,15 @@ import { gzipSync } from "node:zlib";
  * (104 KB then). With the six lessons, the full console (every ethtool/sysctl/sysfs/tc/ip
  * form and its errors), scenario parsing, permalinks (deflate) and every panel, the bundle is
  * 318 KB (twiggy, pre-opt shares: yew 16 %, core fmt 9 %, page 9 %, scenario 7 %, console 5 %,
- * data 8 %). The budget is re-based at 340 KB so that growth still fails loudly; getting back
+ * data 8 %). The budget was re-based at 340 KB so that growth still fails loudly; getting back
  * towards 250 KB is open work (see the closing note of the session that raised it).
+ *
+ * Then 348 KB (bundle 344.8 KB): the wire view (packets drawn flow by flow on a canvas,
+ * ~9 KB raw, drawn with the 2D context rather than plotters to keep it small), a console per
+ * host in the compare view, and permalinks restored a slice per frame (+~6 KB gzipped in all);
+ * charts now share one f64 × f64 plotters instantiation for bars and lines (−1.9 KB gzipped).
  */
-const BUDGET_BYTES = 340 * 1024;
+const BUDGET_BYTES = 348 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const wasm = readdirSync(dist).filter((f) => f.endsWith(".wasm"));

@@ -74,14 +74,16 @@ pub fn draw(canvas: HtmlCanvasElement, data: &ChartData) -> Result<(), String> {
     let px = |v: f64| (v * scale) as u32;
     match data {
         ChartData::Bars { title, x, y, values, warn } => {
-            let n = values.len().max(1) as u32;
-            let top = values.iter().copied().max().unwrap_or(0).max(1);
+            // Bars on the same f64 × f64 axes as the lines: one instantiation of plotters'
+            // chart code for both kinds keeps the page bundle smaller.
+            let n = values.len().max(1) as f64;
+            let top = values.iter().copied().max().unwrap_or(0).max(1) as f64;
             let mut chart = ChartBuilder::on(&root)
                 .caption(*title, font(14.0))
                 .margin(px(8.0))
                 .x_label_area_size(px(28.0))
                 .y_label_area_size(px(60.0))
-                .build_cartesian_2d((0u32..n - 1).into_segmented(), 0u64..top + top / 10 + 1)
+                .build_cartesian_2d(-0.5f64..n - 0.5, 0f64..top * 1.1)
                 .map_err(|e| e.to_string())?;
             chart
                 .configure_mesh()
@@ -89,6 +91,8 @@ pub fn draw(canvas: HtmlCanvasElement, data: &ChartData) -> Result<(), String> {
                 .max_light_lines(1)
                 .x_desc(*x)
                 .y_desc(*y)
+                .x_label_formatter(&|v| format!("{v:.0}"))
+                .y_label_formatter(&|v| format!("{v:.0}"))
                 .label_style(font(11.0))
                 .axis_desc_style(font(12.0))
                 .draw()
@@ -96,8 +100,8 @@ pub fn draw(canvas: HtmlCanvasElement, data: &ChartData) -> Result<(), String> {
             chart
                 .draw_series(values.iter().enumerate().map(|(i, &v)| {
                     let color = if warn.get(i).copied().unwrap_or(false) { PALETTE[5] } else { PALETTE[i % 4] };
-                    let i = i as u32;
-                    Rectangle::new([(SegmentValue::Exact(i), 0), (SegmentValue::Exact(i + 1), v)], color.filled())
+                    let x = i as f64;
+                    Rectangle::new([(x - 0.45, 0.0), (x + 0.45, v as f64)], color.filled())
                 }))
                 .map_err(|e| e.to_string())?;
         }

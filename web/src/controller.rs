@@ -254,6 +254,8 @@ pub struct ViewModel {
     pub xps: Vec<(u16, String, String)>,
     /// A small host's flows packet by packet (`None`: drawn by density only).
     pub wire: Option<std::rc::Rc<crate::wire::WireView>>,
+    /// A permalink's restore in progress, per mille of its time.
+    pub restoring: Option<u32>,
 }
 
 /// The RFS tables panel.
@@ -296,6 +298,16 @@ pub struct Controller {
     events: Vec<(&'static str, String)>,
     /// RX queue of the RFS table panel.
     rfs_queue: u16,
+    /// A permalink being restored, a slice per frame (seed 000's three minutes take seconds).
+    restoring: Option<Restore>,
+    /// Why the last restore stopped early (a link command the host refused).
+    link_error: Option<String>,
+}
+
+/// A permalink's commands still to replay and the time it ends at.
+struct Restore {
+    commands: VecDeque<Applied>,
+    until: u64,
 }
 
 /// The lesson the page opens on.
@@ -338,6 +350,8 @@ impl Controller {
             rate: 0.0,
             events: Vec::new(),
             rfs_queue: 0,
+            restoring: None,
+            link_error: None,
         };
         c.sample();
         c.checkpoints.push_back((0, c.sim.clone()));
@@ -346,7 +360,24 @@ impl Controller {
 
     /// The session a permalink describes: its host, then its commands replayed at their
     /// times, then time advanced to the link's time (deterministic replay: same digest).
+    /// Replays it all now; the page uses [`Controller::restoring`] and lets its frames do it.
     pub fn from_permalink(link: &str) -> Result<Controller, String> {
+        let mut c = Controller::restoring(link)?;
+        while c.restoring.is_some() {
+            c.step_part(u32::MAX);
+        }
+        c.take_link_error().map_or(Ok(c), Err)
+    }
+
+    /// Why a restore stopped early, once (the page shows it in its banner).
+    pub fn take_link_error(&mut self) -> Option<String> {
+        self.link_error.take()
+    }
+
+    /// The session a permalink describes, at time 0, with the link's commands to replay as
+    /// time advances ([`Controller::step_part`] applies each at its time and stops, paused, at
+    /// the link's time). The link is validated before anything runs.
+    pub fn restoring(link: &str) -> Result<Controller, String> {
         let state = permalink::decode(link).map_err(|e| e.to_string())?;
         let mut c = match &state.source {
             Source::Lesson(id) => Controller::for_lesson(id)?,
@@ -362,14 +393,44 @@ impl Controller {
         if state.t_ns > max || state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns) || state.commands.iter().any(|a| a.at_ns > state.t_ns) {
             return Err("this link is damaged (times out of order or beyond the scenario); opened the default lesson instead".into());
         }
-        for a in &state.commands {
-            c.run_for(Nanos(a.at_ns - c.sim.now().0));
-            c.command(&a.command).map_err(|e| format!("the link's command {:?} fails: {e}", a.command))?;
-        }
-        c.run_for(Nanos(state.t_ns - c.sim.now().0));
-        // A link shows a precise state: it opens paused there.
-        c.playing = false;
+        c.restoring = Some(Restore { commands: state.commands.into(), until: state.t_ns });
+        c.playing = true;
         Ok(c)
+    }
+
+    /// How far a permalink's restore is, per mille (`None` when not restoring).
+    pub fn restore_progress(&self) -> Option<u32> {
+        self.restoring.as_ref().map(|r| (u128::from(self.sim.now().0) * 1000 / u128::from(r.until.max(1))).min(1000) as u32)
+    }
+
+    /// Between ticks of a restore: applies the link's commands that are due (those the next
+    /// tick would pass, as `run_for` then the command did when the link was made), and ends
+    /// the restore, paused, once the next tick would pass the link's time. Returns whether
+    /// the restore goes on.
+    fn restore_between_ticks(&mut self) -> bool {
+        let tick = self.sim.config().tick_ns;
+        let now = self.sim.now().0;
+        let Some(r) = self.restoring.as_mut() else { return false };
+        let mut due = Vec::new();
+        while r.commands.front().is_some_and(|a| a.at_ns < now + tick) {
+            due.extend(r.commands.pop_front());
+        }
+        let done = r.commands.is_empty() && now + tick > r.until;
+        for a in due {
+            if let Err(e) = self.apply(&a.command) {
+                // The rest of the link cannot be trusted: stop here, paused, and say why.
+                self.link_error = Some(format!("the link's command {:?} fails: {e}", a.command));
+                self.restoring = None;
+                self.playing = false;
+                return false;
+            }
+        }
+        if done {
+            // A link shows a precise state: it opens paused there.
+            self.restoring = None;
+            self.playing = false;
+        }
+        !done
     }
 
     /// The permalink fragment value of the current state.
@@ -380,6 +441,9 @@ impl Controller {
     /// Goes to simulated time `t` (earlier or later): from the latest engine snapshot at or
     /// before `t`, or from the start, replaying the learner's commands at their times.
     pub fn seek(&mut self, t: Nanos) {
+        if self.restoring.is_some() {
+            return;
+        }
         self.finish_tick();
         let t = Nanos(t.0.min(Nanos::from_ms(self.scenario.sim.duration_ms).0));
         if t < self.sim.now() {
@@ -439,6 +503,16 @@ impl Controller {
         if line.is_empty() {
             return Ok(String::new());
         }
+        if let Some(p) = self.restore_progress() {
+            let e = format!("restoring the shared state ({}.{} %): wait for it to finish", p / 10, p % 10);
+            self.console.push_back(ConsoleLine { command: line.to_string(), output: Err(e.clone()) });
+            return Err(e);
+        }
+        self.apply(line)
+    }
+
+    /// Applies a console line now (between ticks) and records it for permalinks and replay.
+    fn apply(&mut self, line: &str) -> Result<String, String> {
         self.finish_tick();
         let out = steerlab_console::execute(&mut self.sim, line);
         if out.is_ok() {
@@ -509,6 +583,14 @@ impl Controller {
 
     /// Starts or stops time.
     pub fn set_playing(&mut self, playing: bool) {
+        // A restore runs to its end; it stops paused there.
+        if self.restoring.is_some() {
+            return;
+        }
+        if !playing {
+            // Paused between ticks, so that what is shown is a state a link can name.
+            self.finish_tick();
+        }
         self.playing = playing;
     }
 
@@ -525,6 +607,9 @@ impl Controller {
     /// Engine ticks this frame wants at the current speed (`u64::MAX` = as many as fit).
     /// Speed 0.1× wants one frame's worth every tenth frame.
     pub fn wanted_ticks(&self, frame_index: u64) -> u64 {
+        if self.restoring.is_some() {
+            return u64::MAX;
+        }
         if !self.playing || self.finished() {
             return 0;
         }
@@ -550,6 +635,9 @@ impl Controller {
     /// The page calls this within its frame budget; results never depend on the split.
     pub fn step_part(&mut self, max_flows: u32) -> bool {
         if !self.sim.in_tick() {
+            if self.restoring.is_some() && !self.restore_between_ticks() {
+                return false;
+            }
             if self.finished() {
                 return false;
             }
@@ -574,6 +662,9 @@ impl Controller {
 
     /// Advances simulated time by one tick, playing or not.
     pub fn step(&mut self) {
+        if self.restoring.is_some() {
+            return; // the restore's frames advance time
+        }
         let tick = self.sim.config().tick_ns;
         self.run_for(Nanos(tick));
     }
@@ -844,6 +935,7 @@ impl Controller {
                 .map(|q| (q, sim.xps_cpus(q).map(|s| s.to_list()).unwrap_or_default(), sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default()))
                 .collect(),
             wire: self.wire_view(),
+            restoring: self.restore_progress(),
             paths: {
                 let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
                 for f in 0..sim.flow_count() {
@@ -937,6 +1029,54 @@ mod tests {
         for bad in ["", "1.zz", &link[..link.len() / 2], "7.abc"] {
             assert!(Controller::from_permalink(bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// The page restores a link a slice per frame: slices of any size give the same state as
+    /// replaying it at once, the learner's commands wait, and it stops paused at the link's time.
+    #[test]
+    fn a_permalink_restores_in_slices_to_the_same_state() {
+        let mut c = Controller::for_lesson("rfs-thread-churn").unwrap();
+        run(&mut c, 300);
+        c.command("rfs record cpuset").unwrap();
+        run(&mut c, 250);
+        let link = c.permalink();
+        assert_eq!(Controller::from_permalink(&link).unwrap().view().digest, c.view().digest, "at once");
+        let mut d = Controller::restoring(&link).unwrap();
+        assert_eq!(d.view().restoring, Some(0));
+        let mut frames = 0;
+        while d.view().restoring.is_some() {
+            assert!(d.wanted_ticks(frames) == u64::MAX, "a restore runs as fast as the frames allow");
+            // A frame: slices until one reports no progress (the page's loop does the same).
+            for _ in 0..3 {
+                if !d.step_part(97) && !d.sim().in_tick() {
+                    break;
+                }
+            }
+            if frames == 5 {
+                assert!(d.command("nic driver ice").is_err(), "commands wait for the restore");
+                d.set_playing(false);
+                d.step(); // ignored: the restore's own frames advance time
+            }
+            frames += 1;
+        }
+        assert!(frames > 10, "restored over many frames ({frames})");
+        assert_eq!((d.view().digest, d.view().sim_time.as_str()), (c.view().digest, "0.550s"));
+        assert!(!d.view().playing, "opens paused at the link's time");
+        assert_eq!(d.permalink(), link, "the same link again");
+        assert_eq!(d.take_link_error(), None);
+    }
+
+    #[test]
+    fn a_link_whose_command_fails_stops_there_and_says_why() {
+        let state = permalink::State {
+            source: Source::Lesson("rss-basics".into()),
+            commands: vec![Applied { at_ns: 2_000_000, command: "ethtool -X eth0 equal 2".into() }, Applied { at_ns: 5_000_000, command: "thread migrate 99 1".into() }],
+            t_ns: 9_000_000,
+            view: "sandbox".into(),
+        };
+        let link = permalink::encode(&state);
+        let e = Controller::from_permalink(&link).err().unwrap();
+        assert!(e.contains("thread migrate 99 1"), "{e}");
     }
 
     #[test]

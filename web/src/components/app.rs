@@ -98,7 +98,8 @@ fn record_frame_ms(ms: f64) {
 /// The controller the page opens with, and an error when the URL asked for something invalid.
 fn initial() -> (Controller, Option<String>) {
     if let Some(link) = url_state() {
-        return match Controller::from_permalink(&link) {
+        // Replayed by the frames, a slice at a time: a long state never freezes the page.
+        return match Controller::restoring(&link) {
             Ok(c) => (c, None),
             Err(e) => (Controller::new_default(), Some(e)),
         };
@@ -243,6 +244,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         let controller = controller.clone();
         let view = view.clone();
         let allow = allow.clone();
+        let error = error.clone();
         use_effect_with((), move |_| {
             let mut frame = 0u64;
             let mut last_height = 0;
@@ -252,6 +254,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 let t0 = now_ms();
                 let wanted = controller.borrow().wanted_ticks(frame);
                 let sim0 = controller.borrow().sim().now().0;
+                let was_restoring = controller.borrow().restore_progress().is_some();
                 let mut ran = 0u64;
                 // Ticks are run in slices of flows so that no frame blocks for long, however
                 // many flows the scenario has.
@@ -261,6 +264,12 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                     } else if !controller.borrow().sim().in_tick() {
                         break; // the scenario's end
                     }
+                }
+                if let Some(e) = controller.borrow_mut().take_link_error() {
+                    error.set(Some(e));
+                }
+                if ran == 0 && was_restoring && controller.borrow().restore_progress().is_none() {
+                    view.set(controller.borrow().view()); // the restore ended between frames
                 }
                 if ran > 0 {
                     record_frame_ms(now_ms() - t0);
@@ -424,6 +433,13 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             </header>
             if let Some(message) = &*error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
+            }
+            if let Some(p) = v.restoring {
+                <p class="notice" data-testid="restore-progress" role="status">
+                    { "Restoring the shared state (replaying its commands at their times): " }
+                    <progress max="1000" value={p.to_string()} aria-label="restore progress"></progress>
+                    { format!(" {}%", p / 10) }
+                </p>
             }
             <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson} {on_next} />
             <section class="panel wide" aria-label="host">

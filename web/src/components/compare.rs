@@ -23,7 +23,7 @@ pub struct CompareProps {
     pub lesson: AttrValue,
 }
 
-fn side(label: &'static str, v: &ViewModel, c: &Rc<RefCell<Controller>>, set: &UseStateHandle<(ViewModel, ViewModel)>, b: bool) -> Html {
+fn side((label, id): (&'static str, &'static str), v: &ViewModel, c: &Rc<RefCell<Controller>>, set: &UseStateHandle<(ViewModel, ViewModel)>, b: bool) -> Html {
     // Applies `f` to this side's host and refreshes its view.
     let apply = |f: fn(&mut Controller, &str)| {
         let (c, set) = (c.clone(), set.clone());
@@ -37,10 +37,9 @@ fn side(label: &'static str, v: &ViewModel, c: &Rc<RefCell<Controller>>, set: &U
     let on_driver = apply(|c, d| drop(c.set_driver(d)));
     // A refused command shows its error in this side's console, in the tool's words.
     let on_command = apply(|c, line| drop(c.command(line)));
-    let id = label.to_lowercase();
     let rxq = ChartData::Bars { title: "packets per RX queue", x: "RX queue", y: "packets", values: v.queues.iter().map(|q| q.packets).collect(), warn: v.queues.iter().map(|q| q.drops > 0).collect() };
     html! {
-        <section class="panel" aria-label={format!("host {label}")} data-testid={format!("compare-{}", label.to_lowercase())}>
+        <section class="panel" aria-label={format!("host {label}")} data-testid={format!("compare-{id}")}>
             <h2>{ format!("Host {label}") }</h2>
             <Settings driver={v.driver.to_string()} {on_driver} />
             <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
@@ -133,8 +132,8 @@ pub fn Compare(p: &CompareProps) -> Html {
                 <Transport playing={va.playing} speed={va.speed} sim_time={va.sim_time.clone()} progress={va.progress_permille}
                     {on_play} {on_step} {on_speed} {on_reset} />
             </header>
-            { side("A", va, &a, &views, false) }
-            { side("B", vb, &b, &views, true) }
+            { side(("A", "a"), va, &a, &views, false) }
+            { side(("B", "b"), vb, &b, &views, true) }
         </main>
     }
 }

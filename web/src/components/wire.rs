@@ -8,12 +8,10 @@
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
-use plotters::element::DashedPathElement;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters_canvas::CanvasBackend;
+use plotters::style::RGBColor;
 use steerlab_engine::QueueRule;
-use web_sys::HtmlCanvasElement;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
 use crate::chart::{fit_to_device_pixels, PALETTE};
@@ -82,7 +80,7 @@ pub fn Wire(p: &WireProps) -> Html {
                 }
                 st.dirty = false;
                 if let (Some(c), Some(layout)) = (canvas.cast::<HtmlCanvasElement>(), st.layout.as_ref()) {
-                    let _ = draw(c, &st.view, layout, &st.flight, now_ms(), still);
+                    draw(c, &st.view, layout, &st.flight, now_ms(), still);
                 }
             });
             move || drop(interval)
@@ -118,84 +116,129 @@ pub fn Wire(p: &WireProps) -> Html {
     }
 }
 
-/// One frame: the host and the dots in flight at `now`.
-fn draw(canvas: HtmlCanvasElement, v: &WireView, l: &Layout, flight: &Flight, now: f64, still: bool) -> Result<(), String> {
-    let k = fit_to_device_pixels(&canvas);
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("canvas has no 2d context")?;
-    let root = backend.into_drawing_area();
-    let e = |r: Result<(), DrawingAreaErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>>| r.map_err(|x| x.to_string());
-    e(root.fill(&WHITE))?;
-    let px = |(x, y): (f64, f64)| ((x * k) as i32, (y * k) as i32);
-    let font = |size: f64| ("sans-serif", size * k).into_font();
-    let text = |s: &str, at: (f64, f64), size: f64, anchor: HPos| {
-        Text::new(s.to_string(), px(at), font(size).color(&BLACK).pos(Pos::new(anchor, VPos::Center)))
-    };
-    let warn = PALETTE[5];
-    // Column captions.
-    for (caption, x, anchor) in [
-        ("flows", l.flow_x, HPos::Center),
-        ("NIC", l.reta_x, HPos::Left),
-        ("RX queues", l.queue_x, HPos::Center),
-        ("CPUs", l.cpu_x, HPos::Center),
-    ] {
-        e(root.draw(&text(caption, (x, 12.0), 12.0, anchor)))?;
+/// The canvas 2D context with the few strokes the wire view needs, in CSS pixels (the
+/// transform scales to device pixels). Drawn directly rather than through plotters: these
+/// shapes need no axes, and the page bundle stays smaller.
+struct Pen(CanvasRenderingContext2d);
+
+impl Pen {
+    fn line(&self, points: &[(f64, f64)], colour: &str, width: f64, dashed: bool) {
+        let c = &self.0;
+        let dash = js_sys::Array::new();
+        if dashed {
+            dash.push(&4.0.into());
+            dash.push(&3.0.into());
+        }
+        let _ = c.set_line_dash(&dash);
+        c.set_stroke_style_str(colour);
+        c.set_line_width(width);
+        c.begin_path();
+        for (i, &(x, y)) in points.iter().enumerate() {
+            if i == 0 { c.move_to(x, y) } else { c.line_to(x, y) }
+        }
+        c.stroke();
     }
-    // The routes now, faint; remote last legs dashed in the warning colour towards the reader.
-    for i in 0..v.flows.len() {
-        let f = &v.flows[i];
+
+    fn dot(&self, (x, y): (f64, f64), r: f64, colour: &str) {
+        let c = &self.0;
+        c.set_fill_style_str(colour);
+        c.begin_path();
+        let _ = c.arc(x, y, r, 0.0, std::f64::consts::TAU);
+        c.fill();
+    }
+
+    fn rect(&self, (x, y): (f64, f64), (w, h): (f64, f64), colour: &str, filled: bool) {
+        if filled {
+            self.0.set_fill_style_str(colour);
+            self.0.fill_rect(x - w / 2.0, y - h / 2.0, w, h);
+        } else {
+            self.0.set_stroke_style_str(colour);
+            self.0.set_line_width(1.0);
+            let _ = self.0.set_line_dash(&js_sys::Array::new());
+            self.0.stroke_rect(x - w / 2.0, y - h / 2.0, w, h);
+        }
+    }
+
+    fn text(&self, s: &str, (x, y): (f64, f64), size: f64, align: &str) {
+        let c = &self.0;
+        c.set_fill_style_str("#000");
+        c.set_font(&format!("{size}px sans-serif"));
+        c.set_text_align(align);
+        c.set_text_baseline("middle");
+        let _ = c.fill_text(s, x, y);
+    }
+}
+
+/// `rgba()` of a palette colour.
+fn css(c: (u8, u8, u8), alpha: f64) -> String {
+    format!("rgba({},{},{},{alpha})", c.0, c.1, c.2)
+}
+
+/// One frame: the host and the dots in flight at `now`.
+fn draw(canvas: HtmlCanvasElement, v: &WireView, l: &Layout, flight: &Flight, now: f64, still: bool) -> Option<()> {
+    let k = fit_to_device_pixels(&canvas);
+    let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+    ctx.set_transform(k, 0.0, 0.0, k, 0.0, 0.0).ok()?;
+    ctx.set_fill_style_str("#fff");
+    ctx.fill_rect(0.0, 0.0, l.width, l.height);
+    let pen = Pen(ctx);
+    let warn = (PALETTE[5].0, PALETTE[5].1, PALETTE[5].2);
+    let q = |queue: u16| {
+        let c = queue_colour(queue);
+        (c.0, c.1, c.2)
+    };
+    // Column captions.
+    for (caption, x, align) in [("flows", l.flow_x, "center"), ("NIC", l.reta_x, "left"), ("RX queues", l.queue_x, "center"), ("CPUs", l.cpu_x, "center")] {
+        pen.text(caption, (x, 12.0), 12.0, align);
+    }
+    // The routes now, faint; remote last legs in the warning colour, dashed towards the reader.
+    for (i, f) in v.flows.iter().enumerate() {
         let r = l.route(v, i);
-        let colour = queue_colour(f.queue).mix(0.35);
-        e(root.draw(&PathElement::new(r[..3].iter().map(|&p| px(p)).collect::<Vec<_>>(), colour.stroke_width((k * 1.2) as u32))))?;
-        let last = if f.remote() { warn.mix(0.6) } else { colour };
-        e(root.draw(&PathElement::new(vec![px(r[2]), px(r[3])], last.stroke_width((k * if still { 2.5 } else { 1.2 }) as u32))))?;
+        pen.line(&r[..3], &css(q(f.queue), 0.35), 1.2, false);
+        let last = if f.remote() { css(warn, 0.6) } else { css(q(f.queue), 0.35) };
+        pen.line(&r[2..], &last, if still { 2.5 } else { 1.2 }, false);
         if f.remote() {
             let node = v.cpus.get(usize::from(f.reader_cpu)).map_or(0, |c| c.0);
             let to = l.cpu(f.reader_cpu, node);
-            let (a, b) = (r[3], (to.0 + 26.0, to.1));
-            let from = (a.0 + 26.0, a.1);
-            e(root.draw(&DashedPathElement::new(vec![px(from), px(((a.0 + 40.0), (a.1 + b.1) / 2.0)), px(b)], (4.0 * k) as u32, (3.0 * k) as u32, warn.stroke_width(k.max(1.0) as u32))))?;
+            let a = r[3];
+            pen.line(&[(a.0 + 26.0, a.1), (a.0 + 40.0, (a.1 + to.1) / 2.0), (to.0 + 26.0, to.1)], &css(warn, 1.0), 1.0, true);
         }
     }
     // Flows.
     for (i, f) in v.flows.iter().enumerate() {
         let at = l.flow(i);
-        e(root.draw(&Circle::new(px(at), (4.0 * k) as i32, queue_colour(f.queue).filled())))?;
-        e(root.draw(&text(&format!("#{}", f.index), (at.0 - 9.0, at.1), 10.0, HPos::Right)))?;
+        pen.dot(at, 4.0, &css(q(f.queue), 1.0));
+        pen.text(&format!("#{}", f.index), (at.0 - 9.0, at.1), 10.0, "right");
     }
     // The NIC: the filters box, then the indirection table (each cell in its queue's colour;
     // cells some flow hashes to are outlined).
-    let (fx, fy) = l.filter;
     let fw = (f64::from(l.reta_cols) * l.cell).max(130.0);
-    e(root.draw(&Rectangle::new([px((fx - fw / 2.0, fy - 16.0)), px((fx + fw / 2.0, fy + 16.0))], BLACK.mix(0.5).stroke_width(k.max(1.0) as u32))))?;
-    e(root.draw(&text("filters: ntuple, aRFS, ATR", (fx, fy), 9.0, HPos::Center)))?;
-    for (i, &q) in v.reta.iter().enumerate() {
-        let (x, y) = l.reta_cell(i as u32);
-        let h = l.cell / 2.0 - 0.5;
-        e(root.draw(&Rectangle::new([px((x - h, y - h)), px((x + h, y + h))], queue_colour(q).mix(0.45).filled())))?;
+    pen.rect(l.filter, (fw, 32.0), "rgba(0,0,0,0.5)", false);
+    pen.text("filters: ntuple, aRFS, ATR", l.filter, 9.0, "center");
+    for (i, &queue) in v.reta.iter().enumerate() {
+        pen.rect(l.reta_cell(i as u32), (l.cell - 1.0, l.cell - 1.0), &css(q(queue), 0.45), true);
     }
     for f in v.flows.iter().filter(|f| f.rule == QueueRule::Rss) {
-        let (x, y) = l.reta_cell(f.reta_index);
-        let h = l.cell / 2.0;
-        e(root.draw(&Rectangle::new([px((x - h, y - h)), px((x + h, y + h))], BLACK.stroke_width(k.max(1.0) as u32))))?;
+        pen.rect(l.reta_cell(f.reta_index), (l.cell, l.cell), "#000", false);
     }
-    e(root.draw(&text(&format!("indirection table ({} entries)", v.reta.len()), (l.reta_x, l.reta_y - 7.0), 10.0, HPos::Left)))?;
+    pen.text(&format!("indirection table ({} entries)", v.reta.len()), (l.reta_x, l.reta_y - 7.0), 10.0, "left");
     // Queues and CPUs.
-    for (q, &irq) in v.queues.iter().enumerate() {
-        let (x, y) = l.queue(q as u16);
-        e(root.draw(&Rectangle::new([px((x - 24.0, y - 7.0)), px((x + 24.0, y + 7.0))], queue_colour(q as u16).filled())))?;
-        e(root.draw(&text(&format!("rx-{q}"), (x, y), 10.0, HPos::Center)))?;
-        e(root.draw(&text(&format!("IRQ→{irq}"), (x + 28.0, y), 9.0, HPos::Left)))?;
+    for (i, &irq) in v.queues.iter().enumerate() {
+        let at = l.queue(i as u16);
+        pen.rect(at, (48.0, 14.0), &css(q(i as u16), 1.0), true);
+        pen.text(&format!("rx-{i}"), at, 10.0, "center");
+        pen.text(&format!("IRQ→{irq}"), (at.0 + 28.0, at.1), 9.0, "left");
     }
     for (c, (node, threads)) in v.cpus.iter().enumerate() {
-        let (x, y) = l.cpu(c as u16, *node);
-        e(root.draw(&Rectangle::new([px((x - 22.0, y - 7.0)), px((x + 22.0, y + 7.0))], BLACK.mix(0.12).filled())))?;
-        e(root.draw(&text(&format!("CPU {c}"), (x, y), 10.0, HPos::Center)))?;
+        let at = l.cpu(c as u16, *node);
+        pen.rect(at, (44.0, 14.0), "rgba(0,0,0,0.12)", true);
+        pen.text(&format!("CPU {c}"), at, 10.0, "center");
         if !threads.is_empty() {
             let names: Vec<String> = threads.iter().take(3).map(|t| format!("T{t}")).collect();
-            e(root.draw(&text(&names.join(" "), (x + 26.0, y), 9.0, HPos::Left)))?;
+            pen.text(&names.join(" "), (at.0 + 26.0, at.1), 9.0, "left");
         }
         if c == 0 || v.cpus[c - 1].0 != *node {
-            e(root.draw(&text(&format!("node {node}"), (x - 26.0, y - l.row * 0.2), 9.0, HPos::Right)))?;
+            pen.text(&format!("node {node}"), (at.0 - 26.0, at.1 - l.row * 0.2), 9.0, "right");
         }
     }
     // The packets.
@@ -203,11 +246,11 @@ fn draw(canvas: HtmlCanvasElement, v: &WireView, l: &Layout, flight: &Flight, no
         for d in &flight.dots {
             if let Some((at, stage)) = d.at(now) {
                 let colour = match stage {
-                    Stage::Dropped => BLACK,
-                    Stage::LastLeg if d.remote => warn,
-                    _ => queue_colour(d.colour),
+                    Stage::Dropped => "#000".to_string(),
+                    Stage::LastLeg if d.remote => css(warn, 1.0),
+                    _ => css(q(d.colour), 1.0),
                 };
-                e(root.draw(&Circle::new(px(at), (3.0 * k) as i32, colour.filled())))?;
+                pen.dot(at, 3.0, &colour);
             }
         }
     }
@@ -216,6 +259,6 @@ fn draw(canvas: HtmlCanvasElement, v: &WireView, l: &Layout, flight: &Flight, no
     } else {
         format!("● 1 dot = {} packet{} · vermillion: processed off the reader's CPU · black: dropped", flight.per_dot.max(1), if flight.per_dot > 1 { "s" } else { "" })
     };
-    e(root.draw(&text(&legend, (l.flow_x - 30.0, l.height - 8.0), 10.0, HPos::Left)))?;
-    root.present().map_err(|x| x.to_string())
+    pen.text(&legend, (l.flow_x - 30.0, l.height - 8.0), 10.0, "left");
+    Some(())
 }
