@@ -1,9 +1,12 @@
 //! Charts drawn with plotters on a canvas, sized by devicePixelRatio so they stay crisp, with
 //! legends and axis labels; exported as PNG (the canvas) and CSV (the data).
 
+use plotters_backend as pb;
+use pb::{BackendColor, BackendCoord, DrawingErrorKind};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use web_sys::HtmlCanvasElement;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::controller::Series;
 
@@ -51,11 +54,35 @@ impl ChartData {
     }
 }
 
+/// A canvas's CSS size, read from the DOM once and again only after [`CssSize::forget`] (the
+/// window resized, or the canvas's height changed). Reading `clientWidth` after the page
+/// changed makes the browser recompute styles and layout there and then; once per canvas and
+/// frame that cost more than the simulation on seed 000's host.
+#[derive(Debug, Default)]
+pub struct CssSize(std::cell::Cell<Option<(f64, f64)>>);
+
+impl CssSize {
+    /// The size, from the cache or from the DOM (cached once the canvas is laid out).
+    pub fn of(&self, canvas: &HtmlCanvasElement) -> (f64, f64) {
+        if let Some(size) = self.0.get() {
+            return size;
+        }
+        let size = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
+        if size.0 > 1.0 && size.1 > 1.0 {
+            self.0.set(Some(size));
+        }
+        (size.0.max(1.0), size.1.max(1.0))
+    }
+
+    /// Reads the DOM again next time.
+    pub fn forget(&self) {
+        self.0.set(None);
+    }
+}
+
 /// Resizes the canvas backing store to its CSS size times devicePixelRatio; returns the ratio.
-pub fn fit_to_device_pixels(canvas: &HtmlCanvasElement) -> f64 {
+pub fn fit_to_device_pixels(canvas: &HtmlCanvasElement, (css_w, css_h): (f64, f64)) -> f64 {
     let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
-    let css_w = f64::from(canvas.client_width().max(1));
-    let css_h = f64::from(canvas.client_height().max(1));
     let (w, h) = ((css_w * ratio).round() as u32, (css_h * ratio).round() as u32);
     if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);
@@ -64,11 +91,64 @@ pub fn fit_to_device_pixels(canvas: &HtmlCanvasElement) -> f64 {
     ratio
 }
 
-/// Draws `data` on `canvas`.
-pub fn draw(canvas: HtmlCanvasElement, data: &ChartData) -> Result<(), String> {
-    let scale = fit_to_device_pixels(&canvas);
+/// plotters' canvas backend, except that text is measured with the canvas's own
+/// `measureText`. plotters' default measures each label by adding a span to the page and
+/// reading its `offsetHeight`, which makes the browser restyle and lay out the whole page once
+/// per label: on seed 000's host that was most of the page's time.
+struct Canvas {
+    inner: CanvasBackend,
+    ctx: CanvasRenderingContext2d,
+}
+
+type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
+
+impl DrawingBackend for Canvas {
+    type ErrorType = CanvasError;
+    fn get_size(&self) -> (u32, u32) {
+        self.inner.get_size()
+    }
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.ensure_prepared()
+    }
+    fn present(&mut self) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.present()
+    }
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.draw_pixel(point, color)
+    }
+    fn draw_line<S: pb::BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.draw_line(from, to, style)
+    }
+    fn draw_rect<S: pb::BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, style: &S, fill: bool) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.draw_rect(a, b, style, fill)
+    }
+    fn draw_path<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.draw_path(path, style)
+    }
+    fn draw_circle<S: pb::BackendStyle>(&mut self, c: BackendCoord, r: u32, style: &S, fill: bool) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.draw_circle(c, r, style, fill)
+    }
+    fn fill_polygon<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.fill_polygon(vert, style)
+    }
+    fn draw_text<T: pb::BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.inner.draw_text(text, style, pos)
+    }
+    fn estimate_text_size<T: pb::BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
+        // The same font string the backend draws with (plotters-canvas `draw_text`).
+        self.ctx.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
+        let width = self.ctx.measure_text(text).map_or(0.0, |m| m.width());
+        Ok((width.ceil() as u32, style.size().ceil() as u32))
+    }
+}
+
+/// Draws `data` on `canvas`, whose CSS size is `css`.
+pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Result<(), String> {
+    let scale = fit_to_device_pixels(&canvas, css);
     let font = |px: f64| ("sans-serif", px * scale);
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("canvas has no 2d context")?;
+    let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into().ok()).ok_or("canvas has no 2d context")?;
+    let inner = CanvasBackend::with_canvas_object(canvas).ok_or("canvas has no 2d context")?;
+    let backend = Canvas { inner, ctx };
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let px = |v: f64| (v * scale) as u32;

@@ -4,7 +4,21 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::chart::{draw, ChartData};
+use crate::chart::{draw, ChartData, CssSize};
+
+/// A canvas size cache that forgets when the window resizes.
+#[hook]
+pub fn use_css_size() -> std::rc::Rc<CssSize> {
+    let size = use_memo((), |_| CssSize::default());
+    {
+        let size = size.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| gloo::events::EventListener::new(&w, "resize", move |_| size.forget()));
+            move || drop(listener)
+        });
+    }
+    size
+}
 
 /// Properties of [`Chart`].
 #[derive(Properties, PartialEq)]
@@ -33,14 +47,27 @@ fn download(href: &str, name: &str) {
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
     let canvas = use_node_ref();
+    let size = use_css_size();
     {
         let canvas = canvas.clone();
         use_effect_with(props.data.clone(), move |data| {
-            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
-                if let Err(e) = draw(el, data) {
-                    gloo::console::error!(e);
-                }
-            }
+            // Drawn once the browser has styled and laid out the page's changes: a canvas
+            // resolves its font against the page's styles, so drawing text right after the
+            // page changed makes the browser restyle the whole page first (for seed 000's
+            // host, most of a frame). A newer draw replaces one still waiting.
+            let data = data.clone();
+            let frame = gloo::render::request_animation_frame(move |_| {
+                let later = gloo::timers::callback::Timeout::new(0, move || {
+                    if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+                        let css = size.of(&el);
+                        if let Err(e) = draw(el, css, &data) {
+                            gloo::console::error!(e);
+                        }
+                    }
+                });
+                later.forget();
+            });
+            move || drop(frame)
         });
     }
     let png = {

@@ -1,8 +1,15 @@
 //! Where packets go, drawn: each flow path RX queue → processing CPU is a line whose width
 //! grows with the number of flows on it; paths processed away from the reader's CPU are in the
-//! warning colour; dashes move along the lines (still under prefers-reduced-motion).
+//! warning colour; dashes move along the lines (still under prefers-reduced-motion). A large
+//! host draws its busiest paths only, and still: hundreds of animated SVG paths made the browser
+//! restyle and repaint the page every frame (seed 000's host: a frame every 300 ms).
 
 use yew::prelude::*;
+
+/// Paths drawn at most (the busiest).
+const MAX_PATHS: usize = 400;
+/// Paths animated at most: more are drawn still.
+const ANIMATED_PATHS: usize = 64;
 
 /// Properties of [`Paths`].
 #[derive(Properties, PartialEq)]
@@ -22,12 +29,23 @@ pub fn Paths(p: &PathsProps) -> Html {
     let y = |i: u16, n: u16| 12.0 + (h - 24.0) * (f64::from(i) + 0.5) / f64::from(n.max(1));
     let remote: u32 = p.paths.iter().filter(|x| x.2).map(|x| x.3).sum();
     let total: u32 = p.paths.iter().map(|x| x.3).sum::<u32>().max(1);
-    let label = format!("flow paths from RX queues (left) to processing CPUs (right); {remote} of {total} flows processed away from their reader");
+    // The busiest paths, drawn in queue order.
+    let mut shown: Vec<&(u16, u16, bool, u32)> = p.paths.iter().collect();
+    if shown.len() > MAX_PATHS {
+        shown.sort_by_key(|x| core::cmp::Reverse(x.3));
+        shown.truncate(MAX_PATHS);
+        shown.sort();
+    }
+    let label = format!(
+        "flow paths from RX queues (left) to processing CPUs (right); {remote} of {total} flows processed away from their reader{}",
+        if shown.len() < p.paths.len() { format!("; the {} busiest of {} paths drawn", shown.len(), p.paths.len()) } else { String::new() }
+    );
+    let still = p.paths.len() > ANIMATED_PATHS;
     html! {
-        <svg class="paths" data-testid="paths" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={label}>
+        <svg class={classes!("paths", still.then_some("still"))} data-testid="paths" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={label}>
             <text x="4" y="10" class="axis">{ "RX queues" }</text>
             <text x={(w - 90.0).to_string()} y="10" class="axis">{ "CPUs" }</text>
-            { for p.paths.iter().take(2048).map(|&(q, c, r, n)| {
+            { for shown.iter().map(|&&(q, c, r, n)| {
                 let (y1, y2) = (y(q, p.queues), y(c, p.cpus));
                 let width = 1.0 + f64::from(n).ln_1p() * 1.5;
                 html! { <path class={classes!("path", r.then_some("remote"))} stroke-width={format!("{width:.1}")}

@@ -15,6 +15,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
 use crate::chart::{fit_to_device_pixels, PALETTE};
+use crate::components::chart::use_css_size;
 use crate::wire::{Flight, Layout, Stage, WireView};
 
 /// Properties of [`Wire`].
@@ -54,13 +55,15 @@ pub fn Wire(p: &WireProps) -> Html {
     let canvas = use_node_ref();
     let state = use_mut_ref(|| State { view: Rc::new(WireView::default()), flight: Flight::default(), layout: None, dirty: true });
     let height = use_state(|| 200.0f64);
+    let size = use_css_size();
     {
-        let (state, canvas, height) = (state.clone(), canvas.clone(), height.clone());
+        let (state, canvas, height, size) = (state.clone(), canvas.clone(), height.clone(), size.clone());
         use_effect_with(p.view.clone(), move |view| {
-            let width = canvas.cast::<HtmlCanvasElement>().map_or(800.0, |c| f64::from(c.client_width()));
+            let width = canvas.cast::<HtmlCanvasElement>().map_or(800.0, |c| size.of(&c).0);
             let layout = Layout::new(view, width);
             if (layout.height - *height).abs() > 0.5 {
                 height.set(layout.height);
+                size.forget(); // the canvas changes height: read it again
             }
             let mut st = state.borrow_mut();
             st.flight.update(view, &layout, now_ms());
@@ -70,7 +73,7 @@ pub fn Wire(p: &WireProps) -> Html {
         });
     }
     {
-        let (state, canvas) = (state.clone(), canvas.clone());
+        let (state, canvas, size) = (state.clone(), canvas.clone(), size.clone());
         use_effect_with((), move |_| {
             let still = reduced_motion();
             let interval = Interval::new(16, move || {
@@ -80,7 +83,8 @@ pub fn Wire(p: &WireProps) -> Html {
                 }
                 st.dirty = false;
                 if let (Some(c), Some(layout)) = (canvas.cast::<HtmlCanvasElement>(), st.layout.as_ref()) {
-                    draw(c, &st.view, layout, &st.flight, now_ms(), still);
+                    let css = size.of(&c);
+                    draw(c, css, &st.view, layout, &st.flight, now_ms(), still);
                 }
             });
             move || drop(interval)
@@ -175,8 +179,8 @@ fn css(c: (u8, u8, u8), alpha: f64) -> String {
 }
 
 /// One frame: the host and the dots in flight at `now`.
-fn draw(canvas: HtmlCanvasElement, v: &WireView, l: &Layout, flight: &Flight, now: f64, still: bool) -> Option<()> {
-    let k = fit_to_device_pixels(&canvas);
+fn draw(canvas: HtmlCanvasElement, size: (f64, f64), v: &WireView, l: &Layout, flight: &Flight, now: f64, still: bool) -> Option<()> {
+    let k = fit_to_device_pixels(&canvas, size);
     let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
     ctx.set_transform(k, 0.0, 0.0, k, 0.0, 0.0).ok()?;
     ctx.set_fill_style_str("#fff");
