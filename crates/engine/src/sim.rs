@@ -1059,7 +1059,7 @@ impl Sim {
         t1
     }
 
-    /// The end of a tick: backlogs drain, readers read, time moves, the digest records it.
+    /// The end of a tick: backlogs drain, mlx5 works, time moves, the digest records it.
     fn end_tick(&mut self, t1: Nanos) {
         self.end_of_tick();
         self.now = t1;
