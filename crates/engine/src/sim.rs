@@ -153,8 +153,6 @@ struct Cpu {
     tail: u32,
     /// Packets the backlog still takes this tick.
     budget: u64,
-    /// The backlog NAPI was scheduled by another CPU this tick (one IPI).
-    woken: bool,
     /// `ndo_rx_flow_steer` calls from this CPU this tick (mlx5 lock contention).
     arfs_calls: u64,
     /// Work queued this tick, as the time (ns from the tick's start) its processing ends.
@@ -414,7 +412,7 @@ impl Sim {
             })
             .collect();
         let cpus = (0..cfg.cpus)
-            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, woken: false, arfs_calls: 0, work_end: 0, pending: VecDeque::new(), ps_carry: [0; 2] })
+            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, arfs_calls: 0, work_end: 0, pending: VecDeque::new(), ps_carry: [0; 2] })
             .collect();
         let mut sim = Sim {
             now: Nanos::ZERO,
@@ -1311,7 +1309,7 @@ impl Sim {
                 }
             }
         }
-        let (target, stamp, mut structural) = self.get_rps_cpu(q, f, m);
+        let (target, stamp, structural) = self.get_rps_cpu(q, f, m);
         // tc ingress runs in __netif_receive_skb_core on the processing CPU, after the packet
         // got into that CPU's backlog (a full backlog drops it first, below). Simplification:
         // the sandbox classifies when the packet is steered, so a packet tc drops never takes
@@ -1352,6 +1350,9 @@ impl Sim {
                 }
                 let elapsed = self.elapsed;
                 let cpu = &mut self.cpus[ci];
+                // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this
+                // enqueue schedules the backlog again (enqueue_to_backlog → napi_schedule_rps).
+                let idle = cpu.work_end <= elapsed;
                 cpu.budget -= m;
                 let tail0 = cpu.tail;
                 cpu.tail = cpu.tail.wrapping_add(m as u32);
@@ -1368,13 +1369,12 @@ impl Sim {
                 if let Some((sq, slot)) = stamp {
                     self.entry_mut(sq, slot).last_qtail = tail;
                 }
-                if c != irq && !self.cpus[ci].woken {
-                    // ____napi_schedule on a remote CPU: one IPI (rps_ipi_queued).
-                    self.cpus[ci].woken = true;
+                if c != irq && idle {
+                    // A remote backlog scheduled again: one IPI (rps_ipi_queued, sent by
+                    // net_rps_send_ipi at the end of the poll). Later packets find it busy.
                     self.counters.ipis += 1;
                     self.cstats[ci].received_rps += 1;
                     self.charge(irq, Stage::Ipi, self.cfg.costs.ipi_ns);
-                    structural = true;
                 }
                 self.charge(c, Stage::RpsEnqueue, self.cfg.costs.rps_enqueue_ns * m);
                 (c, Fate::Backlog { queue: q, cpu: c })
@@ -1563,7 +1563,6 @@ impl Sim {
             let n = c.tail.wrapping_sub(c.head);
             self.counters.delivered += u64::from(n);
             c.head = c.tail;
-            c.woken = false;
             c.work_end = 0;
             c.pending.clear();
         }

@@ -369,3 +369,27 @@ fn flows_sharing_a_sock_entry_each_get_rfs_for_half_their_packets() {
     assert_eq!(c.sock_flow_updates - before.sock_flow_updates, 20, "the entry changes hands at every read");
     assert!(sim.conserved());
 }
+
+/// `enqueue_to_backlog` schedules a remote backlog, and so sends an IPI, only when that CPU
+/// had emptied its backlog (NAPI_STATE_SCHED cleared by `process_backlog`): two flows steered
+/// to CPU 2 half a tick apart cost two IPIs when the first one's packets are long processed,
+/// one when they are still queued.
+#[test]
+fn an_ipi_only_wakes_an_idle_remote_backlog() {
+    let ipis_per_tick = |rate_pps| {
+        let cfg = HostConfig { cpus: 4, rx_queues: 1, flow_cnt: 1024, sock_flow_entries: 4096, tick_ns: 1_000_000, ..HostConfig::default() };
+        let mut sim = Sim::new(cfg).unwrap();
+        let t = sim.add_thread(pinned(2)).unwrap();
+        sim.add_flow(FlowSpec { rate_pps, ..flow(key(1, 80), vec![t]) }).unwrap();
+        sim.add_flow(FlowSpec { rate_pps: 10_000, ..flow(key(2, 80), vec![t]) }).unwrap();
+        sim.run_ticks(2); // both steered to CPU 2 by RFS
+        let before = sim.snapshot().counters.ipis;
+        sim.run_ticks(10);
+        assert!(sim.conserved());
+        (sim.snapshot().counters.ipis - before) / 10
+    };
+    // 10 packets at 600 ns each are done long before the second flow arrives half a tick later.
+    assert_eq!(ipis_per_tick(10_000), 2);
+    // 1,000 packets (600 µs of work) are still queued at half a tick: the backlog is awake.
+    assert_eq!(ipis_per_tick(1_000_000), 1);
+}
