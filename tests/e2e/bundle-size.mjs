@@ -12,7 +12,8 @@ import { gzipSync } from "node:zlib";
  * data 8 %). The budget was re-based at 340 KB so that growth still fails loudly; getting back
  * towards 250 KB is open work (see the closing note of the session that raised it).
  *
- * Then 348 KB (bundle 344.8 KB): the wire view (packets drawn flow by flow on a canvas,
+ * Then 348 KB (bundle 344.8 KB, 347.1 KB with the cost-per-packet chart and measureText text
+ * metrics; the scenario download now gives the loaded text, which removed its serialiser): the wire view (packets drawn flow by flow on a canvas,
  * ~9 KB raw, drawn with the 2D context rather than plotters to keep it small), a console per
  * host in the compare view, and permalinks restored a slice per frame (+~6 KB gzipped in all);
  * charts now share one f64 × f64 plotters instantiation for bars and lines (−1.9 KB gzipped).

@@ -224,6 +224,8 @@ pub struct ViewModel {
     pub arfs_series: Vec<Series>,
     /// Local and remote packets per second, per sample.
     pub locality_series: Vec<Series>,
+    /// CPU time per packet (softirq, sys, user ns), per sample.
+    pub cost_series: Vec<Series>,
     /// The run report (every metric, for panels and export).
     pub report: Report,
     /// The permalink fragment value (`#s=` + this) of the current state.
@@ -244,7 +246,7 @@ pub struct ViewModel {
     pub ntuple: bool,
     /// `rps_sock_flow_entries` in force.
     pub sock_entries: u32,
-    /// The scenario as JSON (download).
+    /// The scenario's JSON as loaded (download).
     pub scenario_json: String,
     /// Estimated real time to the end when running at full speed.
     pub eta: Option<String>,
@@ -789,7 +791,9 @@ impl Controller {
         check.met(&self.history, self.since_ns())
     }
 
-    fn rate_series(&self, paths: &[(&'static str, &str)]) -> Vec<Series> {
+    /// Each metric's change per sample, divided by `per` of that sample (its seconds, its
+    /// packets).
+    fn delta_series(&self, paths: &[(&'static str, &str)], per: impl Fn(u64, &Report, &Report) -> f64) -> Vec<Series> {
         paths
             .iter()
             .map(|&(name, path)| {
@@ -797,14 +801,25 @@ impl Controller {
                     .history
                     .iter()
                     .zip(self.history.iter().skip(1))
-                    .map(|((t0, a), (t1, b))| {
-                        let dt = (t1 - t0) as f64 / 1e9;
-                        (b.int(path).saturating_sub(a.int(path))) as f64 / dt.max(1e-9)
-                    })
+                    .map(|((t0, a), (t1, b))| (b.int(path).saturating_sub(a.int(path))) as f64 / per(t1 - t0, a, b).max(1e-9))
                     .collect();
                 Series { name, values }
             })
             .collect()
+    }
+
+    /// Per second.
+    fn rate_series(&self, paths: &[(&'static str, &str)]) -> Vec<Series> {
+        self.delta_series(paths, |dt, _, _| dt as f64 / 1e9)
+    }
+
+    /// The scenario's JSON as it was loaded (a lesson's file, or the uploaded or embedded
+    /// text): what the download gives, and what loads back to the same host.
+    pub fn scenario_text(&self) -> &str {
+        match &self.source {
+            Source::Lesson(id) => steerlab_scenario::lesson(id).unwrap_or_default(),
+            Source::Scenario(text) => text,
+        }
     }
 
     /// The wire view, for hosts small enough to draw flow by flow.
@@ -917,6 +932,10 @@ impl Controller {
             console: self.console.iter().cloned().collect(),
             arfs_series: self.rate_series(&[("add", "arfs.add"), ("update", "arfs.update"), ("skip", "arfs.skip"), ("expire", "arfs.expire")]),
             locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
+            // CPU time per packet offered: what a host pays for each packet, by account.
+            cost_series: self.delta_series(&[("softirq", "cpu.softirq_ns"), ("sys", "cpu.sys_ns"), ("user", "cpu.user_ns")], |_, a, b| {
+                b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64
+            }),
             report: Report::new(&self.scenario, sim),
             // Encoding is not free (deflate): only a paused state is offered as a link; the
             // share button encodes the live state when clicked.
@@ -928,7 +947,7 @@ impl Controller {
             rss_key: sim.rss_key().to_vec(),
             ntuple: sim.config().ntuple,
             sock_entries: sim.sock_flow_entries(),
-            scenario_json: serde_json::to_string_pretty(&self.scenario).unwrap_or_default(),
+            scenario_json: self.scenario_text().to_string(),
             eta: self.eta(),
             rfs: self.rfs_view(),
             xps: (0..sim.config().tx_queues.min(64))

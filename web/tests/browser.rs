@@ -44,7 +44,7 @@ async fn app_renders_queues_chart_and_form() {
     document().body().unwrap().append_child(&host).unwrap();
     let handle = yew::Renderer::<steerlab_web::App>::with_root(host.clone()).render();
     settle().await;
-    for id in ["play", "pause", "step", "sim-time", "flow-count", "rxq-0", "rxq-3", "chart-rxq", "add-flow"] {
+    for id in ["play", "pause", "step", "sim-time", "flow-count", "rxq-0", "rxq-3", "chart-rxq", "chart-cost", "add-flow"] {
         by_testid(&host, id);
     }
     assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "13");

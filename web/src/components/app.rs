@@ -429,6 +429,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     };
     let arfs = ChartData::Lines { title: "aRFS driver calls per second", y: "per second", series: v.arfs_series.clone() };
     let locality = ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone() };
+    let cost = ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone() };
     let typed = controller.borrow().typed().to_vec();
     let ncpus = v.cpus.len() as u16;
     let share = format!("{}#s={}", base_url(), v.permalink);
@@ -481,6 +482,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             <section class="panel" aria-label="CPU and aRFS charts">
                 <Chart testid="chart-cpu" label="bar chart of softirq load per CPU" data={cpu} />
                 <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second" data={arfs} />
+            </section>
+            <section class="panel" aria-label="cost chart">
+                <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={cost} />
             </section>
             <Console lines={v.console.clone()} {typed} {on_command} />
             <section class="panel">
