@@ -1150,8 +1150,10 @@ impl Sim {
         let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
         let aggregate = self.cfg.mode == Mode::Aggregate;
         // Packets before the read, and whether any packet of the burst reached the socket and
-        // has not been read yet.
-        let mut before_read = left - left / 2;
+        // has not been read yet. When the read cannot change the sock table (the entry already
+        // holds this reader's CPU, or there is no table or reader), where it falls in the
+        // burst changes nothing: the burst runs whole and the read follows it.
+        let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
         let mut unread = false;
         let mut prev: Option<Step> = None;
         while left > 0 {
@@ -1183,6 +1185,13 @@ impl Sim {
         if unread {
             self.recvmsg(f);
         }
+    }
+
+    /// Whether the reader's read of flow `f` would leave `rps_sock_flow_table` as it is.
+    fn read_changes_nothing(&self, f: usize, reader_cpu: Option<u16>) -> bool {
+        let (Some(sock), Some(cpu)) = (&self.sock, reader_cpu) else { return true };
+        let hash = self.flows[f].skb_hash;
+        sock.ents[sock.index(hash)] == (hash & !self.cpu_mask) | u32::from(cpu)
     }
 
     /// The reader's `recvmsg` of flow `f`'s delivered packets: user and sys time, and
