@@ -171,7 +171,8 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 .max_light_lines(1)
                 .x_desc(*x)
                 .y_desc(*y)
-                .x_label_formatter(&|v| format!("{v:.0}"))
+                // Ticks fall between bars too: only whole numbers name a bar.
+                .x_label_formatter(&|v| if (v - v.round()).abs() < 1e-6 { format!("{}", v.round() as i64) } else { String::new() })
                 .y_label_formatter(&|v| format!("{v:.0}"))
                 .label_style(font(11.0))
                 .axis_desc_style(font(12.0))

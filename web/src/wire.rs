@@ -105,7 +105,7 @@ pub struct Layout {
 impl Layout {
     /// The layout of `view` on a canvas `width` CSS pixels wide.
     pub fn new(view: &WireView, width: f64) -> Layout {
-        let width = width.max(360.0);
+        let width = width.max(300.0);
         let row = 18.0;
         let top = 34.0;
         let nodes = view.cpus.iter().map(|c| c.0).max().map_or(1, |n| n + 1);

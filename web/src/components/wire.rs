@@ -231,7 +231,10 @@ fn draw(canvas: HtmlCanvasElement, size: (f64, f64), v: &WireView, l: &Layout, f
         let at = l.queue(i as u16);
         pen.rect(at, (48.0, 14.0), &css(q(i as u16), 1.0), true);
         pen.text(&format!("rx-{i}"), at, 10.0, "center");
-        pen.text(&format!("IRQ→{irq}"), (at.0 + 28.0, at.1), 9.0, "left");
+        if l.width >= 480.0 {
+            // Narrow (the compare view): the queue's IRQ CPU stays in the host panel below.
+            pen.text(&format!("IRQ→{irq}"), (at.0 + 28.0, at.1), 9.0, "left");
+        }
     }
     for (c, (node, threads)) in v.cpus.iter().enumerate() {
         let at = l.cpu(c as u16, *node);
