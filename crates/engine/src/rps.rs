@@ -115,6 +115,12 @@ impl SockFlowTable {
     pub fn index(&self, hash: u32) -> usize {
         (hash & self.mask) as usize
     }
+
+    /// What `rps_record_sock_flow` stores for a flow read on `cpu`: the hash's high bits and
+    /// the CPU (`rps_cpu_mask` = `cpu_mask`).
+    pub const fn value(hash: u32, cpu: u16, cpu_mask: u32) -> u32 {
+        (hash & !cpu_mask) | cpu as u32
+    }
 }
 
 #[cfg(test)]

@@ -1191,7 +1191,7 @@ impl Sim {
     fn read_changes_nothing(&self, f: usize, reader_cpu: Option<u16>) -> bool {
         let (Some(sock), Some(cpu)) = (&self.sock, reader_cpu) else { return true };
         let hash = self.flows[f].skb_hash;
-        sock.ents[sock.index(hash)] == (hash & !self.cpu_mask) | u32::from(cpu)
+        sock.ents[sock.index(hash)] == SockFlowTable::value(hash, cpu, self.cpu_mask)
     }
 
     /// The reader's `recvmsg` of flow `f`'s delivered packets: user and sys time, and
@@ -1206,7 +1206,7 @@ impl Sim {
         let hash = self.flows[f].skb_hash;
         let Some(sock) = self.sock.as_mut() else { return false };
         let idx = sock.index(hash);
-        let val = (hash & !self.cpu_mask) | u32::from(cpu);
+        let val = SockFlowTable::value(hash, cpu, self.cpu_mask);
         let old = sock.ents[idx];
         if old == val {
             return false;
