@@ -166,6 +166,14 @@ for (const [lesson, command] of plans) {
       await page.goto(`${base}?lesson=${lesson}`);
       await page.getByTestId("console-input").waitFor();
       expect((await page.getByTestId("lesson-select").inputValue()) === lesson, "the URL opened the lesson");
+      // Every guided step outlines something that is on the page.
+      const steps = await page.locator("ol.steps li").count();
+      for (let i = 0; i < steps; i++) {
+        await page.waitForFunction((n) => document.querySelector("ol.steps li.current") === document.querySelectorAll("ol.steps li")[n], i);
+        await page.waitForFunction(() => document.querySelector(".highlight") !== null, null, { timeout: 5_000 })
+          .catch(() => { throw new Error(`step ${i + 1} of ${lesson} outlines nothing on the page`); });
+        if (i + 1 < steps) await page.getByTestId("lesson-next").click();
+      }
       await page.getByTestId("speed").selectOption({ label: lesson === "arfs-collision" ? "max" : "10×" });
       // The first screen shows the problem: the goal is not met before the change.
       await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 1.0);

@@ -395,20 +395,24 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         })
     };
 
-    // Guided steps point at a control or chart: outline it.
-    use_effect_with(view.lesson.highlight.clone(), |target| {
-        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-            if let Ok(old) = doc.query_selector_all(".highlight") {
-                for i in 0..old.length() {
-                    if let Some(el) = old.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+    // Guided steps point at a control or chart: outline it. Checked after every view, not only
+    // when the step changes: the target may appear later (the tc panel once the block exists),
+    // and a re-render that rewrites its class attribute drops the outline.
+    use_effect_with((view.lesson.highlight.clone(), view.now_ns), |(target, _)| {
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+        let wanted = target.as_ref().and_then(|id| doc.query_selector(&format!("[data-testid=\"{id}\"]")).ok().flatten());
+        if let Ok(old) = doc.query_selector_all(".highlight") {
+            for i in 0..old.length() {
+                if let Some(el) = old.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+                    if Some(&el) != wanted.as_ref() {
                         let _ = el.class_list().remove_1("highlight");
                     }
                 }
             }
-            if let Some(id) = target {
-                if let Ok(Some(el)) = doc.query_selector(&format!("[data-testid=\"{id}\"]")) {
-                    let _ = el.class_list().add_1("highlight");
-                }
+        }
+        if let Some(el) = wanted {
+            if !el.class_list().contains("highlight") {
+                let _ = el.class_list().add_1("highlight");
             }
         }
     });
