@@ -17,8 +17,12 @@ import { gzipSync } from "node:zlib";
  * ~9 KB raw, drawn with the 2D context rather than plotters to keep it small), a console per
  * host in the compare view, and permalinks restored a slice per frame (+~6 KB gzipped in all);
  * charts now share one f64 × f64 plotters instantiation for bars and lines (−1.9 KB gzipped).
+ * Then 352 KB (bundle 348.7 KB): `flow random N` and its count select (the issue's "add 1,000
+ * random flows" in one replayable command). Largest items now (twiggy, raw): rodata 121 KB
+ * (lessons, cost sources, the tools' texts), console 62 KB, permalinks (deflate both ways)
+ * 26 KB, scenario parsing 25 KB, the page's own html 24 KB; yew is about 190 KB.
  */
-const BUDGET_BYTES = 348 * 1024;
+const BUDGET_BYTES = 352 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const wasm = readdirSync(dist).filter((f) => f.endsWith(".wasm"));

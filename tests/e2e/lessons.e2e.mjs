@@ -88,14 +88,34 @@ export const tests = [
     async run(page, base) {
       await page.goto(base);
       await page.getByTestId("migrate-thread-select").waitFor();
+      // Paused, ten ticks at a time: how many packets each tick processes on their reader's
+      // CPU, before and after moving thread 0 (rss-basics has no RFS, so it matters where the
+      // reader is).
+      await page.getByTestId("pause").click();
+      const split = async () => {
+        const read = async () => [Number(await text(page, "metric-local")), Number(await text(page, "metric-remote"))];
+        const [l0, r0] = await read();
+        const t0 = parseFloat(await text(page, "sim-time"));
+        for (let i = 0; i < 10; i++) await page.getByTestId("step").click();
+        await page.waitForFunction((t) => Math.abs(parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) - t) < 1e-6, t0 + 0.010);
+        const [l1, r1] = await read();
+        return [l1 - l0, r1 - r0];
+      };
+      const before = await split();
       await page.getByTestId("migrate-thread-select").selectOption("0");
       await page.getByTestId("migrate-cpu-select").selectOption("2");
       await page.getByTestId("migrate-submit").click();
       await waitText(page, "console-output", (t) => t.includes("thread migrate 0 2"));
       await page.locator('[data-testid="cpu-2"] [data-testid="thread-0"]').waitFor();
-      const before = Number(await text(page, "flow-count"));
+      const after = await split();
+      expect(before[0] + before[1] > 0 && after[0] + after[1] > 0, `packets flowed: ${before} / ${after}`);
+      expect(before[0] !== after[0] && before[1] !== after[1], `local/remote per 10 ticks changed with the migration: ${before} -> ${after}`);
+      // A thousand random flows, in one command.
+      const count = Number(await text(page, "flow-count"));
+      await page.getByTestId("random-flow-count").selectOption("1000");
       await page.getByTestId("add-random-flows").click();
-      await waitText(page, "flow-count", (t, n) => Number(t) === n + 16, before);
+      await waitText(page, "flow-count", (t, n) => Number(t) === n + 1000, count);
+      await waitText(page, "console-output", (t) => t.includes("flow random 1000"));
       await page.getByTestId("lesson-select").selectOption("tc-bypass");
       await waitText(page, "tc-counters", (t) => t.includes("legacy"));
       expect(page.url().includes("lesson=tc-bypass"), "the URL names the lesson");

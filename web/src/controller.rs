@@ -6,7 +6,6 @@
 use std::collections::VecDeque;
 use std::net::IpAddr;
 
-use steerlab_engine::rng::Rng;
 use steerlab_engine::{Driver, FlowKey, NamedEnum, Nanos, Proto, Sim};
 use steerlab_scenario::permalink::{self, Applied, Source, State};
 use steerlab_scenario::{Report, Scenario};
@@ -292,7 +291,6 @@ pub struct Controller {
     console: VecDeque<ConsoleLine>,
     /// Commands typed, for up/down recall.
     typed: Vec<String>,
-    rng: Rng,
     traced: u32,
     /// Simulated ns per real ms at full speed (moving average), for the estimate.
     rate: f64,
@@ -334,7 +332,6 @@ impl Controller {
     /// A scenario's host at time 0.
     pub fn for_scenario(scenario: Scenario, source: Source) -> Result<Controller, String> {
         let sim = scenario.build().map_err(|e| e.to_string())?;
-        let rng = Rng::new(scenario.sim.seed).fork("page");
         let mut c = Controller {
             source,
             applied: Vec::new(),
@@ -347,7 +344,6 @@ impl Controller {
             step: 0,
             console: VecDeque::new(),
             typed: Vec::new(),
-            rng,
             traced: 0,
             rate: 0.0,
             events: Vec::new(),
@@ -555,22 +551,10 @@ impl Controller {
         self.command(&flow_command(&key, &readers)).map(drop)
     }
 
-    /// Adds `n` flows with random sources (from the page's seeded generator) to the host's
-    /// first destination, through `flow add`.
+    /// Adds `n` flows with random sources to the host's first destination, through `flow
+    /// random N` (one command: replayed, it adds the same flows).
     pub fn add_random_flows(&mut self, n: u32) -> Result<(), String> {
-        let dst = self.sim.flow_key(0).map_or(IpAddr::from([192, 168, 0, 1]), |k| k.dst());
-        let threads = self.sim.thread_count();
-        for _ in 0..n {
-            let src = match dst {
-                IpAddr::V4(_) => IpAddr::from((0x0a00_0000 | (self.rng.next_u32() & 0x00ff_ffff)).to_be_bytes()),
-                IpAddr::V6(_) => IpAddr::from(std::net::Ipv6Addr::from((0xfd00_u128 << 112) | u128::from(self.rng.next_u64()))),
-            };
-            let sport = 1024 + self.rng.below(64_512) as u16;
-            let key = FlowKey::new(src, dst, sport, 80, Proto::Tcp).map_err(|e| e.to_string())?;
-            let readers = if threads == 0 { Vec::new() } else { vec![self.rng.below(threads)] };
-            self.command(&flow_command(&key, &readers))?;
-        }
-        Ok(())
+        self.command(&format!("flow random {n}")).map(drop)
     }
 
     /// Moves a thread (what dragging it does), through `thread migrate`.

@@ -15,6 +15,7 @@ use crate::{hinted, parse_named, COMMANDS, DEVICE};
 
 /// The accepted forms of `flow`.
 pub(crate) const FLOW_FORMS: &str = "flow add [tcp|udp] SRC[:SPORT] DST[:DPORT] [rate PPS] [bytes N] [readers TID,...]\n\
+flow random N [rate PPS]   (N TCP flows from random 10.x.y.z sources, each read by a random thread)\n\
 flow list\n\
 (IPv6 endpoints as [ADDR]:PORT; a missing port is 0; rate defaults to 1000, bytes to 1500)";
 
@@ -139,8 +140,45 @@ fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             let q = sim.flow_queue_now(id).map_or(String::from("-"), |q| q.to_string());
             Ok(format!("flow {id}: {key} rx-{q}\n"))
         }
+        ["random", n, opts @ ..] => {
+            let n = n.parse::<u32>().ok().filter(|n| (1..=100_000).contains(n)).ok_or_else(|| bad(format!("flow random: {n:?} is not a count in 1..=100000")))?;
+            let rate = match opts {
+                [] => 1000,
+                ["rate", r] => r.parse::<u64>().map_err(|_| bad(format!("flow random: rate {r:?} is not a number")))?,
+                _ => return Err(bad("flow random: only `rate PPS` may follow the count".into())),
+            };
+            let specs = random_flows(sim, n, rate);
+            let added = sim.add_flows(specs).map_err(|e| bad(format!("flow random: {e}")))?;
+            Ok(format!("flows {}-{} added\n", added.start, added.end.saturating_sub(1)))
+        }
         _ => Err(bad("flow: bad arguments".into())),
     }
+}
+
+/// `n` new TCP flows to the host's first flow's destination (port 80) from random 10.x.y.z
+/// sources, each read by a random thread. The draws come from a generator seeded by the run's
+/// seed and the flow count, so replaying the command (a permalink, a timeline) adds the same
+/// flows.
+fn random_flows(sim: &Sim, n: u32, rate_pps: u64) -> Vec<FlowSpec> {
+    let dst = sim.flow_key(0).map_or(IpAddr::from([192, 168, 0, 1]), |k| k.dst());
+    let threads = sim.thread_count();
+    let mut rng = steerlab_engine::rng::Rng::new(sim.config().seed ^ (u64::from(sim.flow_count()) << 32)).fork("flow random");
+    let mut specs: Vec<FlowSpec> = Vec::with_capacity(n as usize);
+    let mut seen = std::collections::BTreeSet::new();
+    while specs.len() < n as usize {
+        let src = match dst {
+            IpAddr::V4(_) => IpAddr::from((0x0a00_0000 | (rng.next_u32() & 0x00ff_ffff)).to_be_bytes()),
+            IpAddr::V6(_) => IpAddr::from(core::net::Ipv6Addr::from((0xfd00_u128 << 112) | u128::from(rng.next_u64()))),
+        };
+        let sport = 1024 + rng.below(64_512) as u16;
+        let Ok(key) = FlowKey::new(src, dst, sport, 80, Proto::Tcp) else { continue };
+        if sim.has_flow(&key) || !seen.insert(key) {
+            continue; // a tuple in use: draw again
+        }
+        let readers = if threads == 0 { Vec::new() } else { vec![rng.below(threads)] };
+        specs.push(FlowSpec { key, rate_pps, bytes: 1500, readers, tx: None });
+    }
+    specs
 }
 
 fn flow_list(sim: &Sim) -> String {

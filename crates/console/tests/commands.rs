@@ -123,6 +123,15 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&[], "flow add udp [2001:db8::1]:53 [2001:db8::2]:5353 bytes 512", |s, _| assert_eq!(s.flow_key(4).unwrap().flow_type(), FlowType::Udp6)),
     (&[], "flow add 10.1.1.1 10.1.1.2", |s, _| assert_eq!(s.flow_key(4).unwrap().dport(), 0)),
     (&[], "flow list", |_, out| assert_eq!(out.lines().count(), 4)),
+    (&[], "flow random 1000 rate 200", |s, out| {
+        assert_eq!((out, s.flow_count()), ("flows 4-1003 added\n", 1004));
+        let k = s.flow_key(500).unwrap();
+        assert_eq!((k.dport(), k.dst(), k.proto()), (80, s.flow_key(0).unwrap().dst(), steerlab_engine::Proto::Tcp));
+        // Replayed on the same host, the same command adds the same flows.
+        let mut again = common::host();
+        execute(&mut again, "flow random 1000 rate 200").unwrap();
+        assert!((4..1004).all(|f| again.flow_key(f) == s.flow_key(f)));
+    }),
     // threads
     (&[], "thread add 3", |s, out| {
         assert_eq!(out, "thread 3: cpu 3\n");
@@ -309,6 +318,10 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "flow add tcp 1.1.1.1 2.2.2.2 rate 0", "flow.rate_pps"),
     (&[], "flow add tcp 1.1.1.1 2.2.2.2 readers 9", "no thread 9"),
     (&[], "flow add tcp 1.1.1.1 2.2.2.2 readers 0,x", "is not a list of thread ids"),
+    (&[], "flow random 0", "is not a count in 1..=100000"),
+    (&[], "flow random many", "is not a count in 1..=100000"),
+    (&[], "flow random 10 rate 0", "flow.rate_pps"),
+    (&[], "flow random 10 bytes 9", "only `rate PPS` may follow the count"),
     (&[], "flow add tcp 1.1.1.1 2.2.2.2 rate", "needs a value"),
     (&[], "flow add tcp 1.1.1.1 2.2.2.2 color red", "unknown option \"color\""),
     (&[], "flow add tcp 1.1.1.1", "needs a source and a destination"),

@@ -557,6 +557,32 @@ impl Sim {
         if self.flows.len() as u32 >= MAX_FLOWS {
             return Err(range_err("flows", "at most 1000000 flows"));
         }
+        self.check_flow(&spec)?;
+        Ok(self.insert_flow(spec))
+    }
+
+    /// Adds several flows, all or none: every one is checked (also against the others of the
+    /// batch) before the first is added.
+    pub fn add_flows(&mut self, specs: Vec<FlowSpec>) -> Result<core::ops::Range<u32>, SimError> {
+        if self.flows.len() + specs.len() > MAX_FLOWS as usize {
+            return Err(range_err("flows", "at most 1000000 flows"));
+        }
+        let mut batch = alloc::collections::BTreeSet::new();
+        for spec in &specs {
+            self.check_flow(spec)?;
+            if !batch.insert(spec.key) {
+                return Err(SimError::Invalid(alloc::format!("flow {} is given twice", spec.key)));
+            }
+        }
+        let first = self.flows.len() as u32;
+        for spec in specs {
+            self.insert_flow(spec);
+        }
+        Ok(first..self.flows.len() as u32)
+    }
+
+    /// Whether `spec` may be added: ranges, its readers, a new tuple.
+    fn check_flow(&self, spec: &FlowSpec) -> Result<(), SimError> {
         let rx_min = u64::from(spec.tx.is_none());
         if !(rx_min..=100_000_000).contains(&spec.rate_pps) {
             return Err(range_err("flow.rate_pps", if rx_min == 1 { "1..=100000000" } else { "0..=100000000 (0: send only)" }));
@@ -576,6 +602,11 @@ impl Sim {
         if self.by_key.contains_key(&spec.key) {
             return Err(SimError::Invalid(alloc::format!("flow {} already exists", spec.key)));
         }
+        Ok(())
+    }
+
+    /// Adds a checked flow; returns its index.
+    fn insert_flow(&mut self, spec: FlowSpec) -> u32 {
         let id = self.flows.len() as u32;
         let (nic_hash, skb_hash) = self.hashes(&spec.key);
         let ntuple_queue = self.ntuple_queue(&spec.key);
@@ -599,7 +630,12 @@ impl Sim {
         });
         self.by_key.insert(spec.key, id);
         self.arfs.track_flows(self.flows.len());
-        Ok(id)
+        id
+    }
+
+    /// Whether a flow with this tuple exists.
+    pub fn has_flow(&self, key: &FlowKey) -> bool {
+        self.by_key.contains_key(key)
     }
 
     /// The NIC's hash and `skb_get_hash` for a tuple (kernel-semantics §1.7): an L4 NIC hash is

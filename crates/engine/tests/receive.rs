@@ -393,3 +393,17 @@ fn an_ipi_only_wakes_an_idle_remote_backlog() {
     // 1,000 packets (600 µs of work) are still queued at half a tick: the backlog is awake.
     assert_eq!(ipis_per_tick(1_000_000), 1);
 }
+
+/// A batch of flows is added whole or not at all.
+#[test]
+fn add_flows_is_all_or_nothing() {
+    let mut sim = Sim::new(HostConfig::default()).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![])).unwrap();
+    let before = sim.snapshot();
+    for bad in [vec![flow(key(2, 80), vec![]), flow(key(2, 80), vec![])], vec![flow(key(3, 80), vec![]), flow(key(1, 80), vec![])], vec![flow(key(4, 80), vec![7])]] {
+        assert!(sim.add_flows(bad).is_err());
+        assert_eq!((sim.flow_count(), sim.snapshot()), (1, before.clone()), "refused: nothing added");
+    }
+    assert_eq!(sim.add_flows(vec![flow(key(2, 80), vec![]), flow(key(3, 80), vec![])]).unwrap(), 1..3);
+    assert!(sim.has_flow(&key(3, 80)) && !sim.has_flow(&key(4, 80)));
+}

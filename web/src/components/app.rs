@@ -325,7 +325,18 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         };
     }
     let on_add = on!(|c, form: FlowForm| c.add_flow(form));
-    let on_random = on!(|c, _e: MouseEvent| c.add_random_flows(16));
+    let random_n = use_state(|| 16u32);
+    let on_random = {
+        let n = *random_n;
+        on!(|c, n: u32| c.add_random_flows(*n)).reform(move |_: MouseEvent| n)
+    };
+    let on_random_n = {
+        let random_n = random_n.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            random_n.set(el.value().parse().unwrap_or(16));
+        })
+    };
     let on_play = on!(|c, p: bool| {
         c.set_playing(*p);
         Ok(())
@@ -494,7 +505,12 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             <section class="panel">
                 <h2>{ "Add flows" }</h2>
                 <AddFlow on_submit={on_add} />
-                <button data-testid="add-random-flows" onclick={on_random}>{ "Add 16 random flows" }</button>
+                <label>{ "Random flows " }
+                    <select data-testid="random-flow-count" onchange={on_random_n} aria-label="how many random flows">
+                        { for [16u32, 256, 1000].iter().map(|&n| html! { <option value={n.to_string()} selected={n == *random_n}>{ n }</option> }) }
+                    </select>
+                </label>
+                <button data-testid="add-random-flows" onclick={on_random}>{ format!("Add {} random flows", *random_n) }</button>
             </section>
             <section class="panel">
                 <h2>{ "Features and scenario" }</h2>
