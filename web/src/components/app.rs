@@ -83,13 +83,8 @@ fn set_url_lesson(id: &str) {
 
 /// Records a frame's engine time for the e2e test's p50/p95 (window.steerlabFrameMs).
 fn record_frame_ms(ms: f64) {
-    record_ms("steerlabFrameMs", ms);
-}
-
-/// Appends `ms` to the window's array `name` (read by the e2e tests; at most 10,000 values).
-fn record_ms(name: &str, ms: f64) {
     let Some(w) = web_sys::window() else { return };
-    let key = wasm_bindgen::JsValue::from_str(name);
+    let key = wasm_bindgen::JsValue::from_str("steerlabFrameMs");
     let arr = js_sys::Reflect::get(&w, &key).ok().and_then(|v| v.dyn_into::<js_sys::Array>().ok()).unwrap_or_else(|| {
         let a = js_sys::Array::new();
         let _ = js_sys::Reflect::set(&w, &key, &a);
@@ -265,7 +260,6 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 let t0 = now_ms();
                 if std::mem::take(&mut rendered) {
                     let render = (t0 - last_callback - FRAME_BUDGET_MS - f64::from(FRAME_PERIOD_MS)).max(0.0);
-                    record_ms("steerlabRenderMs", render);
                     next_view_at = t0 + 2.0 * render;
                 }
                 last_callback = t0;
@@ -302,9 +296,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 // The last frames of a run or a restore always show their state.
                 let stopped = ran > 0 && controller.borrow().wanted_ticks(frame + 1) == 0;
                 if (ran > 0 && t0 >= next_view_at) || stopped || restore_ended {
-                    let t1 = now_ms();
                     view.set(controller.borrow().view());
-                    record_ms("steerlabViewMs", now_ms() - t1);
                     rendered = true;
                 }
                 if !allow.is_empty() && frame % 15 == 0 {
