@@ -17,7 +17,7 @@ async function changedPixels(page, id, ms) {
 
 export const tests = [
   {
-    name: "wire view: packets move on a small host, stop when paused, routes switch to the filters with aRFS",
+    name: "wire view: packets move on a small host, stop when paused, a click on a flow traces it",
     timeoutMs: 60_000,
     async run(page, base) {
       await page.goto(`${base}?lesson=rss-basics`);

@@ -305,8 +305,6 @@ pub struct FlowView {
     pub rule: QueueRule,
     /// Packets it has offered so far.
     pub packets: u64,
-    /// Packets per second.
-    pub rate_pps: u64,
     /// Where its last packet was dropped, if it was.
     pub dropped: Option<DropPoint>,
 }
@@ -1695,7 +1693,7 @@ impl Sim {
         } else {
             QueueRule::Rss
         };
-        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, hash: fl.nic_hash, rule, packets: fl.sent, rate_pps: fl.rate_pps, dropped: fl.last_drop })
+        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, hash: fl.nic_hash, rule, packets: fl.sent, dropped: fl.last_drop })
     }
 
     /// The queue the NIC would pick for flow `f` now.
