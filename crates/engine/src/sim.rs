@@ -261,6 +261,17 @@ struct Step {
     structural: bool,
 }
 
+/// `get_rps_cpu`'s decision for the next packet, taken before anything changes.
+#[derive(Clone, Copy, Debug)]
+struct RpsChoice {
+    /// The CPU whose backlog gets the packet (`None`: processed inline on the IRQ CPU).
+    cpu: Option<u16>,
+    /// The flow entry stamped with the backlog's tail: (queue, slot).
+    stamp: Option<(u16, u32)>,
+    /// `set_rps_cpu` runs: (slot, the reader's CPU).
+    switch: Option<(u32, u16)>,
+}
+
 /// What the page and the CLI read: totals, per-queue and per-CPU figures.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
@@ -1189,29 +1200,26 @@ impl Sim {
         // burst changes nothing: the burst runs whole and the read follows it.
         let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
         let mut unread = false;
-        let mut prev: Option<Step> = None;
+        // The previous packet's step changed nothing structural, so the next one makes the same
+        // `set_rps_cpu` call with the same (non-structural) outcome: aggregate mode may batch it.
+        let mut repeats = false;
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
-            let m = match prev {
-                Some(p) if aggregate && !p.structural => self.repeatable(p.fate, cap),
-                _ => 1,
-            };
-            let step = self.steer(f, m, reader_cpu);
+            let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, repeats, reader_cpu);
             self.flows[f].last_drop = step.fate.drop_point();
-            debug_assert!(m == 1 || prev.is_some_and(|p| p.fate == step.fate), "aggregate step diverged");
             if step.structural {
                 self.digest.event(&[EV_STEP, self.now.0, f as u64, fate_word(step.fate)]);
             }
             unread |= matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. });
             left -= m;
-            prev = Some(step);
+            repeats = !step.structural;
             if before_read > 0 {
                 before_read -= m;
                 if before_read == 0 && unread {
                     unread = false;
                     if self.recvmsg(f) {
                         // The sock table changed: the next packet may take another path.
-                        prev = None;
+                        repeats = false;
                     }
                 }
             }
@@ -1256,19 +1264,6 @@ impl Sim {
         true
     }
 
-    /// How many packets may repeat a path before a capacity changes the outcome.
-    fn repeatable(&self, fate: Fate, left: u64) -> u64 {
-        let q = |q: u16| self.queues[usize::from(q)].budget;
-        let c = |c: u16| self.cpus[usize::from(c)].budget;
-        let n = match fate {
-            Fate::RingDrop | Fate::TcHwDrop => left,
-            Fate::TcDrop { queue, .. } => left.min(q(queue)),
-            Fate::BacklogDrop { queue, .. } | Fate::Inline { queue } | Fate::XdpDrop { queue } | Fate::XdpOut { queue } => left.min(q(queue)),
-            Fate::Backlog { queue, cpu } => left.min(q(queue)).min(c(cpu)),
-        };
-        n.max(1)
-    }
-
     /// Charges `ns` of `stage` to `cpu`, in the stage's account, and books it in the ledger.
     fn charge(&mut self, cpu: u16, stage: Stage, ns: u64) {
         let c = &mut self.cstats[usize::from(cpu)];
@@ -1306,28 +1301,48 @@ impl Sim {
         flow.ntuple_queue.or_else(|| self.arfs.hw_queue(f)).or(flow.atr_queue).unwrap_or_else(|| self.reta.queue(flow.nic_hash))
     }
 
-    /// `m` packets of flow `f` along one path.
-    fn steer(&mut self, f: usize, m: u64, reader_cpu: Option<u16>) -> Step {
+    /// Up to `want` packets of flow `f` along one path; returns the step and how many packets
+    /// took it. The path is decided before anything changes, and the run is cut where the
+    /// next packet could take another: where the ring or the target backlog fills, and after
+    /// one packet when `set_rps_cpu` runs, unless `repeats` (the previous packet made the same
+    /// call and it changed nothing structural). Packet mode asks for one packet at a time;
+    /// both modes give the same counters and digest (tested).
+    fn steer(&mut self, f: usize, want: u64, repeats: bool, reader_cpu: Option<u16>) -> (Step, u64) {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
-        let key = self.flows[f].key;
-        let tc = self.tc.as_ref().map(|b| b.classify(&key));
+        let tc = self.tc.as_ref().map(|b| b.classify(&self.flows[f].key));
         if let Some(Classify { sw: SwResult::DroppedInHw, .. }) = tc {
+            let m = want;
             // An offloaded filter (in_hw) dropped the packet in the NIC: no queue, no CPU.
             if let (Some(b), Some(c)) = (self.tc.as_mut(), &tc) {
                 b.count(c, m);
             }
             self.counters.tc_drop += m;
             self.counters.tc_hw_drop += m;
-            return Step { fate: Fate::TcHwDrop, structural: false };
+            return (Step { fate: Fate::TcHwDrop, structural: false }, m);
         }
         let q = self.rx_queue(f);
         let qi = usize::from(q);
-        if self.queues[qi].budget < m {
+        let ring = self.queues[qi].budget;
+        if ring == 0 {
             // The ring is full: the NIC drops (rx_missed / rx_dropped), nothing else runs.
+            let m = want;
             self.counters.ring_full += m;
             self.qstats[qi].drops += m;
-            return Step { fate: Fate::RingDrop, structural: false };
+            return (Step { fate: Fate::RingDrop, structural: false }, m);
+        }
+        let rps = self.get_rps_cpu(q, f);
+        let mut m = want.min(ring);
+        if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
+            if rps.switch.is_some() && !repeats {
+                m = 1;
+            }
+            if let Some(c) = rps.cpu {
+                let room = self.cpus[usize::from(c)].budget;
+                if room > 0 {
+                    m = m.min(room);
+                }
+            }
         }
         self.queues[qi].budget -= m;
         self.qstats[qi].packets += m;
@@ -1343,16 +1358,16 @@ impl Sim {
                 XdpAction::Pass => {}
                 XdpAction::Drop | XdpAction::Aborted => {
                     self.counters.xdp_drop += m;
-                    return Step { fate: Fate::XdpDrop { queue: q }, structural: false };
+                    return (Step { fate: Fate::XdpDrop { queue: q }, structural: false }, m);
                 }
                 XdpAction::Tx | XdpAction::Redirect => {
                     if action == XdpAction::Tx { self.counters.xdp_tx += m } else { self.counters.xdp_redirect += m }
                     self.counters.delivered += m;
-                    return Step { fate: Fate::XdpOut { queue: q }, structural: false };
+                    return (Step { fate: Fate::XdpOut { queue: q }, structural: false }, m);
                 }
             }
         }
-        let (target, stamp, structural) = self.get_rps_cpu(q, f, m);
+        let (target, stamp, structural) = self.apply_rps(q, f, m, rps);
         // tc ingress runs in __netif_receive_skb_core on the processing CPU, after the packet
         // got into that CPU's backlog (a full backlog drops it first, below). Simplification:
         // the sandbox classifies when the packet is steered, so a packet tc drops never takes
@@ -1375,7 +1390,7 @@ impl Sim {
                     self.charge(tc_cpu, Stage::TcClassify, self.cfg.costs.tc_filter_ns * u64::from(lookups) * m);
                     if action == Some(crate::tc::Action::Drop) {
                         self.counters.tc_drop += m;
-                        return Step { fate: Fate::TcDrop { queue: q, cpu: tc_cpu }, structural };
+                        return (Step { fate: Fate::TcDrop { queue: q, cpu: tc_cpu }, structural }, m);
                     }
                 }
                 SwResult::DroppedInHw => {}
@@ -1389,7 +1404,7 @@ impl Sim {
                     // enqueue_to_backlog: qlen > netdev_max_backlog.
                     self.counters.backlog_full += m;
                     self.cstats[ci].dropped += m;
-                    return Step { fate: Fate::BacklogDrop { queue: q, cpu: c }, structural };
+                    return (Step { fate: Fate::BacklogDrop { queue: q, cpu: c }, structural }, m);
                 }
                 let elapsed = self.elapsed;
                 let cpu = &mut self.cpus[ci];
@@ -1455,23 +1470,27 @@ impl Sim {
         let flow = &mut self.flows[f];
         flow.last_queue = q;
         flow.last_cpu = cpu;
-        Step { fate, structural }
+        (Step { fate, structural }, m)
     }
 
     fn entry_mut(&mut self, q: u16, slot: u32) -> &mut DevFlow {
         &mut self.queues[usize::from(q)].table.as_mut().expect("stamped entries live in a table").flows[slot as usize]
     }
 
-    /// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4): the CPU whose backlog gets the
-    /// packet (`None` = processed inline on the IRQ CPU), the flow entry to stamp, and whether
-    /// state other than counters changed.
-    fn get_rps_cpu(&mut self, q: u16, f: usize, m: u64) -> (Option<u16>, Option<(u16, u32)>, bool) {
+    /// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4), decided before anything changes:
+    /// the CPU whose backlog gets the packet, the flow entry to stamp, and whether
+    /// `set_rps_cpu` runs (applied by [`Sim::apply_rps`]). Only `head_now` moves, and it only
+    /// dequeues what the time already processed.
+    fn get_rps_cpu(&mut self, q: u16, f: usize) -> RpsChoice {
+        const NONE: RpsChoice = RpsChoice { cpu: None, stamp: None, switch: None };
         let hash = self.flows[f].skb_hash;
         let ncpus = self.cfg.cpus;
         let rxq = &self.queues[usize::from(q)];
         if (rxq.table.is_none() && rxq.rps_map.is_empty()) || hash == 0 {
-            return (None, None, false);
+            return NONE;
         }
+        // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
+        let plain = |map: &[u16]| (!map.is_empty()).then(|| map[reciprocal_scale(hash, map.len() as u32) as usize]);
         let owner = match (&rxq.table, &self.sock) {
             (Some(ft), Some(sock)) => {
                 let ident = sock.ents[sock.index(hash)];
@@ -1482,34 +1501,27 @@ impl Sim {
             }
             _ => None,
         };
-        let rxq = &self.queues[usize::from(q)];
-        if let Some((next_cpu, slot, rflow)) = owner {
-            {
-                let mut tcpu = rflow.cpu;
-                let mut loc = (q, slot);
-                let mut structural = false;
-                // The in-order rule: move only once the old CPU has dequeued every packet this
-                // flow enqueued there (head has passed last_qtail), or the old CPU is unset.
-                if tcpu != next_cpu && (tcpu >= ncpus || self.head_now(tcpu).wrapping_sub(rflow.last_qtail) as i32 >= 0) {
-                    tcpu = next_cpu;
-                    (loc, structural) = self.set_rps_cpu(q, slot, next_cpu, f, m);
-                }
-                if tcpu < ncpus {
-                    return (Some(tcpu), Some(loc), structural);
-                }
-                let map = &self.queues[usize::from(q)].rps_map;
-                if !map.is_empty() {
-                    return (Some(map[reciprocal_scale(hash, map.len() as u32) as usize]), None, structural);
-                }
-                return (None, None, structural);
-            }
+        let Some((next_cpu, slot, rflow)) = owner else {
+            return RpsChoice { cpu: plain(&rxq.rps_map), ..NONE };
+        };
+        // The in-order rule: move only once the old CPU has dequeued every packet this flow
+        // enqueued there (head has passed last_qtail), or the old CPU is unset.
+        let tcpu = rflow.cpu;
+        let switch = tcpu != next_cpu && (tcpu >= ncpus || self.head_now(tcpu).wrapping_sub(rflow.last_qtail) as i32 >= 0);
+        let (tcpu, switch) = if switch { (next_cpu, Some((slot, next_cpu))) } else { (tcpu, None) };
+        if tcpu < ncpus {
+            return RpsChoice { cpu: Some(tcpu), stamp: Some((q, slot)), switch };
         }
-        let map = &rxq.rps_map;
-        if !map.is_empty() {
-            // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
-            return (Some(map[reciprocal_scale(hash, map.len() as u32) as usize]), None, false);
-        }
-        (None, None, false)
+        RpsChoice { cpu: plain(&self.queues[usize::from(q)].rps_map), stamp: None, switch }
+    }
+
+    /// Carries out `get_rps_cpu`'s choice for `m` packets: `set_rps_cpu` if it switches, whose
+    /// entry is then the one stamped. Returns the target CPU, the entry to stamp, and whether
+    /// state other than counters changed.
+    fn apply_rps(&mut self, q: u16, f: usize, m: u64, choice: RpsChoice) -> (Option<u16>, Option<(u16, u32)>, bool) {
+        let Some((slot, next_cpu)) = choice.switch else { return (choice.cpu, choice.stamp, false) };
+        let (loc, structural) = self.set_rps_cpu(q, slot, next_cpu, f, m);
+        (choice.cpu, choice.stamp.map(|_| loc), structural)
     }
 
     /// `rps_flow_is_active` (6.18): the entry's CPU dequeued less than the window since its
