@@ -50,8 +50,9 @@ impl Sim {
     pub fn trace_flow(&self, f: u32) -> Option<FlowTrace> {
         let fl = self.flows.get(f as usize)?;
         let fi = f as usize;
-        let fields = self.hash_fields[fl.key.flow_type().index()];
-        let (input, len) = hash_input(&fl.key, fields);
+        let key = &self.info[fi].key;
+        let fields = self.hash_fields[key.flow_type().index()];
+        let (input, len) = hash_input(key, fields);
         let letters: String = [(fields.src_ip, 's'), (fields.dst_ip, 'd'), (fields.src_port, 'f'), (fields.dst_port, 'n')]
             .iter()
             .filter(|(on, _)| *on)
@@ -73,7 +74,7 @@ impl Sim {
             format!("{} ({} strategy): {} kfunc calls, {} not supported, verdict {}, {}.{:02} ns/pkt", p.name, p.strategy, c.calls, c.unsupported, p.action, ps / 1000, ps % 1000 / 10)
         });
         let tc = self.tc.as_ref().map(|b| {
-            let c = b.classify(&fl.key);
+            let c = b.classify(key);
             match c.sw {
                 SwResult::DroppedInHw => "dropped in the NIC by an offloaded (in_hw) filter".into(),
                 SwResult::Bypassed { missed: true } => "block bypassed in software (counters say every filter is skip_sw): a software filter that matches was skipped".into(),
@@ -82,10 +83,10 @@ impl Sim {
                 SwResult::Classified { action: None, walked, .. } => format!("classified in software: no match after {walked} filters"),
             }
         });
-        let reader_cpu = fl.readers.first().and_then(|&r| self.threads.get(r as usize)).map(|t| t.cpu);
+        let reader_cpu = self.threads.get(fl.first_reader as usize).map(|t| t.cpu);
         let (rps_cpu, rps_why) = self.explain_rps(queue, fi);
         Some(FlowTrace {
-            tuple: format!("{}", fl.key),
+            tuple: format!("{key}"),
             hash_input: input[..len].to_vec(),
             fields: letters,
             hash: fl.nic_hash,

@@ -85,20 +85,18 @@ pub(super) fn initial_xps(cfg: &HostConfig) -> Xps {
 impl Sim {
     /// Every sending socket's messages of the tick ending at `t1`.
     pub(super) fn transmit(&mut self, t1: Nanos) {
-        for f in 0..self.flows.len() {
-            if self.flows[f].tx.is_some() {
-                self.transmit_flow(f, t1);
-            }
+        for i in 0..self.senders.len() {
+            self.transmit_flow(self.senders[i] as usize, t1);
         }
     }
 
     fn transmit_flow(&mut self, f: usize, t1: Nanos) {
         let costs = self.cfg.costs;
         let flow = &self.flows[f];
-        let Some(mut st) = flow.tx else { return };
-        let Some(sender) = flow.readers.first().and_then(|&r| self.threads.get(r as usize)) else { return };
+        let Some(mut st) = self.info[f].tx else { return };
+        let Some(sender) = self.threads.get(flow.first_reader as usize) else { return };
         let cpu = sender.cpu;
-        let tcp = flow.key.proto() == Proto::Tcp;
+        let tcp = self.info[f].key.proto() == Proto::Tcp;
         let sk_rx_queue = (flow.rate_pps > 0).then_some(flow.last_queue);
         let hash = flow.skb_hash;
         let ntx = self.cfg.tx_queues;
@@ -124,7 +122,7 @@ impl Sim {
             due - st.sent
         };
         if n == 0 {
-            self.flows[f].tx = Some(st);
+            self.info[f].tx = Some(st);
             return;
         }
         let picks = |p: Pick, k: u64, c: &mut crate::metrics::Counters| match p {
@@ -162,7 +160,7 @@ impl Sim {
         }
         st.sent += n;
         st.cached = cached;
-        self.flows[f].tx = Some(st);
+        self.info[f].tx = Some(st);
     }
 
     /// `echo MASK > /sys/class/net/DEV/queues/tx-Q/xps_cpus`.
