@@ -139,7 +139,10 @@ pub struct FilterView {
 #[derive(Clone, Debug)]
 enum Model {
     None,
-    Ice { hash_match_only: bool, buckets: Vec<Vec<u32>>, entries: Vec<Option<IceEntry>> },
+    /// Each bucket lists `(flow_id, entry)`: the walk compares the flow_id first, and keeping
+    /// it beside the index spares a visit to every entry that does not match (the kernel's
+    /// hlist holds the entries themselves).
+    Ice { hash_match_only: bool, buckets: Vec<Vec<(u32, u32)>>, entries: Vec<Option<IceEntry>> },
     Mlx5 { rules: Vec<Option<Mlx5Rule>>, by_flow: Vec<u32>, pending: Vec<u32> },
 }
 
@@ -245,11 +248,11 @@ impl Arfs {
                 let mut avoided = false;
                 let mut found = None;
                 // The bucket's head is the end of the vector (hlist_add_head).
-                for &e in bucket.iter().rev() {
-                    let entry = entries[e as usize].as_ref().expect("bucket holds live entries");
-                    if entry.flow_id != req.flow_id {
+                for &(flow_id, e) in bucket.iter().rev() {
+                    if flow_id != req.flow_id {
                         continue;
                     }
+                    let entry = entries[e as usize].as_ref().expect("bucket holds live entries");
                     if !*hash_match_only && entry.flow != req.flow {
                         // ice_arfs_cmp: another flow with the same flow_id. Counted only where
                         // the hash-only code would have re-pointed it (seed 000's "avoid wrong
@@ -293,7 +296,7 @@ impl Arfs {
                             activated: Nanos::ZERO,
                         };
                         let idx = Self::alloc(&mut self.free, entries, entry);
-                        buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push(idx);
+                        buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push((req.flow_id, idx));
                         self.service_scheduled = true;
                         self.pending.push(idx);
                         Steer::Add(id)
@@ -378,7 +381,7 @@ impl Arfs {
             let mut i = bucket.len();
             while i > 0 {
                 i -= 1; // head first
-                let idx = bucket[i];
+                let (_, idx) = bucket[i];
                 let e = entries[idx as usize].as_mut().expect("live");
                 match e.state {
                     IceState::Inactive => Self::program(&mut self.hw, &mut self.counters, e, now),
@@ -443,7 +446,7 @@ impl Arfs {
             Model::Ice { buckets, entries, .. } => buckets
                 .iter()
                 .flat_map(|b| b.iter().rev())
-                .filter_map(|&i| entries[i as usize].as_ref())
+                .filter_map(|&(_, i)| entries[i as usize].as_ref())
                 .map(|e| FilterView { flow: e.flow, flow_id: e.flow_id, queue: e.q_index, id: e.fltr_id, pending: e.state == IceState::Inactive })
                 .collect(),
             Model::Mlx5 { rules, .. } => rules

@@ -130,6 +130,8 @@ struct Flow {
     last_cpu: u16,
     /// Where its last packet was dropped, if it was.
     last_drop: Option<DropPoint>,
+    /// A UDP flow (ice expires its filters after a fixed time).
+    udp: bool,
 }
 
 /// The parts of a flow the tick loop rarely reads: its tuple (tc, UDP expiry, views), every
@@ -655,6 +657,7 @@ impl Sim {
             last_queue: queue,
             last_cpu: self.queues[usize::from(queue)].irq_cpu,
             last_drop: None,
+            udp: spec.key.proto() == Proto::Udp,
         });
         if spec.tx.is_some() {
             self.senders.push(id);
@@ -1283,20 +1286,12 @@ impl Sim {
 
     /// Charges `ns` of `stage` to `cpu`, in the stage's account, and books it in the ledger.
     fn charge(&mut self, cpu: u16, stage: Stage, ns: u64) {
+        // The run totals are the ledger's class totals (`Sim::snapshot`).
         let c = &mut self.cstats[usize::from(cpu)];
         match stage.class() {
-            Class::User => {
-                c.user_ns += ns;
-                self.counters.user_ns += ns;
-            }
-            Class::Sys => {
-                c.sys_ns += ns;
-                self.counters.sys_ns += ns;
-            }
-            Class::Softirq => {
-                c.softirq_ns += ns;
-                self.counters.softirq_ns += ns;
-            }
+            Class::User => c.user_ns += ns,
+            Class::Sys => c.sys_ns += ns,
+            Class::Softirq => c.softirq_ns += ns,
         }
         self.ledger.book(stage, ns);
     }
@@ -1593,7 +1588,7 @@ impl Sim {
                     self.counters.arfs_calls += m;
                     self.cpus[usize::from(irq)].arfs_calls += m;
                     self.charge(irq, Stage::ArfsSteer, self.cfg.costs.arfs_steer_ns * m);
-                    let udp = self.info[f].key.proto() == Proto::Udp;
+                    let udp = self.flows[f].udp;
                     let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp, calls: m };
                     let (result, changed) = self.arfs.rx_flow_steer(req);
                     structural |= changed;
@@ -1673,9 +1668,15 @@ impl Sim {
 
     /// Totals and per-queue / per-CPU figures now.
     pub fn snapshot(&self) -> Snapshot {
+        let counters = Counters {
+            user_ns: self.ledger.class_total(Class::User),
+            sys_ns: self.ledger.class_total(Class::Sys),
+            softirq_ns: self.ledger.class_total(Class::Softirq),
+            ..self.counters
+        };
         Snapshot {
             now: self.now,
-            counters: self.counters,
+            counters,
             in_flight: self.cpus.iter().map(|c| u64::from(c.tail.wrapping_sub(c.head))).sum(),
             arfs: self.arfs.counters,
             arfs_active: self.arfs.active(),
