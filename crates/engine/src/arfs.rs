@@ -136,6 +136,16 @@ pub struct FilterView {
     pub pending: bool,
 }
 
+/// `ndo_rx_flow_steer`'s answer to a request, before it acts on it.
+#[derive(Clone, Copy, Debug)]
+struct Decision {
+    answer: Steer,
+    /// Index of the flow's entry or rule, `NONE` when it has none.
+    entry: u32,
+    /// ice full-tuple match: another flow's entry was passed over (`misprogram_avoided`).
+    avoided: bool,
+}
+
 #[derive(Clone, Debug)]
 enum Model {
     None,
@@ -231,24 +241,20 @@ impl Arfs {
         }
     }
 
-    /// `ndo_rx_flow_steer`. Returns the outcome and whether any state other than counters
-    /// changed (identical calls that change nothing may be applied together).
-    pub fn rx_flow_steer(&mut self, req: SteerRequest) -> (Steer, bool) {
-        let limit = self.limit;
-        let full = self.live >= limit;
-        let mut new_id = None;
-        if !full {
-            // Peek the id an add would take; committed only when an add happens.
-            new_id = Some(((self.last_id + 1) % FILTER_ID_SPACE) as u16);
-        }
-        let result = match &mut self.model {
-            Model::None => return (Steer::Full, false),
+    /// What `ndo_rx_flow_steer` answers a request, found before anything changes: the
+    /// driver's entry for the flow (`NONE` when it has none) and whether ice's full-tuple
+    /// compare passed over another flow's entry the hash-only code would have re-pointed.
+    fn decide(&self, req: &SteerRequest) -> Decision {
+        let full = self.live >= self.limit;
+        // The id an add would take; committed only when the add happens.
+        let add_id = ((self.last_id + 1) % FILTER_ID_SPACE) as u16;
+        let (answer, entry, avoided) = match &self.model {
+            Model::None => (Steer::Full, NONE, false),
             Model::Ice { hash_match_only, buckets, entries } => {
-                let bucket = &mut buckets[(req.hash & (ICE_BUCKETS - 1)) as usize];
                 let mut avoided = false;
                 let mut found = None;
                 // The bucket's head is the end of the vector (hlist_add_head).
-                for &(flow_id, e) in bucket.iter().rev() {
+                for &(flow_id, e) in buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].iter().rev() {
                     if flow_id != req.flow_id {
                         continue;
                     }
@@ -260,81 +266,90 @@ impl Arfs {
                         avoided |= entry.q_index != req.rxq && entry.state == IceState::Active;
                         continue;
                     }
-                    found = Some(e);
+                    found = Some((e, entry));
                     break;
                 }
-                if avoided {
-                    self.counters.misprogram_avoided += req.calls;
-                }
-                match found {
-                    Some(e) => {
-                        let entry = entries[e as usize].as_mut().expect("live");
-                        if entry.q_index == req.rxq || entry.state != IceState::Active {
-                            self.counters.skip += req.calls;
-                            return (Steer::Skip(entry.fltr_id), false);
-                        }
-                        entry.q_index = req.rxq;
-                        entry.state = IceState::Inactive;
-                        self.counters.update += 1;
-                        self.service_scheduled = true;
-                        self.pending.push(e);
-                        Steer::Update(entry.fltr_id)
-                    }
-                    None if full => {
-                        self.counters.full += req.calls;
-                        return (Steer::Full, false);
-                    }
-                    None => {
-                        let id = new_id.expect("not full");
-                        let entry = IceEntry {
-                            flow: req.flow,
-                            flow_id: req.flow_id,
-                            q_index: req.rxq,
-                            fltr_id: id,
-                            state: IceState::Inactive,
-                            udp: req.udp,
-                            activated: Nanos::ZERO,
-                        };
-                        let idx = Self::alloc(&mut self.free, entries, entry);
-                        buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push((req.flow_id, idx));
-                        self.service_scheduled = true;
-                        self.pending.push(idx);
-                        Steer::Add(id)
-                    }
-                }
+                let answer = match found {
+                    Some((_, e)) if e.q_index == req.rxq || e.state != IceState::Active => Steer::Skip(e.fltr_id),
+                    Some((_, e)) => Steer::Update(e.fltr_id),
+                    None if full => Steer::Full,
+                    None => Steer::Add(add_id),
+                };
+                (answer, found.map_or(NONE, |(e, _)| e), avoided)
             }
-            Model::Mlx5 { rules, by_flow, pending } => {
+            Model::Mlx5 { rules, by_flow, .. } => {
                 let existing = by_flow[req.flow as usize];
-                if existing != NONE {
-                    let rule = rules[existing as usize].as_mut().expect("live");
-                    if rule.rxq == req.rxq || rule.pending {
-                        self.counters.skip += req.calls;
-                        return (Steer::Skip(rule.filter_id), false);
-                    }
-                    rule.rxq = req.rxq;
-                    rule.pending = true;
-                    pending.push(existing);
-                    self.counters.update += 1;
-                    Steer::Update(rule.filter_id)
-                } else if full {
-                    self.counters.full += req.calls;
-                    return (Steer::Full, false);
-                } else {
-                    let id = new_id.expect("not full");
-                    let rule = Mlx5Rule { flow: req.flow, flow_id: req.flow_id, rxq: req.rxq, filter_id: id, pending: true };
-                    let idx = Self::alloc(&mut self.free, rules, rule);
-                    by_flow[req.flow as usize] = idx;
-                    pending.push(idx);
-                    Steer::Add(id)
-                }
+                let answer = match rules.get(existing as usize).and_then(Option::as_ref) {
+                    Some(r) if r.rxq == req.rxq || r.pending => Steer::Skip(r.filter_id),
+                    Some(r) => Steer::Update(r.filter_id),
+                    None if full => Steer::Full,
+                    None => Steer::Add(add_id),
+                };
+                (answer, existing, false)
             }
         };
-        if let Steer::Add(_) = result {
-            self.next_id();
-            self.live += 1;
-            self.counters.add += 1;
+        Decision { answer, entry, avoided }
+    }
+
+    /// What [`Arfs::rx_flow_steer`] would return for `req`, without calling it.
+    pub fn peek(&self, req: &SteerRequest) -> (Steer, bool) {
+        let answer = self.decide(req).answer;
+        (answer, matches!(answer, Steer::Add(_) | Steer::Update(_)))
+    }
+
+    /// `ndo_rx_flow_steer`. Returns the outcome and whether any state other than counters
+    /// changed (identical calls that change nothing may be applied together).
+    pub fn rx_flow_steer(&mut self, req: SteerRequest) -> (Steer, bool) {
+        let d = self.decide(&req);
+        if d.avoided {
+            self.counters.misprogram_avoided += req.calls;
         }
-        (result, true)
+        match (d.answer, &mut self.model) {
+            (_, Model::None) => return (d.answer, false),
+            (Steer::Skip(_), _) => {
+                self.counters.skip += req.calls;
+                return (d.answer, false);
+            }
+            (Steer::Full, _) => {
+                self.counters.full += req.calls;
+                return (d.answer, false);
+            }
+            (Steer::Update(_), Model::Ice { entries, .. }) => {
+                let entry = entries[d.entry as usize].as_mut().expect("live");
+                entry.q_index = req.rxq;
+                entry.state = IceState::Inactive;
+                self.service_scheduled = true;
+                self.pending.push(d.entry);
+            }
+            (Steer::Update(_), Model::Mlx5 { rules, pending, .. }) => {
+                let rule = rules[d.entry as usize].as_mut().expect("live");
+                rule.rxq = req.rxq;
+                rule.pending = true;
+                pending.push(d.entry);
+            }
+            (Steer::Add(id), Model::Ice { buckets, entries, .. }) => {
+                let entry = IceEntry { flow: req.flow, flow_id: req.flow_id, q_index: req.rxq, fltr_id: id, state: IceState::Inactive, udp: req.udp, activated: Nanos::ZERO };
+                let idx = Self::alloc(&mut self.free, entries, entry);
+                buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push((req.flow_id, idx));
+                self.service_scheduled = true;
+                self.pending.push(idx);
+            }
+            (Steer::Add(id), Model::Mlx5 { rules, by_flow, pending }) => {
+                let rule = Mlx5Rule { flow: req.flow, flow_id: req.flow_id, rxq: req.rxq, filter_id: id, pending: true };
+                let idx = Self::alloc(&mut self.free, rules, rule);
+                by_flow[req.flow as usize] = idx;
+                pending.push(idx);
+            }
+        }
+        match d.answer {
+            Steer::Add(_) => {
+                self.next_id();
+                self.live += 1;
+                self.counters.add += 1;
+            }
+            _ => self.counters.update += 1,
+        }
+        (d.answer, true)
     }
 
     /// `ice_service_task_schedule`: the service task will run `delay` from `now` unless a run

@@ -24,7 +24,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::arfs::{Arfs, ArfsCounters, ExpiryOracle, FilterView, SteerRequest, ICE_SERVICE_PERIOD};
+use crate::arfs::{Arfs, ArfsCounters, ExpiryOracle, FilterView, Steer, SteerRequest, ICE_SERVICE_PERIOD};
 use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
 use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, FlowType, Proto};
@@ -284,8 +284,24 @@ struct RpsChoice {
     cpu: Option<u16>,
     /// The flow entry stamped with the backlog's tail: (queue, slot).
     stamp: Option<(u16, u32)>,
-    /// `set_rps_cpu` runs: (slot, the reader's CPU).
-    switch: Option<(u32, u16)>,
+    /// `set_rps_cpu` runs, as planned.
+    switch: Option<Switch>,
+}
+
+/// What `set_rps_cpu` will do ([`Sim::plan_set_rps_cpu`]).
+#[derive(Clone, Copy, Debug)]
+struct Switch {
+    /// The entry `get_rps_cpu` found: (queue, slot).
+    from: (u16, u32),
+    /// The reader's CPU, where the flow moves.
+    next_cpu: u16,
+    /// `ndo_rx_flow_steer` is called (aRFS on, another queue, not refused by 6.18's check):
+    /// the request (for one packet) and the driver's answer.
+    call: Option<(SteerRequest, Steer)>,
+    /// The entry that represents the flow afterwards.
+    loc: (u16, u32),
+    /// State other than counters and stamps changes: the next packet may take another path.
+    structural: bool,
 }
 
 /// What the page and the CLI read: totals, per-queue and per-CPU figures.
@@ -1220,27 +1236,20 @@ impl Sim {
         // burst changes nothing: the burst runs whole and the read follows it.
         let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
         let mut unread = false;
-        // The previous packet's step changed nothing structural, so the next one makes the same
-        // `set_rps_cpu` call with the same (non-structural) outcome: aggregate mode may batch it.
-        let mut repeats = false;
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
-            let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, repeats, reader_cpu);
+            let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
             self.flows[f].last_drop = step.fate.drop_point();
             if step.structural {
                 self.digest.event(&[EV_STEP, self.now.0, f as u64, fate_word(step.fate)]);
             }
             unread |= matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. });
             left -= m;
-            repeats = !step.structural;
             if before_read > 0 {
                 before_read -= m;
                 if before_read == 0 && unread {
                     unread = false;
-                    if self.recvmsg(f) {
-                        // The sock table changed: the next packet may take another path.
-                        repeats = false;
-                    }
+                    self.recvmsg(f);
                 }
             }
         }
@@ -1258,30 +1267,29 @@ impl Sim {
 
     /// The reader's `recvmsg` of flow `f`'s delivered packets: user and sys time, and
     /// `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
-    /// `rfs.record = cpuset` seed 002's rule. Returns whether the sock table changed.
-    fn recvmsg(&mut self, f: usize) -> bool {
+    /// `rfs.record = cpuset` seed 002's rule.
+    fn recvmsg(&mut self, f: usize) {
         let reader = self.flows[f].reader as usize;
-        let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return false };
+        let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return };
         let costs = self.cfg.costs;
         self.charge(cpu, Stage::AppRead, costs.app_read_ns / 2);
         self.charge(cpu, Stage::SysRead, costs.app_read_ns - costs.app_read_ns / 2);
         let hash = self.flows[f].skb_hash;
-        let Some(sock) = self.sock.as_mut() else { return false };
+        let Some(sock) = self.sock.as_mut() else { return };
         let idx = sock.index(hash);
         let val = SockFlowTable::value(hash, cpu, self.cpu_mask);
         let old = sock.ents[idx];
         if old == val {
-            return false;
+            return;
         }
         if self.cfg.record == RecordPolicy::Cpuset && (old ^ hash) & !self.cpu_mask == 0 && self.threads[reader].allowed.contains((old & self.cpu_mask) as u16) {
             self.counters.sock_flow_skipped += 1;
-            return false;
+            return;
         }
         sock.ents[idx] = val;
         self.counters.sock_flow_updates += 1;
         self.charge(cpu, Stage::SockRecord, costs.sock_record_ns);
         self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
-        true
     }
 
     /// Charges `ns` of `stage` to `cpu`, in the stage's account, and books it in the ledger.
@@ -1316,10 +1324,10 @@ impl Sim {
     /// Up to `want` packets of flow `f` along one path; returns the step and how many packets
     /// took it. The path is decided before anything changes, and the run is cut where the
     /// next packet could take another: where the ring or the target backlog fills, and after
-    /// one packet when `set_rps_cpu` runs, unless `repeats` (the previous packet made the same
-    /// call and it changed nothing structural). Packet mode asks for one packet at a time;
+    /// one packet when the planned `set_rps_cpu` changes state other than counters and stamps
+    /// (a call the driver skips repeats as it is). Packet mode asks for one packet at a time;
     /// both modes give the same counters and digest (tested).
-    fn steer(&mut self, f: usize, want: u64, repeats: bool, reader_cpu: Option<u16>) -> (Step, u64) {
+    fn steer(&mut self, f: usize, want: u64, reader_cpu: Option<u16>) -> (Step, u64) {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
         let tc = self.tc.as_ref().map(|b| b.classify(&self.info[f].key));
@@ -1346,7 +1354,7 @@ impl Sim {
         let rps = self.get_rps_cpu(q, f);
         let mut m = want.min(ring);
         if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
-            if rps.switch.is_some() && !repeats {
+            if rps.switch.is_some_and(|s| s.structural) {
                 m = 1;
             }
             if let Some(c) = rps.cpu {
@@ -1379,7 +1387,7 @@ impl Sim {
                 }
             }
         }
-        let (target, stamp, structural) = self.apply_rps(q, f, m, rps);
+        let (target, stamp, structural) = self.apply_rps(m, rps);
         // tc ingress runs in __netif_receive_skb_core on the processing CPU, after the packet
         // got into that CPU's backlog (a full backlog drops it first, below). Simplification:
         // the sandbox classifies when the packet is steered, so a packet tc drops never takes
@@ -1485,6 +1493,10 @@ impl Sim {
         (Step { fate, structural }, m)
     }
 
+    fn entry(&self, (q, slot): (u16, u32)) -> DevFlow {
+        self.queues[usize::from(q)].table.as_ref().expect("entries live in a table").flows[slot as usize]
+    }
+
     fn entry_mut(&mut self, q: u16, slot: u32) -> &mut DevFlow {
         &mut self.queues[usize::from(q)].table.as_mut().expect("stamped entries live in a table").flows[slot as usize]
     }
@@ -1520,7 +1532,7 @@ impl Sim {
         // enqueued there (head has passed last_qtail), or the old CPU is unset.
         let tcpu = rflow.cpu;
         let switch = tcpu != next_cpu && (tcpu >= ncpus || self.head_now(tcpu).wrapping_sub(rflow.last_qtail) as i32 >= 0);
-        let (tcpu, switch) = if switch { (next_cpu, Some((slot, next_cpu))) } else { (tcpu, None) };
+        let (tcpu, switch) = if switch { (next_cpu, Some(self.plan_set_rps_cpu(q, slot, next_cpu, f))) } else { (tcpu, None) };
         if tcpu < ncpus {
             return RpsChoice { cpu: Some(tcpu), stamp: Some((q, slot)), switch };
         }
@@ -1530,10 +1542,10 @@ impl Sim {
     /// Carries out `get_rps_cpu`'s choice for `m` packets: `set_rps_cpu` if it switches, whose
     /// entry is then the one stamped. Returns the target CPU, the entry to stamp, and whether
     /// state other than counters changed.
-    fn apply_rps(&mut self, q: u16, f: usize, m: u64, choice: RpsChoice) -> (Option<u16>, Option<(u16, u32)>, bool) {
-        let Some((slot, next_cpu)) = choice.switch else { return (choice.cpu, choice.stamp, false) };
-        let (loc, structural) = self.set_rps_cpu(q, slot, next_cpu, f, m);
-        (choice.cpu, choice.stamp.map(|_| loc), structural)
+    fn apply_rps(&mut self, m: u64, choice: RpsChoice) -> (Option<u16>, Option<(u16, u32)>, bool) {
+        let Some(plan) = choice.switch else { return (choice.cpu, choice.stamp, false) };
+        let loc = self.set_rps_cpu(plan, m);
+        (choice.cpu, choice.stamp.map(|_| loc), plan.structural)
     }
 
     /// `rps_flow_is_active` (6.18): the entry's CPU dequeued less than the window since its
@@ -1562,65 +1574,83 @@ impl Sim {
         c.head
     }
 
-    /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5): with aRFS, ask the driver to
-    /// steer the flow to the queue nearest `next_cpu`; returns the entry that now represents
-    /// the flow (in the target queue's table after a successful steer) and whether state other
-    /// than counters changed.
-    fn set_rps_cpu(&mut self, q: u16, slot: u32, next_cpu: u16, f: usize, m: u64) -> ((u16, u32), bool) {
+    /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5), planned before anything
+    /// changes: with aRFS, the driver is asked to steer the flow to the queue nearest
+    /// `next_cpu` (its answer is peeked), and the entry that will represent the flow is the
+    /// target queue's after a successful steer. [`Sim::set_rps_cpu`] carries the plan out.
+    fn plan_set_rps_cpu(&mut self, q: u16, slot: u32, next_cpu: u16, f: usize) -> Switch {
         let kernel = self.cfg.kernel;
         let hash = self.flows[f].skb_hash;
-        let mut loc = (q, slot);
-        let mut structural = false;
-        self.counters.cpu_switches += m;
+        let from = (q, slot);
+        let mut plan = Switch { from, next_cpu, call: None, loc: from, structural: false };
         if usize::from(next_cpu) < self.cpus.len() {
             let rxq_index = self.rmap[usize::from(next_cpu)];
             let arfs_on = self.cfg.ntuple && self.arfs.supported();
             if let (true, true, Some(t)) = (arfs_on, rxq_index != q, self.queues[usize::from(rxq_index)].table.as_ref()) {
                 let flow_id = rfs_slot(kernel, hash, t.log);
-                let tmp = t.flows[flow_id as usize];
+                let (tmp, log) = (t.flows[flow_id as usize], t.log);
                 // 6.18: do not overwrite a slot another live flow owns, nor re-steer in place.
                 let skip = kernel.active_flow_check()
                     && tmp.filter != NO_FILTER
-                    && self.flow_is_active(&tmp, t.log)
+                    && self.flow_is_active(&tmp, log)
                     && (hash != tmp.hash || next_cpu == tmp.cpu);
                 if !skip {
-                    let irq = self.queues[usize::from(q)].irq_cpu;
-                    self.counters.arfs_calls += m;
-                    self.cpus[usize::from(irq)].arfs_calls += m;
-                    self.charge(irq, Stage::ArfsSteer, self.cfg.costs.arfs_steer_ns * m);
-                    let udp = self.flows[f].udp;
-                    let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp, calls: m };
-                    let (result, changed) = self.arfs.rx_flow_steer(req);
-                    structural |= changed;
-                    if changed {
-                        let delay = Nanos(self.cfg.costs.ice_service_delay_ns);
-                        self.arfs.ice_schedule(Nanos(self.now.0 + self.elapsed), delay);
+                    let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp: self.flows[f].udp, calls: 1 };
+                    let (answer, changed) = self.arfs.peek(&req);
+                    plan.structural |= changed;
+                    if let Some(rc) = answer.filter() {
+                        // The old entry lets go of the filter; the target entry takes it.
+                        plan.structural |= self.entry(from).filter == rc;
+                        let new_hash = if kernel.active_flow_check() { hash } else { tmp.hash };
+                        plan.structural |= tmp.filter != rc || tmp.hash != new_hash;
+                        plan.loc = (rxq_index, flow_id);
                     }
-                    if let Some(rc) = result.filter() {
-                        let old = self.entry_mut(q, slot);
-                        if old.filter == rc {
-                            old.filter = NO_FILTER;
-                            structural = true;
-                        }
-                        let e = self.entry_mut(rxq_index, flow_id);
-                        let new_hash = if kernel.active_flow_check() { hash } else { e.hash };
-                        structural |= e.filter != rc || e.hash != new_hash;
-                        e.filter = rc;
-                        e.hash = new_hash;
-                        loc = (rxq_index, flow_id);
-                    }
+                    plan.call = Some((req, answer));
                 }
             }
             // 6.18: the target entry's stamp now feeds `rps_flow_is_active` in the next call,
             // so the next packet may take another path.
-            structural |= kernel.active_flow_check() && loc != (q, slot);
+            plan.structural |= kernel.active_flow_check() && plan.loc != from;
+        }
+        plan.structural |= self.entry(plan.loc).cpu != next_cpu;
+        plan
+    }
+
+    /// Carries out a [`Sim::plan_set_rps_cpu`] plan for `m` packets; returns the entry that now
+    /// represents the flow.
+    fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> (u16, u32) {
+        let (from, loc, next_cpu) = (plan.from, plan.loc, plan.next_cpu);
+        self.counters.cpu_switches += m;
+        if let Some((req, answer)) = plan.call {
+            let irq = self.queues[usize::from(from.0)].irq_cpu;
+            self.counters.arfs_calls += m;
+            self.cpus[usize::from(irq)].arfs_calls += m;
+            self.charge(irq, Stage::ArfsSteer, self.cfg.costs.arfs_steer_ns * m);
+            let (result, changed) = self.arfs.rx_flow_steer(SteerRequest { calls: m, ..req });
+            debug_assert_eq!(result, answer, "the driver answered other than planned");
+            if changed {
+                let delay = Nanos(self.cfg.costs.ice_service_delay_ns);
+                self.arfs.ice_schedule(Nanos(self.now.0 + self.elapsed), delay);
+            }
+            if let Some(rc) = result.filter() {
+                let old = self.entry_mut(from.0, from.1);
+                if old.filter == rc {
+                    old.filter = NO_FILTER;
+                }
+                let active_check = self.cfg.kernel.active_flow_check();
+                let e = self.entry_mut(loc.0, loc.1);
+                e.filter = rc;
+                if active_check {
+                    e.hash = req.hash;
+                }
+            }
+        }
+        if usize::from(next_cpu) < self.cpus.len() {
             let head = self.head_now(next_cpu);
             self.entry_mut(loc.0, loc.1).last_qtail = head;
         }
-        let e = self.entry_mut(loc.0, loc.1);
-        structural |= e.cpu != next_cpu;
-        e.cpu = next_cpu;
-        (loc, structural)
+        self.entry_mut(loc.0, loc.1).cpu = next_cpu;
+        loc
     }
 
     /// Backlogs drained, mlx5's work runs.
