@@ -138,8 +138,9 @@ pub struct FilterView {
 
 /// `ndo_rx_flow_steer`'s answer to a request, before it acts on it.
 #[derive(Clone, Copy, Debug)]
-struct Decision {
-    answer: Steer,
+pub struct Decision {
+    /// What the driver answers.
+    pub answer: Steer,
     /// Index of the flow's entry or rule, `NONE` when it has none.
     entry: u32,
     /// ice full-tuple match: another flow's entry was passed over (`misprogram_avoided`).
@@ -244,7 +245,7 @@ impl Arfs {
     /// What `ndo_rx_flow_steer` answers a request, found before anything changes: the
     /// driver's entry for the flow (`NONE` when it has none) and whether ice's full-tuple
     /// compare passed over another flow's entry the hash-only code would have re-pointed.
-    fn decide(&self, req: &SteerRequest) -> Decision {
+    pub fn decide(&self, req: &SteerRequest) -> Decision {
         let full = self.live >= self.limit;
         // The id an add would take; committed only when the add happens.
         let add_id = ((self.last_id + 1) % FILTER_ID_SPACE) as u16;
@@ -291,16 +292,16 @@ impl Arfs {
         Decision { answer, entry, avoided }
     }
 
-    /// What [`Arfs::rx_flow_steer`] would return for `req`, without calling it.
-    pub fn peek(&self, req: &SteerRequest) -> (Steer, bool) {
-        let answer = self.decide(req).answer;
-        (answer, matches!(answer, Steer::Add(_) | Steer::Update(_)))
-    }
-
     /// `ndo_rx_flow_steer`. Returns the outcome and whether any state other than counters
     /// changed (identical calls that change nothing may be applied together).
     pub fn rx_flow_steer(&mut self, req: SteerRequest) -> (Steer, bool) {
         let d = self.decide(&req);
+        self.carry_out(req, d)
+    }
+
+    /// Acts on [`Arfs::decide`]'s decision for `req`, taken since with nothing changed in
+    /// between: what [`Arfs::rx_flow_steer`] does after deciding.
+    pub fn carry_out(&mut self, req: SteerRequest, d: Decision) -> (Steer, bool) {
         if d.avoided {
             self.counters.misprogram_avoided += req.calls;
         }

@@ -24,7 +24,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::arfs::{Arfs, ArfsCounters, ExpiryOracle, FilterView, Steer, SteerRequest, ICE_SERVICE_PERIOD};
+use crate::arfs::{Arfs, ArfsCounters, Decision, ExpiryOracle, FilterView, Steer, SteerRequest, ICE_SERVICE_PERIOD};
 use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
 use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, FlowType, Proto};
@@ -296,8 +296,8 @@ struct Switch {
     /// The reader's CPU, where the flow moves.
     next_cpu: u16,
     /// `ndo_rx_flow_steer` is called (aRFS on, another queue, not refused by 6.18's check):
-    /// the request (for one packet) and the driver's answer.
-    call: Option<(SteerRequest, Steer)>,
+    /// the request (for one packet) and the driver's decision.
+    call: Option<(SteerRequest, Decision)>,
     /// The entry that represents the flow afterwards.
     loc: (u16, u32),
     /// State other than counters and stamps changes: the next packet may take another path.
@@ -1596,16 +1596,16 @@ impl Sim {
                     && (hash != tmp.hash || next_cpu == tmp.cpu);
                 if !skip {
                     let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp: self.flows[f].udp, calls: 1 };
-                    let (answer, changed) = self.arfs.peek(&req);
-                    plan.structural |= changed;
-                    if let Some(rc) = answer.filter() {
+                    let decision = self.arfs.decide(&req);
+                    plan.structural |= matches!(decision.answer, Steer::Add(_) | Steer::Update(_));
+                    if let Some(rc) = decision.answer.filter() {
                         // The old entry lets go of the filter; the target entry takes it.
                         plan.structural |= self.entry(from).filter == rc;
                         let new_hash = if kernel.active_flow_check() { hash } else { tmp.hash };
                         plan.structural |= tmp.filter != rc || tmp.hash != new_hash;
                         plan.loc = (rxq_index, flow_id);
                     }
-                    plan.call = Some((req, answer));
+                    plan.call = Some((req, decision));
                 }
             }
             // 6.18: the target entry's stamp now feeds `rps_flow_is_active` in the next call,
@@ -1621,13 +1621,13 @@ impl Sim {
     fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> (u16, u32) {
         let (from, loc, next_cpu) = (plan.from, plan.loc, plan.next_cpu);
         self.counters.cpu_switches += m;
-        if let Some((req, answer)) = plan.call {
+        if let Some((req, decision)) = plan.call {
             let irq = self.queues[usize::from(from.0)].irq_cpu;
             self.counters.arfs_calls += m;
             self.cpus[usize::from(irq)].arfs_calls += m;
             self.charge(irq, Stage::ArfsSteer, self.cfg.costs.arfs_steer_ns * m);
-            let (result, changed) = self.arfs.rx_flow_steer(SteerRequest { calls: m, ..req });
-            debug_assert_eq!(result, answer, "the driver answered other than planned");
+            // Nothing the driver reads changed since the plan.
+            let (result, changed) = self.arfs.carry_out(SteerRequest { calls: m, ..req }, decision);
             if changed {
                 let delay = Nanos(self.cfg.costs.ice_service_delay_ns);
                 self.arfs.ice_schedule(Nanos(self.now.0 + self.elapsed), delay);
