@@ -13,10 +13,11 @@
 //! the tick and the in-order test of `get_rps_cpu` sees what is really still queued; every
 //! backlog is empty at the end of the tick. Ring and backlog capacities are per tick.
 //!
-//! Aggregate mode: after a packet whose processing changed nothing but counters, queue tails
-//! and `last_qtail` stamps, the next packets of the same flow in the tick take exactly the same
-//! path until a capacity runs out, so they are applied together. Packet mode applies them one
-//! by one; the tests check that both give the same counters and digest.
+//! Aggregate mode: a packet's path is decided before anything changes (`get_rps_cpu`, and
+//! `set_rps_cpu` planned with the driver's answer). When it would change nothing but counters,
+//! queue tails and `last_qtail` stamps, the next packets of the same flow in the tick take
+//! exactly the same path until a capacity runs out, so they are applied together. Packet mode
+//! applies them one by one; the tests check that both give the same counters and digest.
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
@@ -1444,8 +1445,8 @@ impl Sim {
                     Some(r) if r.each == each && r.begin + r.each * u64::from(r.n) == begin => r.n += m as u32,
                     _ => cpu.pending.push_back(Run { begin, each, tail0, n: m as u32 }),
                 }
-                if let Some((sq, slot)) = stamp {
-                    self.entry_mut(sq, slot).last_qtail = tail;
+                if let Some(at) = stamp {
+                    self.entry_mut(at).last_qtail = tail;
                 }
                 if c != irq && idle {
                     // A remote backlog scheduled again: one IPI (rps_ipi_queued, sent by
@@ -1493,11 +1494,12 @@ impl Sim {
         (Step { fate, structural }, m)
     }
 
+    /// The flow entry at (queue, slot).
     fn entry(&self, (q, slot): (u16, u32)) -> DevFlow {
         self.queues[usize::from(q)].table.as_ref().expect("entries live in a table").flows[slot as usize]
     }
 
-    fn entry_mut(&mut self, q: u16, slot: u32) -> &mut DevFlow {
+    fn entry_mut(&mut self, (q, slot): (u16, u32)) -> &mut DevFlow {
         &mut self.queues[usize::from(q)].table.as_mut().expect("stamped entries live in a table").flows[slot as usize]
     }
 
@@ -1633,12 +1635,12 @@ impl Sim {
                 self.arfs.ice_schedule(Nanos(self.now.0 + self.elapsed), delay);
             }
             if let Some(rc) = result.filter() {
-                let old = self.entry_mut(from.0, from.1);
+                let old = self.entry_mut(from);
                 if old.filter == rc {
                     old.filter = NO_FILTER;
                 }
                 let active_check = self.cfg.kernel.active_flow_check();
-                let e = self.entry_mut(loc.0, loc.1);
+                let e = self.entry_mut(loc);
                 e.filter = rc;
                 if active_check {
                     e.hash = req.hash;
@@ -1647,9 +1649,9 @@ impl Sim {
         }
         if usize::from(next_cpu) < self.cpus.len() {
             let head = self.head_now(next_cpu);
-            self.entry_mut(loc.0, loc.1).last_qtail = head;
+            self.entry_mut(loc).last_qtail = head;
         }
-        self.entry_mut(loc.0, loc.1).cpu = next_cpu;
+        self.entry_mut(loc).cpu = next_cpu;
         loc
     }
 
