@@ -147,6 +147,13 @@ pub struct Decision {
     avoided: bool,
 }
 
+impl Decision {
+    /// Acting on it changes the driver's state (an add or an update), not only its counters.
+    pub fn changes_state(&self) -> bool {
+        matches!(self.answer, Steer::Add(_) | Steer::Update(_))
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Model {
     None,
@@ -350,7 +357,7 @@ impl Arfs {
             }
             _ => self.counters.update += 1,
         }
-        (d.answer, true)
+        (d.answer, d.changes_state())
     }
 
     /// `ice_service_task_schedule`: the service task will run `delay` from `now` unless a run

@@ -25,7 +25,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::arfs::{Arfs, ArfsCounters, Decision, ExpiryOracle, FilterView, Steer, SteerRequest, ICE_SERVICE_PERIOD};
+use crate::arfs::{Arfs, ArfsCounters, Decision, ExpiryOracle, FilterView, SteerRequest, ICE_SERVICE_PERIOD};
 use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
 use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, FlowType, Proto};
@@ -287,6 +287,11 @@ struct RpsChoice {
     stamp: Option<(u16, u32)>,
     /// `set_rps_cpu` runs, as planned.
     switch: Option<Switch>,
+}
+
+impl RpsChoice {
+    /// Processed on the IRQ CPU, nothing stamped, nothing switched.
+    const INLINE: RpsChoice = RpsChoice { cpu: None, stamp: None, switch: None };
 }
 
 /// What `set_rps_cpu` will do ([`Sim::plan_set_rps_cpu`]).
@@ -847,8 +852,7 @@ impl Sim {
         self.set_driver(self.cfg.driver);
         self.refresh_flows();
         for f in 0..self.flows.len() {
-            let q = self.rx_queue(f);
-            self.flows[f].last_queue = q;
+            self.flows[f].last_queue = self.rx_queue(f).0;
         }
         self.digest.event(&[EV_CHANNELS, self.now.0, u64::from(combined)]);
         Ok(())
@@ -1315,11 +1319,16 @@ impl Sim {
         self.charge(cpu, stage, total / 1000);
     }
 
-    /// The NIC's choice (kernel-semantics §0 step 1): exact filters first (ntuple rules, then
-    /// aRFS filters), else `indir[hash & (size-1)]`.
-    fn rx_queue(&self, f: usize) -> u16 {
+    /// The NIC's choice (kernel-semantics §0 step 1) and the rule that made it: exact filters
+    /// first (ntuple rules, then aRFS filters, then ixgbe ATR's), else `indir[hash & (size-1)]`.
+    fn rx_queue(&self, f: usize) -> (u16, QueueRule) {
         let flow = &self.flows[f];
-        flow.ntuple_queue.or_else(|| self.arfs.hw_queue(f)).or(flow.atr_queue).unwrap_or_else(|| self.reta.queue(flow.nic_hash))
+        match (flow.ntuple_queue, self.arfs.hw_queue(f), flow.atr_queue) {
+            (Some(q), _, _) => (q, QueueRule::Ntuple),
+            (None, Some(q), _) => (q, QueueRule::Arfs),
+            (None, None, Some(q)) => (q, QueueRule::Atr),
+            (None, None, None) => (self.reta.queue(flow.nic_hash), QueueRule::Rss),
+        }
     }
 
     /// Up to `want` packets of flow `f` along one path; returns the step and how many packets
@@ -1342,7 +1351,7 @@ impl Sim {
             self.counters.tc_hw_drop += m;
             return (Step { fate: Fate::TcHwDrop, structural: false }, m);
         }
-        let q = self.rx_queue(f);
+        let (q, rule) = self.rx_queue(f);
         let qi = usize::from(q);
         let ring = self.queues[qi].budget;
         if ring == 0 {
@@ -1352,17 +1361,16 @@ impl Sim {
             self.qstats[qi].drops += m;
             return (Step { fate: Fate::RingDrop, structural: false }, m);
         }
-        let rps = self.get_rps_cpu(q, f);
+        // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
+        let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) { self.get_rps_cpu(q, f) } else { RpsChoice::INLINE };
         let mut m = want.min(ring);
-        if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
-            if rps.switch.is_some_and(|s| s.structural) {
-                m = 1;
-            }
-            if let Some(c) = rps.cpu {
-                let room = self.cpus[usize::from(c)].budget;
-                if room > 0 {
-                    m = m.min(room);
-                }
+        if rps.switch.is_some_and(|s| s.structural) {
+            m = 1;
+        }
+        if let Some(c) = rps.cpu {
+            let room = self.cpus[usize::from(c)].budget;
+            if room > 0 {
+                m = m.min(room);
             }
         }
         self.queues[qi].budget -= m;
@@ -1469,8 +1477,7 @@ impl Sim {
         if irq != rc {
             // Seed 000's measure: the NIC put the packet on a queue whose CPU is not the reader's.
             self.counters.wrong_queue += m;
-            let by_arfs = self.flows[f].ntuple_queue.is_none() && self.arfs.hw_queue(f) == Some(q);
-            if by_arfs && reader_cpu.is_some() && self.rmap[usize::from(rc)] != q {
+            if rule == QueueRule::Arfs && reader_cpu.is_some() && self.rmap[usize::from(rc)] != q {
                 self.counters.arfs_missteered += m;
             }
         }
@@ -1508,12 +1515,11 @@ impl Sim {
     /// `set_rps_cpu` runs (applied by [`Sim::apply_rps`]). Only `head_now` moves, and it only
     /// dequeues what the time already processed.
     fn get_rps_cpu(&mut self, q: u16, f: usize) -> RpsChoice {
-        const NONE: RpsChoice = RpsChoice { cpu: None, stamp: None, switch: None };
         let hash = self.flows[f].skb_hash;
         let ncpus = self.cfg.cpus;
         let rxq = &self.queues[usize::from(q)];
         if (rxq.table.is_none() && rxq.rps_map.is_empty()) || hash == 0 {
-            return NONE;
+            return RpsChoice::INLINE;
         }
         // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
         let plain = |map: &[u16]| (!map.is_empty()).then(|| map[reciprocal_scale(hash, map.len() as u32) as usize]);
@@ -1528,7 +1534,7 @@ impl Sim {
             _ => None,
         };
         let Some((next_cpu, slot, rflow)) = owner else {
-            return RpsChoice { cpu: plain(&rxq.rps_map), ..NONE };
+            return RpsChoice { cpu: plain(&rxq.rps_map), ..RpsChoice::INLINE };
         };
         // The in-order rule: move only once the old CPU has dequeued every packet this flow
         // enqueued there (head has passed last_qtail), or the old CPU is unset.
@@ -1578,7 +1584,7 @@ impl Sim {
 
     /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5), planned before anything
     /// changes: with aRFS, the driver is asked to steer the flow to the queue nearest
-    /// `next_cpu` (its answer is peeked), and the entry that will represent the flow is the
+    /// `next_cpu` (its answer decided, [`Arfs::decide`]), and the entry that will represent the flow is the
     /// target queue's after a successful steer. [`Sim::set_rps_cpu`] carries the plan out.
     fn plan_set_rps_cpu(&mut self, q: u16, slot: u32, next_cpu: u16, f: usize) -> Switch {
         let kernel = self.cfg.kernel;
@@ -1599,7 +1605,7 @@ impl Sim {
                 if !skip {
                     let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp: self.flows[f].udp, calls: 1 };
                     let decision = self.arfs.decide(&req);
-                    plan.structural |= matches!(decision.answer, Steer::Add(_) | Steer::Update(_));
+                    plan.structural |= decision.changes_state();
                     if let Some(rc) = decision.answer.filter() {
                         // The old entry lets go of the filter; the target entry takes it.
                         plan.structural |= self.entry(from).filter == rc;
@@ -1746,21 +1752,13 @@ impl Sim {
     pub fn flow_view(&self, f: u32) -> Option<FlowView> {
         let fl = self.flows.get(f as usize)?;
         let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);
-        let rule = if fl.ntuple_queue.is_some() {
-            QueueRule::Ntuple
-        } else if self.arfs.hw_queue(f as usize).is_some() {
-            QueueRule::Arfs
-        } else if fl.atr_queue.is_some() {
-            QueueRule::Atr
-        } else {
-            QueueRule::Rss
-        };
+        let (_, rule) = self.rx_queue(f as usize);
         Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, hash: fl.nic_hash, rule, packets: fl.sent, dropped: fl.last_drop })
     }
 
     /// The queue the NIC would pick for flow `f` now.
     pub fn flow_queue_now(&self, f: u32) -> Option<u16> {
-        (f < self.flow_count()).then(|| self.rx_queue(f as usize))
+        (f < self.flow_count()).then(|| self.rx_queue(f as usize).0)
     }
 
     /// The live aRFS filters, with the flows they match.

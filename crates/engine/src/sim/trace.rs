@@ -7,7 +7,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::Sim;
+use super::{QueueRule, Sim};
 use crate::rps::{reciprocal_scale, rfs_slot};
 use crate::rss::hash_input;
 use crate::tc::SwResult;
@@ -58,15 +58,12 @@ impl Sim {
             .filter(|(on, _)| *on)
             .map(|(_, c)| *c)
             .collect();
-        let queue = self.rx_queue(fi);
-        let queue_why = if let Some(q) = fl.ntuple_queue {
-            format!("an ntuple rule sends it to rx-{q} (exact filters come before RSS)")
-        } else if let Some(q) = self.arfs.hw_queue(fi) {
-            format!("an aRFS filter programmed by the driver sends it to rx-{q}")
-        } else if let Some(q) = fl.atr_queue {
-            format!("an ixgbe ATR signature filter (sampled from its transmits) sends it to rx-{q}")
-        } else {
-            format!("RSS: indirection table entry {} says rx-{}", self.reta.index(fl.nic_hash), self.reta.queue(fl.nic_hash))
+        let (queue, rule) = self.rx_queue(fi);
+        let queue_why = match rule {
+            QueueRule::Ntuple => format!("an ntuple rule sends it to rx-{queue} (exact filters come before RSS)"),
+            QueueRule::Arfs => format!("an aRFS filter programmed by the driver sends it to rx-{queue}"),
+            QueueRule::Atr => format!("an ixgbe ATR signature filter (sampled from its transmits) sends it to rx-{queue}"),
+            QueueRule::Rss => format!("RSS: indirection table entry {} says rx-{queue}", self.reta.index(fl.nic_hash)),
         };
         let irq_cpu = self.queues[usize::from(queue)].irq_cpu;
         let xdp = self.xdp.as_ref().map(|(p, c)| {
