@@ -203,8 +203,7 @@ fn run_side_by_side(args: &RunArgs, overrides: &[String]) -> Result<String, Stri
         .collect::<Result<Vec<_>, _>>()?;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(scenarios.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<Result<steerlab_scenario::Report, String>>> = vec![None; scenarios.len()];
-    std::thread::scope(|scope| {
+    let mut results: Vec<(usize, Result<steerlab_scenario::Report, String>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
@@ -218,17 +217,14 @@ fn run_side_by_side(args: &RunArgs, overrides: &[String]) -> Result<String, Stri
                 })
             })
             .collect();
-        for h in handles {
-            for (i, r) in h.join().unwrap_or_default() {
-                results[i] = Some(r);
-            }
-        }
+        handles.into_iter().flat_map(|h| h.join().expect("a run does not panic")).collect()
     });
-    let mut columns = Vec::new();
-    for (v, r) in variants.iter().zip(results) {
-        let report = r.unwrap_or_else(|| Err("the run did not finish".into())).map_err(|e| format!("invalid scenario {} ({}): {e}", args.scenario, v.label))?;
-        columns.push((v.label.clone(), report));
-    }
+    results.sort_by_key(|(i, _)| *i);
+    let columns = variants
+        .iter()
+        .zip(results)
+        .map(|(v, (_, r))| r.map(|report| (v.label.clone(), report)).map_err(|e| format!("invalid scenario {} ({}): {e}", args.scenario, v.label)))
+        .collect::<Result<Vec<_>, _>>()?;
     if args.json {
         let items: Vec<serde_json::Value> =
             variants.iter().zip(&columns).map(|(v, (_, r))| serde_json::json!({"label": v.label, "set": v.sets, "report": r.0})).collect();

@@ -555,12 +555,7 @@ impl TcBlock {
             None => tp.masks.push(MaskRef { mask: filter.mask, refs: 1 }),
         }
         // fl_hw_replace_filter → tcf_block_offload_inc.
-        if filter.in_hw {
-            self.offloadcnt += 1;
-        }
-        if filter.skipsw_in_hw() {
-            self.skipswcnt += 1;
-        }
+        count_offload(&mut self.offloadcnt, &mut self.skipswcnt, &filter, true);
         // v6.14 fl_change → tcf_proto_update_usesw.
         if !filter.skipsw_in_hw() {
             tp.usesw = true;
@@ -774,7 +769,6 @@ impl TcBlock {
         self.bypass_wanted = self.filtercnt > 0 && self.filtercnt == self.skipswcnt;
     }
 
-    /// A filter leaves hardware (`fl_hw_destroy_filter` → `tcf_block_offload_dec`).
     /// The block's device changed (a NIC with or without tc offload): every filter that may be
     /// in hardware is played back to it (net/sched/cls_api.c: `tcf_block_playback_offloads` →
     /// net/sched/cls_flower.c: `fl_reoffload`, which skips `skip_hw` filters). A filter taken by
@@ -790,27 +784,23 @@ impl TcBlock {
         }
         self.hw_offload = hw_offload;
         let mut changed = 0;
+        let (offloadcnt, skipswcnt) = (&mut self.offloadcnt, &mut self.skipswcnt);
         for f in self.tps.iter_mut().flat_map(|tp| tp.filters.iter_mut()).filter(|f| !f.skip_hw && f.in_hw != hw_offload) {
-            f.in_hw = hw_offload;
             changed += 1;
             if hw_offload {
-                self.offloadcnt += 1;
-                self.skipswcnt += u32::from(f.skip_sw);
+                f.in_hw = true;
+                count_offload(offloadcnt, skipswcnt, f, true);
             } else {
-                self.offloadcnt = self.offloadcnt.saturating_sub(1);
-                self.skipswcnt = self.skipswcnt.saturating_sub(u32::from(f.skip_sw));
+                count_offload(offloadcnt, skipswcnt, f, false);
+                f.in_hw = false;
             }
         }
         changed
     }
 
+    /// A filter leaves hardware (`fl_hw_destroy_filter` → `tcf_block_offload_dec`).
     fn unoffload(&mut self, f: &Filter) {
-        if f.in_hw {
-            self.offloadcnt = self.offloadcnt.saturating_sub(1);
-        }
-        if f.skipsw_in_hw() {
-            self.skipswcnt = self.skipswcnt.saturating_sub(1);
-        }
+        count_offload(&mut self.offloadcnt, &mut self.skipswcnt, f, false);
     }
 
     /// `tcf_proto_destroy` of a tp already unlinked from the chain: its filters leave hardware
@@ -924,6 +914,19 @@ pub fn insertion_ns(inserters: u32, rules_each: u32, counting: Counting, serial_
             }
             rules.saturating_mul(serial_ns).max(u64::from(rules_each).saturating_mul(whole))
         }
+    }
+}
+
+/// `tcf_block_offload_inc` (`up`) / `tcf_block_offload_dec`: a filter flagged IN_HW counts in
+/// `offloadcnt`, and in legacy `skipswcnt` when it is also `skip_sw`.
+fn count_offload(offloadcnt: &mut u32, skipswcnt: &mut u32, f: &Filter, up: bool) {
+    let (hw, skipsw) = (u32::from(f.in_hw), u32::from(f.skipsw_in_hw()));
+    if up {
+        *offloadcnt += hw;
+        *skipswcnt += skipsw;
+    } else {
+        *offloadcnt = offloadcnt.saturating_sub(hw);
+        *skipswcnt = skipswcnt.saturating_sub(skipsw);
     }
 }
 

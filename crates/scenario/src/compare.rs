@@ -51,9 +51,9 @@ fn axis(spec: &str) -> Result<Vec<(String, Vec<String>)>, String> {
         if key.is_empty() || values.iter().any(|v| v.is_empty()) {
             return Err(format!("--vary {item:?}: empty key or value; {accepted}"));
         }
-        if let Some((_, first)) = lists.first() {
+        if let Some((first_key, first)) = lists.first() {
             if first.len() != values.len() {
-                return Err(format!("--vary {spec:?}: {key} has {} values, {} has {}; {accepted}", values.len(), lists[0].0, first.len()));
+                return Err(format!("--vary {spec:?}: {key} has {} values, {first_key} has {}; {accepted}", values.len(), first.len()));
             }
         }
         lists.push((key, values));
@@ -62,7 +62,7 @@ fn axis(spec: &str) -> Result<Vec<(String, Vec<String>)>, String> {
     Ok((0..first.len())
         .map(|i| {
             // Label by the first key's value; the others follow it (a table size and its sock table).
-            let label = lists[0].1[i].to_string();
+            let label = first[i].to_string();
             (label, lists.iter().map(|(k, v)| format!("{k}={}", v[i])).collect())
         })
         .collect())
