@@ -1,5 +1,9 @@
 // Lessons, the console and the controls, as a learner uses them.
+import { readFileSync } from "node:fs";
 import { expect, outPath } from "./harness.mjs";
+
+// rss-basics' tick in seconds, from the lesson file (a "step" runs one tick).
+const rssTickS = JSON.parse(readFileSync(new URL("../../crates/scenario/lessons/rss-basics.json", import.meta.url))).sim.tick_ns / 1e9;
 
 const text = (page, id) => page.getByTestId(id).textContent();
 const waitText = (page, id, pred, arg) =>
@@ -96,8 +100,9 @@ export const tests = [
         const read = async () => [Number(await text(page, "metric-local")), Number(await text(page, "metric-remote"))];
         const [l0, r0] = await read();
         const t0 = parseFloat(await text(page, "sim-time"));
-        for (let i = 0; i < 10; i++) await page.getByTestId("step").click();
-        await page.waitForFunction((t) => Math.abs(parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) - t) < 1e-6, t0 + 0.010);
+        const ticks = 10;
+        for (let i = 0; i < ticks; i++) await page.getByTestId("step").click();
+        await page.waitForFunction((t) => Math.abs(parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) - t) < 1e-6, t0 + ticks * rssTickS);
         const [l1, r1] = await read();
         return [l1 - l0, r1 - r0];
       };

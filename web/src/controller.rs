@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::net::IpAddr;
 
-use steerlab_engine::{Driver, FlowKey, NamedEnum, Nanos, Proto, Sim};
+use steerlab_engine::{Driver, FlowKey, FlowView, NamedEnum, Nanos, Proto, Sim};
 use steerlab_scenario::permalink::{self, Applied, Source, State};
 use steerlab_scenario::{Report, Scenario};
 
@@ -358,7 +358,9 @@ impl Controller {
 
     /// The session a permalink describes: its host, then its commands replayed at their
     /// times, then time advanced to the link's time (deterministic replay: same digest).
-    /// Replays it all now; the page uses [`Controller::restoring`] and lets its frames do it.
+    /// Replays it all now (the tests' way); the page uses [`Controller::restoring`] and lets
+    /// its frames do it.
+    #[cfg(test)]
     pub fn from_permalink(link: &str) -> Result<Controller, String> {
         let mut c = Controller::restoring(link)?;
         while c.restoring.is_some() {
@@ -806,32 +808,19 @@ impl Controller {
         }
     }
 
-    /// The wire view, for hosts small enough to draw flow by flow.
-    fn wire_view(&self) -> Option<std::rc::Rc<crate::wire::WireView>> {
+    /// The wire view, for hosts small enough to draw flow by flow, from the view's flows,
+    /// queues and CPUs.
+    fn wire_view(&self, flows: &[FlowView], queues: &[QueueView], cpus: &[CpuView]) -> Option<std::rc::Rc<crate::wire::WireView>> {
         use crate::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
-        let sim = &self.sim;
-        let (nq, nc) = (usize::from(sim.config().rx_queues), usize::from(sim.config().cpus));
-        if sim.flow_count() > MAX_FLOWS || nq > MAX_QUEUES || nc > MAX_QUEUES {
+        if flows.len() > MAX_FLOWS as usize || queues.len() > MAX_QUEUES || cpus.len() > MAX_QUEUES {
             return None;
         }
-        let reta = sim.reta();
-        let flows = (0..sim.flow_count())
-            .filter_map(|f| {
-                let v = sim.flow_view(f)?;
-                Some(WireFlow { index: f, reta_index: reta.index(v.hash), rule: v.rule, queue: v.queue, cpu: v.cpu, reader_cpu: v.reader_cpu, packets: v.packets, dropped: v.dropped })
-            })
-            .collect();
-        let mut cpus: Vec<(u16, Vec<u32>)> = (0..nc as u16).map(|c| (sim.node_of(c), Vec::new())).collect();
-        for t in 0..sim.thread_count() {
-            if let Some((cpu, _)) = sim.thread(t) {
-                cpus[usize::from(cpu)].1.push(t);
-            }
-        }
+        let reta = self.sim.reta();
         Some(std::rc::Rc::new(WireView {
-            flows,
+            flows: flows.iter().zip(0..).map(|(&view, index)| WireFlow { index, reta_index: reta.index(view.hash), view }).collect(),
             reta: reta.entries().to_vec(),
-            queues: (0..nq as u16).map(|q| sim.irq_cpu(q).unwrap_or(0)).collect(),
-            cpus,
+            queues: queues.iter().map(|q| q.irq_cpu).collect(),
+            cpus: cpus.iter().map(|c| (c.node, c.threads.clone())).collect(),
         }))
     }
 
@@ -845,7 +834,7 @@ impl Controller {
                 flows[usize::from(q)] += 1;
             }
         }
-        let queues = snap
+        let queues: Vec<QueueView> = snap
             .queues
             .iter()
             .enumerate()
@@ -857,7 +846,7 @@ impl Controller {
         // Softirq load over the last sample window.
         let prev = self.history.iter().rev().nth(1);
         let window = prev.map_or(1, |(t, _)| snap.now.0.saturating_sub(*t).max(1));
-        let cpus = snap
+        let cpus: Vec<CpuView> = snap
             .cpus
             .iter()
             .enumerate()
@@ -884,6 +873,9 @@ impl Controller {
             .collect();
         filters.sort_by_key(|f| (!f.collision, f.flow_id, f.id));
         let filters_total = filters.len();
+        // Where each flow's packets go now: the wire view and the paths both draw them.
+        let flow_views: Vec<FlowView> = (0..sim.flow_count()).filter_map(|f| sim.flow_view(f)).collect();
+        let wire = self.wire_view(&flow_views, &queues, &cpus);
         let l = &self.scenario.lesson;
         let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
         ViewModel {
@@ -937,15 +929,12 @@ impl Controller {
             xps: (0..sim.config().tx_queues.min(64))
                 .map(|q| (q, sim.xps_cpus(q).map(|s| s.to_list()).unwrap_or_default(), sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default()))
                 .collect(),
-            wire: self.wire_view(),
+            wire,
             restoring: self.restore_progress(),
             paths: {
                 let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
-                for f in 0..sim.flow_count() {
-                    if let Some(fv) = sim.flow_view(f) {
-                        let remote = fv.reader_cpu != steerlab_engine::rps::NO_CPU && fv.reader_cpu != fv.cpu;
-                        *m.entry((fv.queue, fv.cpu, remote)).or_default() += 1;
-                    }
+                for fv in &flow_views {
+                    *m.entry((fv.queue, fv.cpu, fv.away_from_reader())).or_default() += 1;
                 }
                 m.into_iter().map(|((q, c, r), n)| (q, c, r, n)).collect()
             },
@@ -1063,7 +1052,8 @@ mod tests {
             frames += 1;
         }
         assert!(frames > 10, "restored over many frames ({frames})");
-        assert_eq!((d.view().digest, d.view().sim_time.as_str()), (c.view().digest, "0.550s"));
+        let (restored, original) = (d.view(), c.view());
+        assert_eq!((restored.digest, restored.sim_time), (original.digest, original.sim_time));
         assert!(!d.view().playing, "opens paused at the link's time");
         assert_eq!(d.permalink(), link, "the same link again");
         assert_eq!(d.take_link_error(), None);

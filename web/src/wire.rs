@@ -5,8 +5,7 @@
 //! screen never floods), so a faster flow sends more dots and a flow that changes queue
 //! visibly changes route. `components/wire.rs` draws it.
 
-use steerlab_engine::rps::NO_CPU;
-use steerlab_engine::{DropPoint, QueueRule};
+use steerlab_engine::{DropPoint, FlowView, QueueRule};
 
 /// Most flows drawn one by one; larger hosts are drawn by density (`components/paths.rs`).
 pub const MAX_FLOWS: u32 = 64;
@@ -20,32 +19,22 @@ const MAX_DOTS: usize = 600;
 /// A dot's flight from its flow to the CPU, real ms.
 pub const FLIGHT_MS: f64 = 1200.0;
 
-/// One flow as the wire view needs it.
+/// One flow as the wire view needs it: the engine's view and where it sits on the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WireFlow {
     /// Flow index.
     pub index: u32,
     /// Its indirection-table entry (`hash & (size - 1)`).
     pub reta_index: u32,
-    /// What picks its queue now.
-    pub rule: QueueRule,
-    /// RX queue of its last packet.
-    pub queue: u16,
-    /// CPU that processed its last packet.
-    pub cpu: u16,
-    /// Its reader's CPU (`NO_CPU`: none).
-    pub reader_cpu: u16,
-    /// Packets offered so far.
-    pub packets: u64,
-    /// Where its last packet was dropped, if it was.
-    pub dropped: Option<DropPoint>,
+    /// Where its packets go now.
+    pub view: FlowView,
 }
 
 impl WireFlow {
     /// The route point where its packets stop when they are dropped: 1 in the NIC (a filter),
     /// 2 at the queue (ring full, XDP), 3 at the CPU (backlog full, tc in software).
     pub fn stop(&self) -> Option<usize> {
-        self.dropped.map(|d| match d {
+        self.view.dropped.map(|d| match d {
             DropPoint::Nic => 1,
             DropPoint::Ring | DropPoint::Xdp => 2,
             DropPoint::Backlog | DropPoint::Tc => 3,
@@ -54,7 +43,7 @@ impl WireFlow {
 
     /// Processed away from its reader's CPU.
     pub fn remote(&self) -> bool {
-        self.reader_cpu != NO_CPU && self.reader_cpu != self.cpu
+        self.view.away_from_reader()
     }
 }
 
@@ -140,6 +129,13 @@ impl Layout {
         (self.flow_x, self.top + (i as f64 + 0.5) * self.row)
     }
 
+    /// The flow row at a point (a click), if the point is left of the indirection table:
+    /// the inverse of [`Layout::flow`].
+    pub fn flow_at(&self, (x, y): (f64, f64)) -> Option<usize> {
+        let i = ((y - self.top) / self.row).floor();
+        (x < self.reta_x && i >= 0.0).then_some(i as usize)
+    }
+
     /// The centre of indirection-table cell `i`.
     pub fn reta_cell(&self, i: u32) -> (f64, f64) {
         let (col, line) = (i % self.reta_cols, i / self.reta_cols);
@@ -160,12 +156,12 @@ impl Layout {
     pub fn route(&self, view: &WireView, i: usize) -> [(f64, f64); 4] {
         let f = &view.flows[i];
         // An offloaded tc filter drops in the NIC's filter stage, before RSS.
-        let rule = match (f.rule, f.dropped) {
+        let rule = match (f.view.rule, f.view.dropped) {
             (QueueRule::Rss, d) if d != Some(DropPoint::Nic) => self.reta_cell(f.reta_index),
             _ => self.filter,
         };
-        let node = view.cpus.get(usize::from(f.cpu)).map_or(0, |c| c.0);
-        [self.flow(i), rule, self.queue(f.queue), self.cpu(f.cpu, node)]
+        let node = view.cpus.get(usize::from(f.view.cpu)).map_or(0, |c| c.0);
+        [self.flow(i), rule, self.queue(f.view.queue), self.cpu(f.view.cpu, node)]
     }
 }
 
@@ -237,24 +233,24 @@ impl Flight {
     pub fn update(&mut self, view: &WireView, layout: &Layout, now: f64) {
         self.dots.retain(|d| now - d.born < FLIGHT_MS);
         let n = view.flows.len();
-        if self.last.len() != n || view.flows.iter().zip(&self.last).any(|(f, &l)| f.packets < l) {
+        if self.last.len() != n || view.flows.iter().zip(&self.last).any(|(f, &l)| f.view.packets < l) {
             // Another host (reset, lesson switch): start counting afresh.
-            self.last = view.flows.iter().map(|f| f.packets).collect();
+            self.last = view.flows.iter().map(|f| f.view.packets).collect();
             self.owed = vec![0; n];
             self.last_ms = Some(now);
             return;
         }
         let dt = self.last_ms.map_or(0.0, |t| (now - t).max(0.0));
         self.last_ms = Some(now);
-        let sent: u64 = view.flows.iter().zip(&self.last).map(|(f, &l)| f.packets - l).sum();
+        let sent: u64 = view.flows.iter().zip(&self.last).map(|(f, &l)| f.view.packets - l).sum();
         if dt > 0.0 {
             let rate = sent as f64 * 1000.0 / dt;
             self.rate = if self.rate == 0.0 { rate } else { 0.8 * self.rate + 0.2 * rate };
         }
         self.per_dot = nice(self.rate / DOTS_PER_SECOND);
         for (i, f) in view.flows.iter().enumerate() {
-            self.owed[i] += f.packets - self.last[i];
-            self.last[i] = f.packets;
+            self.owed[i] += f.view.packets - self.last[i];
+            self.last[i] = f.view.packets;
             let k = (self.owed[i] / self.per_dot).min(4);
             self.owed[i] -= k * self.per_dot;
             let route = layout.route(view, i);
@@ -265,7 +261,7 @@ impl Flight {
                 }
                 // Spread over the interval, oldest first, so bursts do not clump.
                 let born = now - dt * (k - j) as f64 / (k + 1) as f64;
-                self.dots.push(Dot { route, born, colour: f.queue, remote: f.remote(), stop: f.stop() });
+                self.dots.push(Dot { route, born, colour: f.view.queue, remote: f.remote(), stop: f.stop() });
             }
         }
     }
@@ -297,7 +293,11 @@ mod tests {
             flows: packets
                 .iter()
                 .enumerate()
-                .map(|(i, &p)| WireFlow { index: i as u32, reta_index: i as u32 * 3, rule: if i == 1 { QueueRule::Arfs } else { QueueRule::Rss }, queue: i as u16 % 4, cpu: 2, reader_cpu: 1, packets: p, dropped: None })
+                .map(|(i, &p)| {
+                    let rule = if i == 1 { QueueRule::Arfs } else { QueueRule::Rss };
+                    let view = FlowView { queue: i as u16 % 4, cpu: 2, reader_cpu: 1, hash: 0, rule, packets: p, dropped: None };
+                    WireFlow { index: i as u32, reta_index: i as u32 * 3, view }
+                })
                 .collect(),
             reta: (0..128).map(|i| i % 4).collect(),
             queues: vec![0, 1, 2, 3],
@@ -315,6 +315,17 @@ mod tests {
         assert_eq!(rss[3], l.cpu(2, 1), "to the processing CPU, node 1 below its gap");
         assert!(l.cpu(2, 1).1 > l.cpu(1, 0).1 + l.row);
         assert!(l.height >= l.cpu(3, 1).1);
+    }
+
+    #[test]
+    fn a_click_on_a_flow_row_finds_that_flow() {
+        let v = view(&[0, 0, 0]);
+        let l = Layout::new(&v, 800.0);
+        for i in 0..3 {
+            assert_eq!(l.flow_at(l.flow(i)), Some(i));
+        }
+        assert_eq!(l.flow_at((l.flow_x, l.top - 1.0)), None, "above the rows");
+        assert_eq!(l.flow_at(l.reta_cell(0)), None, "on the table, not a flow");
     }
 
     #[test]
@@ -352,7 +363,9 @@ mod tests {
         for frame in 0..200 {
             packets += 1_000_000;
             flight.update(&view(&[packets; 64]), &l, f64::from(frame) * 16.0);
-            assert!(flight.dots.len() <= MAX_DOTS);
+            // The dots in flight follow the dot rate (not the packet rate), well below the cap.
+            let steady = DOTS_PER_SECOND * FLIGHT_MS / 1000.0;
+            assert!((flight.dots.len() as f64) <= 2.0 * steady, "{} dots in flight", flight.dots.len());
         }
         assert!(flight.per_dot >= 100_000, "one dot stands for many packets: {}", flight.per_dot);
     }

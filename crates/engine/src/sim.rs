@@ -358,6 +358,13 @@ pub struct FlowView {
     pub dropped: Option<DropPoint>,
 }
 
+impl FlowView {
+    /// Its last packet was processed on a CPU other than its reader's (`steering.remote`).
+    pub fn away_from_reader(&self) -> bool {
+        self.reader_cpu != NO_CPU && self.reader_cpu != self.cpu
+    }
+}
+
 /// The NIC's rule that picks a flow's RX queue (kernel-semantics §0: exact filters before RSS).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueRule {

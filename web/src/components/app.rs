@@ -10,6 +10,7 @@ use yew::prelude::*;
 
 use crate::chart::ChartData;
 use crate::components::add_flow::AddFlow;
+use crate::components::now_ms;
 use crate::components::chart::Chart;
 use crate::components::console::Console;
 use crate::components::features::Features;
@@ -31,10 +32,6 @@ const FRAME_BUDGET_MS: f64 = 6.0;
 const FLOWS_PER_SLICE: u32 = 1024;
 /// Animation timer period, ms.
 const FRAME_PERIOD_MS: u32 = 16;
-
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
-}
 
 /// A `?name=` parameter of the page's URL.
 fn url_param(name: &str) -> Option<String> {

@@ -15,3 +15,8 @@ pub mod tables;
 pub mod trace;
 pub mod transport;
 pub mod wire;
+
+/// The page's clock (`performance.now()`), real milliseconds: animation only, never the engine.
+pub(crate) fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}

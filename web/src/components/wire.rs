@@ -16,6 +16,7 @@ use yew::prelude::*;
 
 use crate::chart::{fit_to_device_pixels, PALETTE};
 use crate::components::chart::use_css_size;
+use crate::components::now_ms;
 use crate::wire::{Flight, Layout, Stage, WireView};
 
 /// Properties of [`Wire`].
@@ -31,10 +32,6 @@ pub struct WireProps {
 fn queue_colour(q: u16) -> RGBColor {
     const USABLE: [usize; 6] = [0, 1, 2, 3, 4, 6];
     PALETTE[USABLE[usize::from(q) % USABLE.len()]]
-}
-
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 fn reduced_motion() -> bool {
@@ -95,19 +92,14 @@ pub fn Wire(p: &WireProps) -> Html {
         Callback::from(move |e: MouseEvent| {
             let st = state.borrow();
             let Some(layout) = st.layout.as_ref() else { return };
-            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
-            if x < layout.reta_x {
-                let i = ((y - layout.top) / layout.row).floor();
-                if i >= 0.0 {
-                    if let Some(f) = st.view.flows.get(i as usize) {
-                        on_select.emit(f.index);
-                    }
-                }
+            let at = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+            if let Some(f) = layout.flow_at(at).and_then(|i| st.view.flows.get(i)) {
+                on_select.emit(f.index);
             }
         })
     };
     let v = &p.view;
-    let filtered = v.flows.iter().filter(|f| f.rule != QueueRule::Rss).count();
+    let filtered = v.flows.iter().filter(|f| f.view.rule != QueueRule::Rss).count();
     let remote = v.flows.iter().filter(|f| f.remote()).count();
     let label = format!(
         "wire view: {} flows, {} through the indirection table, {filtered} through exact-match filters; {remote} processed away from their reader's CPU",
@@ -198,12 +190,12 @@ fn draw(canvas: HtmlCanvasElement, size: (f64, f64), v: &WireView, l: &Layout, f
     // The routes now, faint; remote last legs in the warning colour, dashed towards the reader.
     for (i, f) in v.flows.iter().enumerate() {
         let r = l.route(v, i);
-        pen.line(&r[..3], &css(q(f.queue), 0.35), 1.2, false);
-        let last = if f.remote() { css(warn, 0.6) } else { css(q(f.queue), 0.35) };
+        pen.line(&r[..3], &css(q(f.view.queue), 0.35), 1.2, false);
+        let last = if f.remote() { css(warn, 0.6) } else { css(q(f.view.queue), 0.35) };
         pen.line(&r[2..], &last, if still { 2.5 } else { 1.2 }, false);
         if f.remote() {
-            let node = v.cpus.get(usize::from(f.reader_cpu)).map_or(0, |c| c.0);
-            let to = l.cpu(f.reader_cpu, node);
+            let node = v.cpus.get(usize::from(f.view.reader_cpu)).map_or(0, |c| c.0);
+            let to = l.cpu(f.view.reader_cpu, node);
             let a = r[3];
             pen.line(&[(a.0 + 26.0, a.1), (a.0 + 40.0, (a.1 + to.1) / 2.0), (to.0 + 26.0, to.1)], &css(warn, 1.0), 1.0, true);
         }
@@ -211,7 +203,7 @@ fn draw(canvas: HtmlCanvasElement, size: (f64, f64), v: &WireView, l: &Layout, f
     // Flows.
     for (i, f) in v.flows.iter().enumerate() {
         let at = l.flow(i);
-        pen.dot(at, 4.0, &css(q(f.queue), 1.0));
+        pen.dot(at, 4.0, &css(q(f.view.queue), 1.0));
         pen.text(&format!("#{}", f.index), (at.0 - 9.0, at.1), 10.0, "right");
     }
     // The NIC: the filters box, then the indirection table (each cell in its queue's colour;
@@ -222,7 +214,7 @@ fn draw(canvas: HtmlCanvasElement, size: (f64, f64), v: &WireView, l: &Layout, f
     for (i, &queue) in v.reta.iter().enumerate() {
         pen.rect(l.reta_cell(i as u32), (l.cell - 1.0, l.cell - 1.0), &css(q(queue), 0.45), true);
     }
-    for f in v.flows.iter().filter(|f| f.rule == QueueRule::Rss) {
+    for f in v.flows.iter().filter(|f| f.view.rule == QueueRule::Rss) {
         pen.rect(l.reta_cell(f.reta_index), (l.cell, l.cell), "#000", false);
     }
     pen.text(&format!("indirection table ({} entries)", v.reta.len()), (l.reta_x, l.reta_y - 7.0), 10.0, "left");
