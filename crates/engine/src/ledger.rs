@@ -2,6 +2,14 @@
 //! stage that spent it, so a learner can see where time goes ("XDP kfunc calls: 2.9 ns/pkt",
 //! "skb_tx_hash: 7.5 % of sys time"), and the tests can check that the per-CPU user, sys and
 //! softirq totals are exactly the sum of the stages.
+//!
+//! The tick loop does not multiply by prices: it books each stage's work in the stage's own
+//! unit (a packet, a call, a read; picoseconds or nanoseconds where the amount varies) per
+//! CPU, in a [`Book`], and the nanoseconds are priced from the cost table (fixed for a host's
+//! life) when a snapshot reads them. `floor(units × price / 1000)` per CPU and stage is what
+//! charging picoseconds with a carried remainder gives, so packet and aggregate modes agree.
+
+use crate::costs::Costs;
 
 /// Which of the CPU's accounts a charge lands in (`/proc/stat` columns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +23,7 @@ pub enum Class {
 }
 
 macro_rules! stages {
-    ($($variant:ident = $name:literal, $class:ident, $doc:literal;)+) => {
+    ($($variant:ident = $name:literal, $class:ident, per $unit:literal at $price:expr, $doc:literal;)+) => {
         /// A stage of the pipeline that costs time.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
         pub enum Stage { $(#[doc = $doc] $variant,)+ }
@@ -33,29 +41,40 @@ macro_rules! stages {
             pub const fn class(self) -> Class {
                 match self { $(Stage::$variant => Class::$class,)+ }
             }
+
+            /// What one unit of this stage's work is ([`Book::add`] counts them).
+            pub const fn unit(self) -> &'static str {
+                match self { $(Stage::$variant => $unit,)+ }
+            }
+
+            /// The price of one unit in picoseconds, from the cost table.
+            pub fn price_ps(self, costs: &Costs) -> u64 {
+                let price: fn(&Costs) -> u64 = match self { $(Stage::$variant => $price,)+ };
+                price(costs)
+            }
         }
     };
 }
 
 stages! {
-    DriverRx = "driver_rx", Softirq, "NAPI poll per packet, up to and including an XDP program's base cost";
-    XdpKfunc = "xdp_kfunc", Softirq, "XDP metadata kfunc calls and their fallbacks";
-    Ipi = "ipi", Softirq, "RPS IPIs to wake a remote backlog";
-    RpsEnqueue = "rps_enqueue", Softirq, "enqueue_to_backlog and the dequeue on the target CPU";
-    StackRx = "stack_rx", Softirq, "skb, GRO, IP and TCP/UDP receive";
-    TcClassify = "tc_classify", Softirq, "tc ingress classification in software";
-    RemotePenalty = "remote_penalty", Softirq, "packets processed away from their reader's CPU";
-    CrossNuma = "cross_numa", Softirq, "packet data crossing a NUMA node";
-    ArfsSteer = "arfs_steer", Softirq, "ndo_rx_flow_steer calls";
-    ArfsLock = "arfs_lock", Softirq, "mlx5 arfs_lock hold and wait";
-    ArfsHw = "arfs_hw", Sys, "hardware filter writes from the driver's service task or work";
-    AppRead = "app_read", User, "the application's share of a read";
-    SysRead = "sys_read", Sys, "recvmsg in the kernel";
-    SockRecord = "sock_record", Sys, "rps_sock_flow_table writes";
-    TxSend = "tx_send", Sys, "sendmsg down to the driver, TX queue selection excluded";
-    TxPickHash = "tx_pick_hash", Sys, "netdev_pick_tx falling back to skb_tx_hash (flow dissection)";
-    TxPickXps = "tx_pick_xps", Sys, "netdev_pick_tx through an XPS map or the socket's cached queue";
-    Atr = "atr", Sys, "ixgbe ATR sampling and Flow Director signature writes";
+    DriverRx = "driver_rx", Softirq, per "packet" at |c| c.driver_rx_ps, "NAPI poll per packet, up to and including an XDP program's base cost";
+    XdpKfunc = "xdp_kfunc", Softirq, per "ps" at |_| 1, "XDP metadata kfunc calls and their fallbacks";
+    Ipi = "ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "RPS IPIs to wake a remote backlog";
+    RpsEnqueue = "rps_enqueue", Softirq, per "packet" at |c| c.rps_enqueue_ns * 1000, "enqueue_to_backlog and the dequeue on the target CPU";
+    StackRx = "stack_rx", Softirq, per "packet" at |c| c.stack_rx_ns * 1000, "skb, GRO, IP and TCP/UDP receive";
+    TcClassify = "tc_classify", Softirq, per "filter walked" at |c| c.tc_filter_ns * 1000, "tc ingress classification in software";
+    RemotePenalty = "remote_penalty", Softirq, per "packet" at |c| c.remote_penalty_ns * 1000, "packets processed away from their reader's CPU";
+    CrossNuma = "cross_numa", Softirq, per "node crossing" at |c| c.cross_numa_penalty_ns * 1000, "packet data crossing a NUMA node";
+    ArfsSteer = "arfs_steer", Softirq, per "call" at |c| c.arfs_steer_ns * 1000, "ndo_rx_flow_steer calls";
+    ArfsLock = "arfs_lock", Softirq, per "ns" at |_| 1000, "mlx5 arfs_lock hold and wait";
+    ArfsHw = "arfs_hw", Sys, per "filter write" at |c| c.arfs_hw_update_ns * 1000, "hardware filter writes from the driver's service task or work";
+    AppRead = "app_read", User, per "read" at |c| c.app_read_ns / 2 * 1000, "the application's share of a read";
+    SysRead = "sys_read", Sys, per "read" at |c| (c.app_read_ns - c.app_read_ns / 2) * 1000, "recvmsg in the kernel";
+    SockRecord = "sock_record", Sys, per "write" at |c| c.sock_record_ns * 1000, "rps_sock_flow_table writes";
+    TxSend = "tx_send", Sys, per "message" at |c| c.tx_send_ns * 1000, "sendmsg down to the driver, TX queue selection excluded";
+    TxPickHash = "tx_pick_hash", Sys, per "ns" at |_| 1000, "netdev_pick_tx falling back to skb_tx_hash (flow dissection)";
+    TxPickXps = "tx_pick_xps", Sys, per "ns" at |_| 1000, "netdev_pick_tx through an XPS map or the socket's cached queue";
+    Atr = "atr", Sys, per "sample" at |c| c.atr_sample_ns * 1000, "ixgbe ATR sampling and Flow Director signature writes";
 }
 
 /// Nanoseconds booked per stage over a run.
@@ -86,6 +105,66 @@ impl Ledger {
     }
 }
 
+/// One CPU's units of work per stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row([u64; Stage::ALL.len()]);
+
+impl Row {
+    /// Books `units` of `stage`'s work.
+    #[inline]
+    pub fn add(&mut self, stage: Stage, units: u64) {
+        self.0[stage as usize] += units;
+    }
+}
+
+/// Work booked per CPU and stage, in each stage's unit ([`Stage::unit`]), priced on reading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Book {
+    units: alloc::vec::Vec<Row>,
+    price_ps: [u64; Stage::ALL.len()],
+}
+
+impl Book {
+    /// An empty book for `cpus` CPUs at the prices of `costs`.
+    pub fn new(cpus: u16, costs: &Costs) -> Book {
+        Book { units: alloc::vec![Row([0; Stage::ALL.len()]); usize::from(cpus)], price_ps: Stage::ALL.map(|s| s.price_ps(costs)) }
+    }
+
+    /// Books `units` of `stage`'s work on `cpu`.
+    #[inline]
+    pub fn add(&mut self, cpu: u16, stage: Stage, units: u64) {
+        self.cpu(cpu).add(stage, units);
+    }
+
+    /// `cpu`'s row, to book several stages at one lookup.
+    #[inline]
+    pub fn cpu(&mut self, cpu: u16) -> &mut Row {
+        &mut self.units[usize::from(cpu)]
+    }
+
+    /// Nanoseconds of `stage` on `cpu`: whole nanoseconds of the picoseconds booked.
+    pub fn ns(&self, cpu: u16, stage: Stage) -> u64 {
+        let ps = u128::from(self.units[usize::from(cpu)].0[stage as usize]) * u128::from(self.price_ps[stage as usize]);
+        (ps / 1000) as u64
+    }
+
+    /// Nanoseconds in one account of `cpu`.
+    pub fn class_ns(&self, cpu: u16, class: Class) -> u64 {
+        Stage::ALL.iter().filter(|s| s.class() == class).map(|&s| self.ns(cpu, s)).sum()
+    }
+
+    /// Nanoseconds per stage over every CPU.
+    pub fn ledger(&self) -> Ledger {
+        let mut l = Ledger::default();
+        for cpu in 0..self.units.len() as u16 {
+            for s in Stage::ALL {
+                l.book(s, self.ns(cpu, s));
+            }
+        }
+        l
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +183,32 @@ mod tests {
         assert_eq!(l.class_total(Class::Softirq), 639);
         assert_eq!(l.class_total(Class::Sys), 800);
         assert_eq!(l.get(Stage::StackRx), 600);
+    }
+
+    /// Booking units and pricing them on reading gives what charging each packet's
+    /// picoseconds with a carried remainder gives: runs of `m` and `m` single packets agree.
+    #[test]
+    fn a_book_prices_on_reading_what_a_carry_would_charge() {
+        let costs = Costs::default();
+        let mut book = Book::new(2, &costs);
+        let (mut carry, mut charged) = (0u64, 0u64);
+        for m in [1u64, 7, 1, 1, 13, 1000, 3] {
+            book.cpu(1).add(Stage::DriverRx, m);
+            for _ in 0..m {
+                let total = carry + costs.driver_rx_ps;
+                carry = total % 1000;
+                charged += total / 1000;
+            }
+        }
+        assert_eq!(book.ns(1, Stage::DriverRx), charged);
+        assert_eq!(book.ns(0, Stage::DriverRx), 0);
+        book.add(0, Stage::AppRead, 3);
+        book.add(0, Stage::SysRead, 3);
+        book.add(0, Stage::XdpKfunc, 2_500);
+        assert_eq!(book.class_ns(0, Class::User), 3 * (costs.app_read_ns / 2));
+        assert_eq!(book.ns(0, Stage::XdpKfunc), 2);
+        let l = book.ledger();
+        assert_eq!(l.get(Stage::DriverRx), charged);
+        assert_eq!(l.class_total(Class::User) + l.class_total(Class::Sys), 3 * costs.app_read_ns);
     }
 }

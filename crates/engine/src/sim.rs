@@ -29,7 +29,7 @@ use crate::arfs::{Arfs, ArfsCounters, Decision, ExpiryOracle, FilterView, SteerR
 use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
 use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, FlowType, Proto};
-use crate::ledger::{Class, Ledger, Stage};
+use crate::ledger::{Book, Class, Ledger, Stage};
 use crate::tc::{Classify, FilterId, FilterSpec, SwResult, TcBlock, TcError};
 use crate::xdp::{XdpAction, XdpCost, XdpProgram};
 use crate::xps::Xps;
@@ -176,20 +176,16 @@ struct Cpu {
     work_end: u64,
     /// Enqueued packets not yet processed, in order.
     pending: VecDeque<Run>,
-    /// Picoseconds charged but not yet a whole nanosecond, per ps-precision stage (driver RX,
-    /// XDP kfuncs).
-    ps_carry: [u64; 2],
 }
 
-/// Consecutive backlog packets processed back to back at one per-packet cost. A run of `n`
-/// packets is dequeued packet by packet as time passes, so one run of `n` and `n` runs of one
-/// give the same `input_queue_head` at every instant (packet and aggregate modes agree).
+/// Consecutive backlog packets processed back to back at the stack's per-packet cost
+/// ([`Sim::backlog_ns`]). A run of `n` packets is dequeued packet by packet as time passes, so
+/// one run of `n` and `n` runs of one give the same `input_queue_head` at every instant (packet
+/// and aggregate modes agree).
 #[derive(Clone, Copy, Debug)]
 struct Run {
     /// Time (ns from the tick's start) the first packet's processing starts.
     begin: u64,
-    /// Per-packet processing time.
-    each: u64,
     /// `input_queue_tail` before the run.
     tail0: u32,
     /// Packets in the run.
@@ -285,8 +281,9 @@ struct RpsChoice {
     cpu: Option<u16>,
     /// The flow entry stamped with the backlog's tail: (queue, slot).
     stamp: Option<(u16, u32)>,
-    /// `set_rps_cpu` runs, as planned.
-    switch: Option<Switch>,
+    /// `set_rps_cpu` runs: the reader's CPU and the entry `get_rps_cpu` found, (queue, slot).
+    /// [`Sim::plan_set_rps_cpu`] plans it; a packet that does not switch carries no plan.
+    switch: Option<(u16, (u16, u32))>,
 }
 
 impl RpsChoice {
@@ -408,7 +405,8 @@ pub struct Sim {
     tc: Option<TcBlock>,
     xps: Xps,
     txq_packets: Vec<u64>,
-    ledger: Ledger,
+    /// Work done per CPU and stage, priced when read.
+    book: Book,
     /// Time within the current tick of the flow being processed (ns from the tick's start).
     elapsed: u64,
     /// A tick in progress: its end, its flow count, the next flow to run.
@@ -470,7 +468,7 @@ impl Sim {
             })
             .collect();
         let cpus = (0..cfg.cpus)
-            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, arfs_calls: 0, work_end: 0, pending: VecDeque::new(), ps_carry: [0; 2] })
+            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, arfs_calls: 0, work_end: 0, pending: VecDeque::new() })
             .collect();
         let mut sim = Sim {
             now: Nanos::ZERO,
@@ -496,7 +494,7 @@ impl Sim {
             tc: None,
             xps: tx::initial_xps(&cfg),
             txq_packets: vec![0; usize::from(cfg.tx_queues)],
-            ledger: Ledger::default(),
+            book: Book::new(cfg.cpus, &cfg.costs),
             elapsed: 0,
             partial: None,
             counters: Counters::default(),
@@ -1210,8 +1208,7 @@ impl Sim {
 
     /// The service task / work runs in a kworker: charged as system time on CPU 0.
     fn charge_service(&mut self, writes_before: u64) {
-        let ns = (self.arfs.counters.hw_writes - writes_before) * self.cfg.costs.arfs_hw_update_ns;
-        self.charge(0, Stage::ArfsHw, ns);
+        self.charge(0, Stage::ArfsHw, self.arfs.counters.hw_writes - writes_before);
     }
 
     /// The flow's packets of this tick, and its reader's `recvmsg` in the middle of them.
@@ -1247,11 +1244,11 @@ impl Sim {
         // holds this reader's CPU, or there is no table or reader), where it falls in the
         // burst changes nothing: the burst runs whole and the read follows it.
         let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
-        let mut unread = false;
+        let (mut unread, mut last) = (false, Fate::RingDrop);
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
             let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
-            self.flows[f].last_drop = step.fate.drop_point();
+            last = step.fate;
             if step.structural {
                 self.digest.event(&[EV_STEP, self.now.0, f as u64, fate_word(step.fate)]);
             }
@@ -1265,6 +1262,7 @@ impl Sim {
                 }
             }
         }
+        self.flows[f].last_drop = last.drop_point();
         if unread {
             self.recvmsg(f);
         }
@@ -1283,9 +1281,8 @@ impl Sim {
     fn recvmsg(&mut self, f: usize) {
         let reader = self.flows[f].reader as usize;
         let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return };
-        let costs = self.cfg.costs;
-        self.charge(cpu, Stage::AppRead, costs.app_read_ns / 2);
-        self.charge(cpu, Stage::SysRead, costs.app_read_ns - costs.app_read_ns / 2);
+        self.charge(cpu, Stage::AppRead, 1);
+        self.charge(cpu, Stage::SysRead, 1);
         let hash = self.flows[f].skb_hash;
         let Some(sock) = self.sock.as_mut() else { return };
         let idx = sock.index(hash);
@@ -1300,30 +1297,13 @@ impl Sim {
         }
         sock.ents[idx] = val;
         self.counters.sock_flow_updates += 1;
-        self.charge(cpu, Stage::SockRecord, costs.sock_record_ns);
+        self.charge(cpu, Stage::SockRecord, 1);
         self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
     }
 
-    /// Charges `ns` of `stage` to `cpu`, in the stage's account, and books it in the ledger.
-    fn charge(&mut self, cpu: u16, stage: Stage, ns: u64) {
-        // The run totals are the ledger's class totals (`Sim::snapshot`).
-        let c = &mut self.cstats[usize::from(cpu)];
-        match stage.class() {
-            Class::User => c.user_ns += ns,
-            Class::Sys => c.sys_ns += ns,
-            Class::Softirq => c.softirq_ns += ns,
-        }
-        self.ledger.book(stage, ns);
-    }
-
-    /// Charges picoseconds: whole nanoseconds now, the remainder carried per CPU and stage, so
-    /// runs of `m` packets and `m` single packets charge the same to every stage.
-    fn charge_ps(&mut self, cpu: u16, stage: Stage, ps: u64) {
-        let slot = usize::from(stage != Stage::DriverRx);
-        let carry = &mut self.cpus[usize::from(cpu)].ps_carry[slot];
-        let total = *carry + ps;
-        *carry = total % 1000;
-        self.charge(cpu, stage, total / 1000);
+    /// Charges `units` of `stage`'s work ([`Stage::unit`]) to `cpu`; the snapshot prices them.
+    fn charge(&mut self, cpu: u16, stage: Stage, units: u64) {
+        self.book.add(cpu, stage, units);
     }
 
     /// The NIC's choice (kernel-semantics §0 step 1) and the rule that made it: exact filters
@@ -1370,8 +1350,9 @@ impl Sim {
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
         let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) { self.get_rps_cpu(q, f) } else { RpsChoice::INLINE };
+        let plan = rps.switch.map(|(next_cpu, from)| self.plan_set_rps_cpu(from, next_cpu, f));
         let mut m = want.min(ring);
-        if rps.switch.is_some_and(|s| s.structural) {
+        if plan.is_some_and(|p| p.structural) {
             m = 1;
         }
         if let Some(c) = rps.cpu {
@@ -1383,13 +1364,13 @@ impl Sim {
         self.queues[qi].budget -= m;
         self.qstats[qi].packets += m;
         let irq = self.queues[qi].irq_cpu;
-        self.charge_ps(irq, Stage::DriverRx, self.cfg.costs.driver_rx_ps * m);
+        self.charge(irq, Stage::DriverRx, m);
         if let Some((prog, cost)) = &self.xdp {
             // Native XDP runs here, in the driver's poll, before the skb and before RPS.
             let (action, cost) = (prog.action, *cost);
             self.counters.xdp_kfunc_calls += u64::from(cost.calls) * m;
             self.counters.xdp_unsupported += u64::from(cost.unsupported) * m;
-            self.charge_ps(irq, Stage::XdpKfunc, cost.kfunc_ps * m);
+            self.charge(irq, Stage::XdpKfunc, cost.kfunc_ps * m);
             match action {
                 XdpAction::Pass => {}
                 XdpAction::Drop | XdpAction::Aborted => {
@@ -1403,7 +1384,7 @@ impl Sim {
                 }
             }
         }
-        let (target, stamp, structural) = self.apply_rps(m, rps);
+        let (target, stamp, structural) = self.apply_rps(m, rps, plan);
         // tc ingress runs in __netif_receive_skb_core on the processing CPU, after the packet
         // got into that CPU's backlog (a full backlog drops it first, below). Simplification:
         // the sandbox classifies when the packet is steered, so a packet tc drops never takes
@@ -1423,7 +1404,7 @@ impl Sim {
                 }
                 SwResult::Classified { action, lookups, .. } => {
                     self.counters.tc_sw_classified += m;
-                    self.charge(tc_cpu, Stage::TcClassify, self.cfg.costs.tc_filter_ns * u64::from(lookups) * m);
+                    self.charge(tc_cpu, Stage::TcClassify, u64::from(lookups) * m);
                     if action == Some(crate::tc::Action::Drop) {
                         self.counters.tc_drop += m;
                         return (Step { fate: Fate::TcDrop { queue: q, cpu: tc_cpu }, structural }, m);
@@ -1442,7 +1423,7 @@ impl Sim {
                     self.cstats[ci].dropped += m;
                     return (Step { fate: Fate::BacklogDrop { queue: q, cpu: c }, structural }, m);
                 }
-                let elapsed = self.elapsed;
+                let (elapsed, each) = (self.elapsed, self.backlog_ns());
                 let cpu = &mut self.cpus[ci];
                 // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this
                 // enqueue schedules the backlog again (enqueue_to_backlog → napi_schedule_rps).
@@ -1453,12 +1434,13 @@ impl Sim {
                 let tail = cpu.tail;
                 // The backlog is processed in order at the stack's per-packet cost, after
                 // everything queued before it (`process_backlog`).
-                let each = self.cfg.costs.stack_rx_ns.max(1);
                 let begin = cpu.work_end.max(elapsed);
+                // The last pending run ends at `work_end`: packets that start there extend it.
+                let extends = begin == cpu.work_end;
                 cpu.work_end = begin + each * m;
                 match cpu.pending.back_mut() {
-                    Some(r) if r.each == each && r.begin + r.each * u64::from(r.n) == begin => r.n += m as u32,
-                    _ => cpu.pending.push_back(Run { begin, each, tail0, n: m as u32 }),
+                    Some(r) if extends => r.n += m as u32,
+                    _ => cpu.pending.push_back(Run { begin, tail0, n: m as u32 }),
                 }
                 if let Some(at) = stamp {
                     self.entry_mut(at).last_qtail = tail;
@@ -1468,14 +1450,12 @@ impl Sim {
                     // net_rps_send_ipi at the end of the poll). Later packets find it busy.
                     self.counters.ipis += 1;
                     self.cstats[ci].received_rps += 1;
-                    self.charge(irq, Stage::Ipi, self.cfg.costs.ipi_ns);
+                    self.charge(irq, Stage::Ipi, 1);
                 }
-                self.charge(c, Stage::RpsEnqueue, self.cfg.costs.rps_enqueue_ns * m);
+                self.charge(c, Stage::RpsEnqueue, m);
                 (c, Fate::Backlog { queue: q, cpu: c })
             }
         };
-        let costs = self.cfg.costs;
-        self.charge(cpu, Stage::StackRx, costs.stack_rx_ns * m);
         self.cstats[usize::from(cpu)].packets += m;
         if matches!(fate, Fate::Inline { .. }) {
             self.counters.delivered += m;
@@ -1488,17 +1468,19 @@ impl Sim {
                 self.counters.arfs_missteered += m;
             }
         }
+        let node = |c: u16| self.cpus[usize::from(c)].node;
+        let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
+        let row = self.book.cpu(cpu);
+        row.add(Stage::StackRx, m);
         if cpu == rc {
             self.counters.local += m;
         } else {
             self.counters.remote += m;
-            self.charge(cpu, Stage::RemotePenalty, costs.remote_penalty_ns * m);
+            row.add(Stage::RemotePenalty, m);
         }
-        let node = |c: u16| self.cpus[usize::from(c)].node;
-        let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
         if crossings > 0 {
+            row.add(Stage::CrossNuma, crossings * m);
             self.counters.cross_numa_bytes += crossings * u64::from(self.flows[f].bytes) * m;
-            self.charge(cpu, Stage::CrossNuma, costs.cross_numa_penalty_ns * crossings * m);
         }
         // `last_queue` and `last_cpu` are read only by the views, never by the path: setting
         // them is not structural.
@@ -1519,7 +1501,7 @@ impl Sim {
 
     /// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4), decided before anything changes:
     /// the CPU whose backlog gets the packet, the flow entry to stamp, and whether
-    /// `set_rps_cpu` runs (applied by [`Sim::apply_rps`]). Only `head_now` moves, and it only
+    /// `set_rps_cpu` runs (planned by [`Sim::plan_set_rps_cpu`], applied by [`Sim::apply_rps`]). Only `head_now` moves, and it only
     /// dequeues what the time already processed.
     fn get_rps_cpu(&mut self, q: u16, f: usize) -> RpsChoice {
         let hash = self.flows[f].skb_hash;
@@ -1547,7 +1529,7 @@ impl Sim {
         // enqueued there (head has passed last_qtail), or the old CPU is unset.
         let tcpu = rflow.cpu;
         let switch = tcpu != next_cpu && (tcpu >= ncpus || self.head_now(tcpu).wrapping_sub(rflow.last_qtail) as i32 >= 0);
-        let (tcpu, switch) = if switch { (next_cpu, Some(self.plan_set_rps_cpu(q, slot, next_cpu, f))) } else { (tcpu, None) };
+        let (tcpu, switch) = if switch { (next_cpu, Some((next_cpu, (q, slot)))) } else { (tcpu, None) };
         if tcpu < ncpus {
             return RpsChoice { cpu: Some(tcpu), stamp: Some((q, slot)), switch };
         }
@@ -1557,8 +1539,8 @@ impl Sim {
     /// Carries out `get_rps_cpu`'s choice for `m` packets: `set_rps_cpu` if it switches, whose
     /// entry is then the one stamped. Returns the target CPU, the entry to stamp, and whether
     /// state other than counters changed.
-    fn apply_rps(&mut self, m: u64, choice: RpsChoice) -> (Option<u16>, Option<(u16, u32)>, bool) {
-        let Some(plan) = choice.switch else { return (choice.cpu, choice.stamp, false) };
+    fn apply_rps(&mut self, m: u64, choice: RpsChoice, plan: Option<Switch>) -> (Option<u16>, Option<(u16, u32)>, bool) {
+        let Some(plan) = plan else { return (choice.cpu, choice.stamp, false) };
         let loc = self.set_rps_cpu(plan, m);
         (choice.cpu, choice.stamp.map(|_| loc), plan.structural)
     }
@@ -1569,14 +1551,19 @@ impl Sim {
         usize::from(e.cpu) < self.cpus.len() && (self.head_now(e.cpu).wrapping_sub(e.last_qtail) as i32) < active_window(self.cfg.kernel, log)
     }
 
+    /// The stack's per-packet time in a backlog (`process_backlog`), at least 1 ns.
+    fn backlog_ns(&self) -> u64 {
+        self.cfg.costs.stack_rx_ns.max(1)
+    }
+
     /// `input_queue_head` of `cpu` at the current time within the tick: the runs whose
     /// processing has ended are dequeued (`process_backlog`) and delivered.
     fn head_now(&mut self, cpu: u16) -> u32 {
-        let now = self.elapsed;
+        let (now, each) = (self.elapsed, self.backlog_ns());
         let c = &mut self.cpus[usize::from(cpu)];
         while let Some(r) = c.pending.front_mut() {
-            let done = (now.saturating_sub(r.begin) / r.each).min(u64::from(r.n)) as u32;
-            r.begin += u64::from(done) * r.each;
+            let done = (now.saturating_sub(r.begin) / each).min(u64::from(r.n)) as u32;
+            r.begin += u64::from(done) * each;
             r.tail0 = r.tail0.wrapping_add(done);
             r.n -= done;
             self.counters.delivered += u64::from(done);
@@ -1593,10 +1580,10 @@ impl Sim {
     /// changes: with aRFS, the driver is asked to steer the flow to the queue nearest
     /// `next_cpu` (its answer decided, [`Arfs::decide`]), and the entry that will represent the flow is the
     /// target queue's after a successful steer. [`Sim::set_rps_cpu`] carries the plan out.
-    fn plan_set_rps_cpu(&mut self, q: u16, slot: u32, next_cpu: u16, f: usize) -> Switch {
+    fn plan_set_rps_cpu(&mut self, from: (u16, u32), next_cpu: u16, f: usize) -> Switch {
         let kernel = self.cfg.kernel;
         let hash = self.flows[f].skb_hash;
-        let from = (q, slot);
+        let q = from.0;
         let mut plan = Switch { from, next_cpu, call: None, loc: from, structural: false };
         if usize::from(next_cpu) < self.cpus.len() {
             let rxq_index = self.rmap[usize::from(next_cpu)];
@@ -1640,7 +1627,7 @@ impl Sim {
             let irq = self.queues[usize::from(from.0)].irq_cpu;
             self.counters.arfs_calls += m;
             self.cpus[usize::from(irq)].arfs_calls += m;
-            self.charge(irq, Stage::ArfsSteer, self.cfg.costs.arfs_steer_ns * m);
+            self.charge(irq, Stage::ArfsSteer, m);
             // Nothing the driver reads changed since the plan.
             let (result, changed) = self.arfs.carry_out(SteerRequest { calls: m, ..req }, decision);
             if changed {
@@ -1713,12 +1700,18 @@ impl Sim {
 
     /// Totals and per-queue / per-CPU figures now.
     pub fn snapshot(&self) -> Snapshot {
+        let ledger = self.book.ledger();
         let counters = Counters {
-            user_ns: self.ledger.class_total(Class::User),
-            sys_ns: self.ledger.class_total(Class::Sys),
-            softirq_ns: self.ledger.class_total(Class::Softirq),
+            user_ns: ledger.class_total(Class::User),
+            sys_ns: ledger.class_total(Class::Sys),
+            softirq_ns: ledger.class_total(Class::Softirq),
             ..self.counters
         };
+        let mut cpus = self.cstats.clone();
+        for (i, c) in cpus.iter_mut().enumerate() {
+            let account = |class| self.book.class_ns(i as u16, class);
+            (c.user_ns, c.sys_ns, c.softirq_ns) = (account(Class::User), account(Class::Sys), account(Class::Softirq));
+        }
         Snapshot {
             now: self.now,
             counters,
@@ -1726,9 +1719,9 @@ impl Sim {
             arfs: self.arfs.counters,
             arfs_active: self.arfs.active(),
             queues: self.qstats.clone(),
-            cpus: self.cstats.clone(),
+            cpus,
             txq: self.txq_packets.clone(),
-            ledger: self.ledger,
+            ledger,
             xdp_ps: self.xdp.as_ref().map(|(_, c)| self.cfg.costs.driver_rx_ps + c.kfunc_ps),
             flows: self.flows.len() as u32,
             digest: self.digest,

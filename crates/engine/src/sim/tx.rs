@@ -137,7 +137,7 @@ impl Sim {
         }
         self.counters.tx_messages += n;
         self.txq_packets[usize::from(q)] += n;
-        self.charge(cpu, Stage::TxSend, costs.tx_send_ns * n);
+        self.charge(cpu, Stage::TxSend, n);
         let pick_total = pick_ns(first) + pick_ns(steady) * (n - 1);
         self.charge(cpu, if first == Pick::Hash { Stage::TxPickHash } else { Stage::TxPickXps }, pick_total);
         // ixgbe ATR (ixgbe_atr): every SYN and every atr_sample_rate-th TCP packet writes a
@@ -147,7 +147,7 @@ impl Sim {
             let samples = (st.sent + n) / r - st.sent / r + u64::from(st.sent == 0 && r != 1);
             if samples > 0 {
                 self.counters.atr_samples += samples;
-                self.charge(cpu, Stage::Atr, costs.atr_sample_ns * samples);
+                self.charge(cpu, Stage::Atr, samples);
                 let target = (q < self.cfg.rx_queues).then_some(q);
                 if target.is_some() && self.flows[f].atr_queue != target {
                     self.flows[f].atr_queue = target;
