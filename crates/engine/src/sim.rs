@@ -19,7 +19,7 @@
 //! exactly the same path until a capacity runs out, so they are applied together. Packet mode
 //! applies them one by one; the tests check that both give the same counters and digest.
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -174,8 +174,9 @@ struct Cpu {
     arfs_calls: u64,
     /// Work queued this tick, as the time (ns from the tick's start) its processing ends.
     work_end: u64,
-    /// Enqueued packets not yet processed, in order.
-    pending: VecDeque<Run>,
+    /// This tick's backlog runs, in order; those before `first` are processed.
+    runs: Vec<Run>,
+    first: u32,
 }
 
 /// Consecutive backlog packets processed back to back at the stack's per-packet cost
@@ -468,7 +469,7 @@ impl Sim {
             })
             .collect();
         let cpus = (0..cfg.cpus)
-            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, arfs_calls: 0, work_end: 0, pending: VecDeque::new() })
+            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, arfs_calls: 0, work_end: 0, runs: Vec::new(), first: 0 })
             .collect();
         let mut sim = Sim {
             now: Nanos::ZERO,
@@ -1105,12 +1106,18 @@ impl Sim {
             }
         };
         let last = first.saturating_add(max_flows).min(n);
+        // Flows arrive spread over the tick, in flow order: flow f at tick_ns * f / n, stepped
+        // without a division per flow. tick_ns <= 1e9 and f < 1e6: the products fit in u64.
+        let (tick, count) = (self.cfg.tick_ns, u64::from(n.max(1)));
+        let (mut at, mut frac) = (tick * u64::from(first) / count, tick * u64::from(first) % count);
         for f in first..last {
-            // Flows arrive spread over the tick, in flow order.
-            // tick_ns <= 1e9 and f < 1e6: the product fits in u64.
-            self.elapsed = self.cfg.tick_ns * u64::from(f) / u64::from(n);
+            self.elapsed = at;
             self.service_task_due();
             self.run_flow(f as usize, t1);
+            (at, frac) = (at + tick / count, frac + tick % count);
+            if frac >= count {
+                (at, frac) = (at + 1, frac - count);
+            }
         }
         if last < n {
             self.partial = Some((t1, n, last));
@@ -1438,9 +1445,10 @@ impl Sim {
                 // The last pending run ends at `work_end`: packets that start there extend it.
                 let extends = begin == cpu.work_end;
                 cpu.work_end = begin + each * m;
-                match cpu.pending.back_mut() {
-                    Some(r) if extends => r.n += m as u32,
-                    _ => cpu.pending.push_back(Run { begin, tail0, n: m as u32 }),
+                let pending = cpu.runs.len() > cpu.first as usize;
+                match cpu.runs.last_mut() {
+                    Some(r) if extends && pending => r.n += m as u32,
+                    _ => cpu.runs.push(Run { begin, tail0, n: m as u32 }),
                 }
                 if let Some(at) = stamp {
                     self.entry_mut(at).last_qtail = tail;
@@ -1561,8 +1569,8 @@ impl Sim {
     fn head_now(&mut self, cpu: u16) -> u32 {
         let (now, each) = (self.elapsed, self.backlog_ns());
         let c = &mut self.cpus[usize::from(cpu)];
-        while let Some(r) = c.pending.front_mut() {
-            let done = (now.saturating_sub(r.begin) / each).min(u64::from(r.n)) as u32;
+        while let Some(r) = c.runs.get_mut(c.first as usize) {
+            let done = if now >= r.begin + each * u64::from(r.n) { r.n } else { (now.saturating_sub(r.begin) / each) as u32 };
             r.begin += u64::from(done) * each;
             r.tail0 = r.tail0.wrapping_add(done);
             r.n -= done;
@@ -1571,7 +1579,7 @@ impl Sim {
             if r.n > 0 {
                 break;
             }
-            c.pending.pop_front();
+            c.first += 1;
         }
         c.head
     }
@@ -1647,11 +1655,12 @@ impl Sim {
                 }
             }
         }
-        if usize::from(next_cpu) < self.cpus.len() {
-            let head = self.head_now(next_cpu);
-            self.entry_mut(loc).last_qtail = head;
+        let head = (usize::from(next_cpu) < self.cpus.len()).then(|| self.head_now(next_cpu));
+        let e = self.entry_mut(loc);
+        if let Some(head) = head {
+            e.last_qtail = head;
         }
-        self.entry_mut(loc).cpu = next_cpu;
+        e.cpu = next_cpu;
         loc
     }
 
@@ -1663,7 +1672,8 @@ impl Sim {
             self.counters.delivered += u64::from(n);
             c.head = c.tail;
             c.work_end = 0;
-            c.pending.clear();
+            c.runs.clear();
+            c.first = 0;
         }
         if self.cfg.driver == Driver::Mlx5 {
             self.mlx5_lock();
