@@ -11,6 +11,7 @@
 extern crate alloc;
 
 pub mod arfs;
+pub mod backlog;
 pub mod config;
 pub mod costs;
 pub mod cpuset;

@@ -25,6 +25,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::backlog::{Backlog, Enqueued};
 use crate::arfs::{Arfs, ArfsCounters, Decision, ExpiryOracle, FilterView, SteerRequest, ICE_SERVICE_PERIOD};
 use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
 use crate::cpuset::CpuSet;
@@ -164,33 +165,10 @@ struct RxQueue {
 #[derive(Clone, Debug)]
 struct Cpu {
     node: u16,
-    /// `softnet_data.input_queue_head`.
-    head: u32,
-    /// `softnet_data.input_queue_tail`.
-    tail: u32,
-    /// Packets the backlog still takes this tick.
-    budget: u64,
     /// `ndo_rx_flow_steer` calls from this CPU this tick (mlx5 lock contention).
     arfs_calls: u64,
-    /// Work queued this tick, as the time (ns from the tick's start) its processing ends.
-    work_end: u64,
-    /// This tick's backlog runs, in order; those before `first` are processed.
-    runs: Vec<Run>,
-    first: u32,
-}
-
-/// Consecutive backlog packets processed back to back at the stack's per-packet cost
-/// ([`Sim::backlog_ns`]). A run of `n` packets is dequeued packet by packet as time passes, so
-/// one run of `n` and `n` runs of one give the same `input_queue_head` at every instant (packet
-/// and aggregate modes agree).
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    /// Time (ns from the tick's start) the first packet's processing starts.
-    begin: u64,
-    /// `input_queue_tail` before the run.
-    tail0: u32,
-    /// Packets in the run.
-    n: u32,
+    /// Its RPS backlog (`softnet_data`).
+    backlog: Backlog,
 }
 
 /// An exact-match NIC rule (`ethtool -N DEV flow-type ... action Q loc L`); absent fields match
@@ -434,7 +412,7 @@ impl ExpiryOracle for ExpiryView<'_> {
         if r.filter != filter_id || usize::from(r.cpu) >= self.cpus.len() {
             return true;
         }
-        let since = self.cpus[usize::from(r.cpu)].head.wrapping_sub(r.last_qtail) as i32;
+        let since = self.cpus[usize::from(r.cpu)].backlog.head().wrapping_sub(r.last_qtail) as i32;
         since >= active_window(self.kernel, t.log)
     }
 }
@@ -469,7 +447,7 @@ impl Sim {
             })
             .collect();
         let cpus = (0..cfg.cpus)
-            .map(|c| Cpu { node: cfg.node_of(c), head: 0, tail: 0, budget: 0, arfs_calls: 0, work_end: 0, runs: Vec::new(), first: 0 })
+            .map(|c| Cpu { node: cfg.node_of(c), arfs_calls: 0, backlog: Backlog::default() })
             .collect();
         let mut sim = Sim {
             now: Nanos::ZERO,
@@ -1152,7 +1130,7 @@ impl Sim {
         }
         let backlog_budget = u64::from(self.cfg.netdev_max_backlog) + self.cfg.tick_ns / costs.stack_rx_ns.max(1);
         for c in &mut self.cpus {
-            c.budget = backlog_budget;
+            c.backlog.set_room(backlog_budget);
         }
         t1
     }
@@ -1363,7 +1341,7 @@ impl Sim {
             m = 1;
         }
         if let Some(c) = rps.cpu {
-            let room = self.cpus[usize::from(c)].budget;
+            let room = self.cpus[usize::from(c)].backlog.room();
             if room > 0 {
                 m = m.min(room);
             }
@@ -1382,7 +1360,7 @@ impl Sim {
         // got into that CPU's backlog (a full backlog drops it first, below). Simplification:
         // the sandbox classifies when the packet is steered, so a packet tc drops never takes
         // a backlog slot.
-        let backlog_full = target.is_some_and(|c| self.cpus[usize::from(c)].budget < m);
+        let backlog_full = target.is_some_and(|c| self.cpus[usize::from(c)].backlog.room() < m);
         if let (Some(c), false) = (tc, backlog_full) {
             let tc_cpu = target.unwrap_or(irq);
             if self.tc_ingress(c, tc_cpu, m) {
@@ -1393,36 +1371,18 @@ impl Sim {
             None => (irq, Fate::Inline { queue: q }),
             Some(c) => {
                 let ci = usize::from(c);
-                if self.cpus[ci].budget < m {
+                if self.cpus[ci].backlog.room() < m {
                     // enqueue_to_backlog: qlen > netdev_max_backlog.
                     self.counters.backlog_full += m;
                     self.cstats[ci].dropped += m;
                     return (Step { fate: Fate::BacklogDrop { queue: q, cpu: c }, structural }, m);
                 }
                 let (elapsed, each) = (self.elapsed, self.backlog_ns());
-                let cpu = &mut self.cpus[ci];
-                // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this
-                // enqueue schedules the backlog again (enqueue_to_backlog → napi_schedule_rps).
-                let idle = cpu.work_end <= elapsed;
-                cpu.budget -= m;
-                let tail0 = cpu.tail;
-                cpu.tail = cpu.tail.wrapping_add(m as u32);
-                let tail = cpu.tail;
-                // The backlog is processed in order at the stack's per-packet cost, after
-                // everything queued before it (`process_backlog`).
-                let begin = cpu.work_end.max(elapsed);
-                // The last pending run ends at `work_end`: packets that start there extend it.
-                let extends = begin == cpu.work_end;
-                cpu.work_end = begin + each * m;
-                let pending = cpu.runs.len() > cpu.first as usize;
-                match cpu.runs.last_mut() {
-                    Some(r) if extends && pending => r.n += m as u32,
-                    _ => cpu.runs.push(Run { begin, tail0, n: m as u32 }),
-                }
+                let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
                 if let Some(at) = stamp {
                     self.entry_mut(at).last_qtail = tail;
                 }
-                if c != irq && idle {
+                if c != irq && woke {
                     // A remote backlog scheduled again: one IPI (rps_ipi_queued, sent by
                     // net_rps_send_ipi at the end of the poll). Later packets find it busy.
                     self.counters.ipis += 1;
@@ -1588,20 +1548,9 @@ impl Sim {
     /// processing has ended are dequeued (`process_backlog`) and delivered.
     fn head_now(&mut self, cpu: u16) -> u32 {
         let (now, each) = (self.elapsed, self.backlog_ns());
-        let c = &mut self.cpus[usize::from(cpu)];
-        while let Some(r) = c.runs.get_mut(c.first as usize) {
-            let done = if now >= r.begin + each * u64::from(r.n) { r.n } else { (now.saturating_sub(r.begin) / each) as u32 };
-            r.begin += u64::from(done) * each;
-            r.tail0 = r.tail0.wrapping_add(done);
-            r.n -= done;
-            self.counters.delivered += u64::from(done);
-            c.head = r.tail0;
-            if r.n > 0 {
-                break;
-            }
-            c.first += 1;
-        }
-        c.head
+        let (head, dequeued) = self.cpus[usize::from(cpu)].backlog.head_at(now, each);
+        self.counters.delivered += dequeued;
+        head
     }
 
     /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5), planned before anything
@@ -1692,12 +1641,7 @@ impl Sim {
     fn end_of_tick(&mut self) {
         // process_backlog: input_queue_head advances by what was processed.
         for c in &mut self.cpus {
-            let n = c.tail.wrapping_sub(c.head);
-            self.counters.delivered += u64::from(n);
-            c.head = c.tail;
-            c.work_end = 0;
-            c.runs.clear();
-            c.first = 0;
+            self.counters.delivered += c.backlog.drain();
         }
         if self.cfg.driver == Driver::Mlx5 {
             self.mlx5_lock();
@@ -1749,7 +1693,7 @@ impl Sim {
         Snapshot {
             now: self.now,
             counters,
-            in_flight: self.cpus.iter().map(|c| u64::from(c.tail.wrapping_sub(c.head))).sum(),
+            in_flight: self.cpus.iter().map(|c| c.backlog.in_flight()).sum(),
             arfs: self.arfs.counters,
             arfs_active: self.arfs.active(),
             queues: self.qstats.clone(),

@@ -127,7 +127,7 @@ impl Sim {
         let next = (ident & self.cpu_mask) as u16;
         let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
         let e = ft.flows[slot as usize];
-        let drained = |c: u16| self.cpus[usize::from(c)].head.wrapping_sub(e.last_qtail) as i32 >= 0;
+        let drained = |c: u16| self.cpus[usize::from(c)].backlog.head().wrapping_sub(e.last_qtail) as i32 >= 0;
         let tcpu = if e.cpu != next && (e.cpu >= ncpus || drained(e.cpu)) { next } else { e.cpu };
         if tcpu >= ncpus {
             return plain_rps("RFS: the recorded CPU is not valid; ");

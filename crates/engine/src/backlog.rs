@@ -1,0 +1,161 @@
+//! A CPU's RPS backlog: `softnet_data`'s `input_pkt_queue` with its `input_queue_head` and
+//! `input_queue_tail` counters (net/core/dev.c: `enqueue_to_backlog`, `process_backlog`,
+//! `rps_input_queue_tail_incr`, `rps_input_queue_head_add`).
+//!
+//! The sandbox does not keep the packets, only their timing: the backlog is processed in
+//! order, one packet per `each` nanoseconds (the stack's per-packet cost), so the head at any
+//! instant of a tick follows from when each run of packets was queued. `get_rps_cpu`'s in-order
+//! rule and `rps_may_expire_flow` read that head.
+
+use alloc::vec::Vec;
+
+/// Consecutive backlog packets processed back to back. A run of `n` packets is dequeued packet
+/// by packet as time passes, so one run of `n` and `n` runs of one give the same head at every
+/// instant (packet and aggregate modes agree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    /// Time (ns from the tick's start) the first packet's processing starts.
+    begin: u64,
+    /// `input_queue_tail` before the run.
+    tail0: u32,
+    /// Packets in the run not yet dequeued.
+    n: u32,
+}
+
+/// One CPU's backlog within a tick (times are ns from the tick's start).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    /// `input_queue_head`: packets dequeued so far.
+    head: u32,
+    /// `input_queue_tail`: packets enqueued so far.
+    tail: u32,
+    /// Packets the backlog still takes this tick (`netdev_max_backlog` plus what the CPU
+    /// processes meanwhile).
+    room: u64,
+    /// When the work queued so far ends.
+    work_end: u64,
+    /// This tick's runs, in order; those before `first` are dequeued.
+    runs: Vec<Run>,
+    first: u32,
+}
+
+/// What an enqueue did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Enqueued {
+    /// `input_queue_tail` after it (the flow entry's `last_qtail`).
+    pub tail: u32,
+    /// The backlog was idle: this enqueue scheduled its NAPI again (`napi_schedule_rps`), which
+    /// costs an IPI when the CPU is another one.
+    pub woke: bool,
+}
+
+impl Backlog {
+    /// Packets it still takes this tick.
+    pub fn room(&self) -> u64 {
+        self.room
+    }
+
+    /// A new tick: `room` packets may be queued.
+    pub fn set_room(&mut self, room: u64) {
+        self.room = room;
+    }
+
+    /// `input_queue_head` as last advanced ([`Backlog::head_at`] advances it).
+    pub fn head(&self) -> u32 {
+        self.head
+    }
+
+    /// Packets queued and not yet dequeued.
+    pub fn in_flight(&self) -> u64 {
+        u64::from(self.tail.wrapping_sub(self.head))
+    }
+
+    /// `enqueue_to_backlog` of `m` packets at time `at` (the caller checked the room): they are
+    /// processed after everything queued before them, `each` ns apiece.
+    pub fn enqueue(&mut self, at: u64, each: u64, m: u64) -> Enqueued {
+        // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this enqueue
+        // schedules the backlog again.
+        let woke = self.work_end <= at;
+        self.room -= m;
+        let tail0 = self.tail;
+        self.tail = self.tail.wrapping_add(m as u32);
+        let begin = self.work_end.max(at);
+        // The last pending run ends at `work_end`: packets that start there extend it.
+        let extends = begin == self.work_end && self.runs.len() > self.first as usize;
+        self.work_end = begin + each * m;
+        match self.runs.last_mut() {
+            Some(r) if extends => r.n += m as u32,
+            _ => self.runs.push(Run { begin, tail0, n: m as u32 }),
+        }
+        Enqueued { tail: self.tail, woke }
+    }
+
+    /// `input_queue_head` at time `now`: the runs whose processing has ended by then are
+    /// dequeued (`process_backlog`). Returns the head and how many packets this dequeued.
+    pub fn head_at(&mut self, now: u64, each: u64) -> (u32, u64) {
+        let mut dequeued = 0;
+        while let Some(r) = self.runs.get_mut(self.first as usize) {
+            let done = if now >= r.begin + each * u64::from(r.n) { r.n } else { (now.saturating_sub(r.begin) / each) as u32 };
+            r.begin += u64::from(done) * each;
+            r.tail0 = r.tail0.wrapping_add(done);
+            r.n -= done;
+            dequeued += u64::from(done);
+            self.head = r.tail0;
+            if r.n > 0 {
+                break;
+            }
+            self.first += 1;
+        }
+        (self.head, dequeued)
+    }
+
+    /// The end of the tick: everything queued is processed. Returns how many packets that
+    /// dequeued.
+    pub fn drain(&mut self) -> u64 {
+        let n = self.in_flight();
+        self.head = self.tail;
+        self.work_end = 0;
+        self.runs.clear();
+        self.first = 0;
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Packets are dequeued in order, one per `each` ns after the work queued before them;
+    /// a run of `m` and `m` runs of one give the same head at every instant.
+    #[test]
+    fn the_head_follows_the_processing_time() {
+        let mut b = Backlog::default();
+        b.set_room(100);
+        let e = b.enqueue(1000, 10, 5);
+        assert_eq!(e, Enqueued { tail: 5, woke: true });
+        // Queued while busy (work ends at 1050): no new wake-up, starts at 1050.
+        assert_eq!(b.enqueue(1020, 10, 2), Enqueued { tail: 7, woke: false });
+        assert_eq!(b.head_at(1009, 10), (0, 0));
+        assert_eq!(b.head_at(1030, 10), (3, 3));
+        assert_eq!(b.head_at(1065, 10), (6, 3));
+        assert_eq!(b.in_flight(), 1);
+        assert_eq!(b.head_at(5000, 10), (7, 1));
+        assert_eq!(b.room(), 93);
+        // Idle again: the next enqueue wakes it.
+        assert!(b.enqueue(6000, 10, 1).woke);
+        assert_eq!(b.drain(), 1);
+        assert_eq!((b.head(), b.in_flight()), (8, 0));
+
+        let mut one = Backlog::default();
+        let mut singles = Backlog::default();
+        one.set_room(10);
+        singles.set_room(10);
+        one.enqueue(0, 7, 4);
+        for _ in 0..4 {
+            singles.enqueue(0, 7, 1);
+        }
+        for now in [0, 6, 7, 13, 14, 20, 21, 28, 100] {
+            assert_eq!(one.head_at(now, 7), singles.head_at(now, 7), "at {now}");
+        }
+    }
+}
