@@ -395,7 +395,7 @@ impl Arfs {
     /// ice's service task (`ice_sync_arfs_fltrs`), run every [`ICE_SERVICE_PERIOD`] and
     /// whenever `ice_rx_flow_steer` scheduled it: program INACTIVE entries, remove ACTIVE ones
     /// that have expired.
-    pub fn ice_service(&mut self, now: Nanos, oracle: &dyn ExpiryOracle) {
+    pub fn ice_service(&mut self, now: Nanos, oracle: &impl ExpiryOracle) {
         self.service_scheduled = false;
         self.service_due = None;
         self.pending.clear();
@@ -428,7 +428,7 @@ impl Arfs {
 
     /// mlx5's work (`arfs_handle_work`): program every changed rule, then one expiry pass if
     /// any work ran. Returns whether work ran.
-    pub fn mlx5_work(&mut self, oracle: &dyn ExpiryOracle) -> bool {
+    pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> bool {
         let Model::Mlx5 { rules, by_flow, pending } = &mut self.model else { return false };
         if pending.is_empty() {
             return false;
