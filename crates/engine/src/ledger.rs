@@ -5,7 +5,7 @@
 //!
 //! The tick loop does not multiply by prices: it books each stage's work in the stage's own
 //! unit (a packet, a call, a read; picoseconds or nanoseconds where the amount varies) per
-//! CPU, in a [`Book`], and the nanoseconds are priced from the cost table (fixed for a host's
+//! CPU, as [`Work`], and the nanoseconds are priced from the cost table (fixed for a host's
 //! life) when a snapshot reads them. `floor(units × price / 1000)` per CPU and stage is what
 //! charging picoseconds with a carried remainder gives, so packet and aggregate modes agree.
 
@@ -105,11 +105,12 @@ impl Ledger {
     }
 }
 
-/// One CPU's units of work per stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Row([u64; Stage::ALL.len()]);
+/// One CPU's work per stage, in each stage's unit ([`Stage::unit`]); [`Prices`] turns it into
+/// nanoseconds when a snapshot reads it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work([u64; Stage::ALL.len()]);
 
-impl Row {
+impl Work {
     /// Books `units` of `stage`'s work.
     #[inline]
     pub fn add(&mut self, stage: Stage, units: u64) {
@@ -117,48 +118,33 @@ impl Row {
     }
 }
 
-/// Work booked per CPU and stage, in each stage's unit ([`Stage::unit`]), priced on reading.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Book {
-    units: alloc::vec::Vec<Row>,
-    price_ps: [u64; Stage::ALL.len()],
-}
+/// The price of a unit of each stage's work in picoseconds, from a cost table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prices([u64; Stage::ALL.len()]);
 
-impl Book {
-    /// An empty book for `cpus` CPUs at the prices of `costs`.
-    pub fn new(cpus: u16, costs: &Costs) -> Book {
-        Book { units: alloc::vec![Row([0; Stage::ALL.len()]); usize::from(cpus)], price_ps: Stage::ALL.map(|s| s.price_ps(costs)) }
+impl Prices {
+    /// The prices of `costs`.
+    pub fn new(costs: &Costs) -> Prices {
+        Prices(Stage::ALL.map(|s| s.price_ps(costs)))
     }
 
-    /// Books `units` of `stage`'s work on `cpu`.
-    #[inline]
-    pub fn add(&mut self, cpu: u16, stage: Stage, units: u64) {
-        self.cpu(cpu).add(stage, units);
-    }
-
-    /// `cpu`'s row, to book several stages at one lookup.
-    #[inline]
-    pub fn cpu(&mut self, cpu: u16) -> &mut Row {
-        &mut self.units[usize::from(cpu)]
-    }
-
-    /// Nanoseconds of `stage` on `cpu`: whole nanoseconds of the picoseconds booked.
-    pub fn ns(&self, cpu: u16, stage: Stage) -> u64 {
-        let ps = u128::from(self.units[usize::from(cpu)].0[stage as usize]) * u128::from(self.price_ps[stage as usize]);
+    /// Nanoseconds of `stage` in `work`: whole nanoseconds of the picoseconds booked.
+    pub fn ns(&self, work: &Work, stage: Stage) -> u64 {
+        let ps = u128::from(work.0[stage as usize]) * u128::from(self.0[stage as usize]);
         (ps / 1000) as u64
     }
 
-    /// Nanoseconds in one account of `cpu`.
-    pub fn class_ns(&self, cpu: u16, class: Class) -> u64 {
-        Stage::ALL.iter().filter(|s| s.class() == class).map(|&s| self.ns(cpu, s)).sum()
+    /// Nanoseconds of `work` in one account.
+    pub fn class_ns(&self, work: &Work, class: Class) -> u64 {
+        Stage::ALL.iter().filter(|s| s.class() == class).map(|&s| self.ns(work, s)).sum()
     }
 
-    /// Nanoseconds per stage over every CPU.
-    pub fn ledger(&self) -> Ledger {
+    /// Nanoseconds per stage over the work of every CPU.
+    pub fn ledger<'a>(&self, cpus: impl IntoIterator<Item = &'a Work>) -> Ledger {
         let mut l = Ledger::default();
-        for cpu in 0..self.units.len() as u16 {
+        for w in cpus {
             for s in Stage::ALL {
-                l.book(s, self.ns(cpu, s));
+                l.book(s, self.ns(w, s));
             }
         }
         l
@@ -188,26 +174,27 @@ mod tests {
     /// Booking units and pricing them on reading gives what charging each packet's
     /// picoseconds with a carried remainder gives: runs of `m` and `m` single packets agree.
     #[test]
-    fn a_book_prices_on_reading_what_a_carry_would_charge() {
+    fn work_priced_on_reading_is_what_a_carry_would_charge() {
         let costs = Costs::default();
-        let mut book = Book::new(2, &costs);
+        let prices = Prices::new(&costs);
+        let mut cpus = [Work::default(); 2];
         let (mut carry, mut charged) = (0u64, 0u64);
         for m in [1u64, 7, 1, 1, 13, 1000, 3] {
-            book.cpu(1).add(Stage::DriverRx, m);
+            cpus[1].add(Stage::DriverRx, m);
             for _ in 0..m {
                 let total = carry + costs.driver_rx_ps;
                 carry = total % 1000;
                 charged += total / 1000;
             }
         }
-        assert_eq!(book.ns(1, Stage::DriverRx), charged);
-        assert_eq!(book.ns(0, Stage::DriverRx), 0);
-        book.add(0, Stage::AppRead, 3);
-        book.add(0, Stage::SysRead, 3);
-        book.add(0, Stage::XdpKfunc, 2_500);
-        assert_eq!(book.class_ns(0, Class::User), 3 * (costs.app_read_ns / 2));
-        assert_eq!(book.ns(0, Stage::XdpKfunc), 2);
-        let l = book.ledger();
+        assert_eq!(prices.ns(&cpus[1], Stage::DriverRx), charged);
+        assert_eq!(prices.ns(&cpus[0], Stage::DriverRx), 0);
+        cpus[0].add(Stage::AppRead, 3);
+        cpus[0].add(Stage::SysRead, 3);
+        cpus[0].add(Stage::XdpKfunc, 2_500);
+        assert_eq!(prices.class_ns(&cpus[0], Class::User), 3 * (costs.app_read_ns / 2));
+        assert_eq!(prices.ns(&cpus[0], Stage::XdpKfunc), 2);
+        let l = prices.ledger(&cpus);
         assert_eq!(l.get(Stage::DriverRx), charged);
         assert_eq!(l.class_total(Class::User) + l.class_total(Class::Sys), 3 * costs.app_read_ns);
     }

@@ -30,7 +30,7 @@ use crate::arfs::{Arfs, ArfsCounters, Decision, ExpiryOracle, FilterView, SteerR
 use crate::config::{ConfigError, Driver, HostConfig, Kernel, Mode, RecordPolicy, MAX_FLOWS, MAX_THREADS};
 use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, FlowType, Proto};
-use crate::ledger::{Book, Class, Ledger, Stage};
+use crate::ledger::{Class, Ledger, Prices, Stage, Work};
 use crate::tc::{Classify, FilterId, FilterSpec, SwResult, TcBlock, TcError};
 use crate::xdp::{XdpAction, XdpCost, XdpProgram};
 use crate::xps::Xps;
@@ -160,6 +160,15 @@ struct RxQueue {
     table: Option<DevFlowTable>,
     /// Packets the ring and its NAPI poll still take this tick.
     budget: u64,
+    stats: QueueStats,
+}
+
+impl RxQueue {
+    /// A queue with its IRQ on `irq_cpu`, an `rps_cpus` map and a flow table of `flow_cnt`
+    /// entries (none when 0); its counters start at zero.
+    fn new(irq_cpu: u16, rps_map: Vec<u16>, flow_cnt: u32) -> RxQueue {
+        RxQueue { irq_cpu, rps_map, table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)), budget: 0, stats: QueueStats::default() }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -169,6 +178,10 @@ struct Cpu {
     arfs_calls: u64,
     /// Its RPS backlog (`softnet_data`).
     backlog: Backlog,
+    /// Packets, drops and IPIs (the user, sys and softirq times are priced from `work`).
+    stats: CpuStats,
+    /// The work charged to it, per stage.
+    work: Work,
 }
 
 /// An exact-match NIC rule (`ethtool -N DEV flow-type ... action Q loc L`); absent fields match
@@ -384,15 +397,13 @@ pub struct Sim {
     tc: Option<TcBlock>,
     xps: Xps,
     txq_packets: Vec<u64>,
-    /// Work done per CPU and stage, priced when read.
-    book: Book,
+    /// The price of each stage's unit of work.
+    prices: Prices,
     /// Time within the current tick of the flow being processed (ns from the tick's start).
     elapsed: u64,
     /// A tick in progress: its end, its flow count, the next flow to run.
     partial: Option<(Nanos, u32, u32)>,
     counters: Counters,
-    qstats: Vec<QueueStats>,
-    cstats: Vec<CpuStats>,
     digest: Digest,
 }
 
@@ -439,15 +450,10 @@ impl Sim {
             CpuSet::parse_list(&cfg.rps_cpus).map(|s| s.iter().collect()).unwrap_or_default()
         };
         let queues = (0..cfg.rx_queues)
-            .map(|q| RxQueue {
-                irq_cpu: q % cfg.cpus,
-                rps_map: rps_map.clone(),
-                table: (cfg.flow_cnt > 0).then(|| DevFlowTable::new(cfg.flow_cnt)),
-                budget: 0,
-            })
+            .map(|q| RxQueue::new(q % cfg.cpus, rps_map.clone(), cfg.flow_cnt))
             .collect();
         let cpus = (0..cfg.cpus)
-            .map(|c| Cpu { node: cfg.node_of(c), arfs_calls: 0, backlog: Backlog::default() })
+            .map(|c| Cpu { node: cfg.node_of(c), arfs_calls: 0, backlog: Backlog::default(), stats: CpuStats::default(), work: Work::default() })
             .collect();
         let mut sim = Sim {
             now: Nanos::ZERO,
@@ -473,12 +479,10 @@ impl Sim {
             tc: None,
             xps: tx::initial_xps(&cfg),
             txq_packets: vec![0; usize::from(cfg.tx_queues)],
-            book: Book::new(cfg.cpus, &cfg.costs),
+            prices: Prices::new(&cfg.costs),
             elapsed: 0,
             partial: None,
             counters: Counters::default(),
-            qstats: vec![QueueStats::default(); usize::from(cfg.rx_queues)],
-            cstats: vec![CpuStats::default(); usize::from(cfg.cpus)],
             digest: Digest::default(),
             cfg,
         };
@@ -825,9 +829,8 @@ impl Sim {
         self.reta = reta;
         let ncpus = self.cfg.cpus;
         self.queues = (0..combined)
-            .map(|q| RxQueue { irq_cpu: q % ncpus, rps_map: rps_map.clone(), table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)), budget: 0 })
+            .map(|q| RxQueue::new(q % ncpus, rps_map.clone(), flow_cnt))
             .collect();
-        self.qstats = vec![QueueStats::default(); usize::from(combined)];
         self.txq_packets = vec![0; usize::from(combined)];
         self.xps = tx::initial_xps(&self.cfg);
         self.flows.iter_mut().for_each(|f| f.atr_queue = None);
@@ -1142,8 +1145,8 @@ impl Sim {
         let c = &self.counters;
         // Where the packets went, per queue and per CPU, folded into two words.
         let mix = |h: u64, (i, n): (usize, u64)| (h.rotate_left(7) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15 ^ i as u64);
-        let qmix = self.qstats.iter().map(|q| q.packets.wrapping_add(q.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
-        let cmix = self.cstats.iter().map(|c| c.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        let qmix = self.queues.iter().map(|q| &q.stats).map(|q| q.packets.wrapping_add(q.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        let cmix = self.cpus.iter().map(|c| c.stats.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
         self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, qmix, cmix]);
     }
 
@@ -1288,7 +1291,7 @@ impl Sim {
 
     /// Charges `units` of `stage`'s work ([`Stage::unit`]) to `cpu`; the snapshot prices them.
     fn charge(&mut self, cpu: u16, stage: Stage, units: u64) {
-        self.book.add(cpu, stage, units);
+        self.cpus[usize::from(cpu)].work.add(stage, units);
     }
 
     /// The NIC's choice (kernel-semantics §0 step 1) and the rule that made it: exact filters
@@ -1330,7 +1333,7 @@ impl Sim {
             // The ring is full: the NIC drops (rx_missed / rx_dropped), nothing else runs.
             let m = want;
             self.counters.ring_full += m;
-            self.qstats[qi].drops += m;
+            self.queues[qi].stats.drops += m;
             return (Step { fate: Fate::RingDrop, structural: false }, m);
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
@@ -1346,9 +1349,10 @@ impl Sim {
                 m = m.min(room);
             }
         }
-        self.queues[qi].budget -= m;
-        self.qstats[qi].packets += m;
-        let irq = self.queues[qi].irq_cpu;
+        let rxq = &mut self.queues[qi];
+        rxq.budget -= m;
+        rxq.stats.packets += m;
+        let irq = rxq.irq_cpu;
         self.charge(irq, Stage::DriverRx, m);
         if self.xdp.is_some() {
             if let Some(fate) = self.run_xdp(irq, q, m) {
@@ -1374,7 +1378,7 @@ impl Sim {
                 if self.cpus[ci].backlog.room() < m {
                     // enqueue_to_backlog: qlen > netdev_max_backlog.
                     self.counters.backlog_full += m;
-                    self.cstats[ci].dropped += m;
+                    self.cpus[ci].stats.dropped += m;
                     return (Step { fate: Fate::BacklogDrop { queue: q, cpu: c }, structural }, m);
                 }
                 let (elapsed, each) = (self.elapsed, self.backlog_ns());
@@ -1386,14 +1390,13 @@ impl Sim {
                     // A remote backlog scheduled again: one IPI (rps_ipi_queued, sent by
                     // net_rps_send_ipi at the end of the poll). Later packets find it busy.
                     self.counters.ipis += 1;
-                    self.cstats[ci].received_rps += 1;
+                    self.cpus[ci].stats.received_rps += 1;
                     self.charge(irq, Stage::Ipi, 1);
                 }
                 self.charge(c, Stage::RpsEnqueue, m);
                 (c, Fate::Backlog { queue: q, cpu: c })
             }
         };
-        self.cstats[usize::from(cpu)].packets += m;
         if matches!(fate, Fate::Inline { .. }) {
             self.counters.delivered += m;
         }
@@ -1407,7 +1410,9 @@ impl Sim {
         }
         let node = |c: u16| self.cpus[usize::from(c)].node;
         let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
-        let row = self.book.cpu(cpu);
+        let c = &mut self.cpus[usize::from(cpu)];
+        c.stats.packets += m;
+        let row = &mut c.work;
         row.add(Stage::StackRx, m);
         if cpu == rc {
             self.counters.local += m;
@@ -1678,25 +1683,28 @@ impl Sim {
 
     /// Totals and per-queue / per-CPU figures now.
     pub fn snapshot(&self) -> Snapshot {
-        let ledger = self.book.ledger();
+        let ledger = self.prices.ledger(self.cpus.iter().map(|c| &c.work));
         let counters = Counters {
             user_ns: ledger.class_total(Class::User),
             sys_ns: ledger.class_total(Class::Sys),
             softirq_ns: ledger.class_total(Class::Softirq),
             ..self.counters
         };
-        let mut cpus = self.cstats.clone();
-        for (i, c) in cpus.iter_mut().enumerate() {
-            let account = |class| self.book.class_ns(i as u16, class);
-            (c.user_ns, c.sys_ns, c.softirq_ns) = (account(Class::User), account(Class::Sys), account(Class::Softirq));
-        }
+        let cpus = self
+            .cpus
+            .iter()
+            .map(|c| {
+                let account = |class| self.prices.class_ns(&c.work, class);
+                CpuStats { user_ns: account(Class::User), sys_ns: account(Class::Sys), softirq_ns: account(Class::Softirq), ..c.stats }
+            })
+            .collect();
         Snapshot {
             now: self.now,
             counters,
             in_flight: self.cpus.iter().map(|c| c.backlog.in_flight()).sum(),
             arfs: self.arfs.counters,
             arfs_active: self.arfs.active(),
-            queues: self.qstats.clone(),
+            queues: self.queues.iter().map(|q| q.stats).collect(),
             cpus,
             txq: self.txq_packets.clone(),
             ledger,
