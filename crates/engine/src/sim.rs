@@ -171,9 +171,8 @@ impl RxQueue {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Cpu {
-    node: u16,
     /// `ndo_rx_flow_steer` calls from this CPU this tick (mlx5 lock contention).
     arfs_calls: u64,
     /// Its RPS backlog (`softnet_data`).
@@ -380,6 +379,8 @@ pub struct Sim {
     cpu_mask: u32,
     queues: Vec<RxQueue>,
     cpus: Vec<Cpu>,
+    /// The NUMA node of each CPU.
+    nodes: Vec<u16>,
     rmap: Vec<u16>,
     sock: Option<SockFlowTable>,
     flows: Vec<Flow>,
@@ -452,9 +453,7 @@ impl Sim {
         let queues = (0..cfg.rx_queues)
             .map(|q| RxQueue::new(q % cfg.cpus, rps_map.clone(), cfg.flow_cnt))
             .collect();
-        let cpus = (0..cfg.cpus)
-            .map(|c| Cpu { node: cfg.node_of(c), arfs_calls: 0, backlog: Backlog::default(), stats: CpuStats::default(), work: Work::default() })
-            .collect();
+        let cpus = vec![Cpu::default(); usize::from(cfg.cpus)];
         let mut sim = Sim {
             now: Nanos::ZERO,
             rng: rng.fork("sim"),
@@ -465,6 +464,7 @@ impl Sim {
             cpu_mask: cpu_mask(cfg.cpus),
             queues,
             cpus,
+            nodes: (0..cfg.cpus).map(|c| cfg.node_of(c)).collect(),
             rmap: Vec::new(),
             sock: (cfg.sock_flow_entries > 0).then(|| SockFlowTable::new(cfg.sock_flow_entries)),
             flows: Vec::new(),
@@ -511,8 +511,8 @@ impl Sim {
         }
         for (c, slot) in rmap.iter_mut().enumerate() {
             if *slot == u16::MAX {
-                let node = self.cpus[c].node;
-                *slot = self.queues.iter().rposition(|q| self.cpus[usize::from(q.irq_cpu)].node == node).unwrap_or(0) as u16;
+                let node = self.nodes[c];
+                *slot = self.queues.iter().rposition(|q| self.nodes[usize::from(q.irq_cpu)] == node).unwrap_or(0) as u16;
             }
         }
         self.rmap = rmap;
@@ -1408,7 +1408,7 @@ impl Sim {
                 self.counters.arfs_missteered += m;
             }
         }
-        let node = |c: u16| self.cpus[usize::from(c)].node;
+        let node = |c: u16| self.nodes[usize::from(c)];
         let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
         let c = &mut self.cpus[usize::from(cpu)];
         c.stats.packets += m;
