@@ -245,8 +245,8 @@ pub struct ViewModel {
     pub ntuple: bool,
     /// `rps_sock_flow_entries` in force.
     pub sock_entries: u32,
-    /// The scenario's JSON as loaded (download).
-    pub scenario_json: String,
+    /// The scenario's JSON as loaded (download), shared with the controller.
+    pub scenario_json: std::rc::Rc<str>,
     /// Estimated real time to the end when running at full speed.
     pub eta: Option<String>,
     /// RFS tables: the socket table's size and used entries, and one queue's flow table.
@@ -277,6 +277,10 @@ pub struct RfsView {
 /// The sandbox: a scenario's host, its playback and the learner's session.
 pub struct Controller {
     source: Source,
+    /// The scenario's JSON as it was loaded (a lesson's file, or the uploaded or embedded
+    /// text): what the download gives, and what loads back to the same host. Shared with
+    /// every view, not copied per frame.
+    scenario_json: std::rc::Rc<str>,
     scenario: Scenario,
     /// Commands the learner applied, with their simulated time (for permalinks and replay).
     applied: Vec<Applied>,
@@ -332,8 +336,14 @@ impl Controller {
     /// A scenario's host at time 0.
     pub fn for_scenario(scenario: Scenario, source: Source) -> Result<Controller, String> {
         let sim = scenario.build().map_err(|e| e.to_string())?;
+        let scenario_json = match &source {
+            Source::Lesson(id) => steerlab_scenario::lesson(id).unwrap_or_default(),
+            Source::Scenario(text) => text,
+        }
+        .into();
         let mut c = Controller {
             source,
+            scenario_json,
             applied: Vec::new(),
             checkpoints: VecDeque::new(),
             scenario,
@@ -799,15 +809,6 @@ impl Controller {
         self.delta_series(paths, |dt, _, _| dt as f64 / 1e9)
     }
 
-    /// The scenario's JSON as it was loaded (a lesson's file, or the uploaded or embedded
-    /// text): what the download gives, and what loads back to the same host.
-    pub fn scenario_text(&self) -> &str {
-        match &self.source {
-            Source::Lesson(id) => steerlab_scenario::lesson(id).unwrap_or_default(),
-            Source::Scenario(text) => text,
-        }
-    }
-
     /// The wire view, for hosts small enough to draw flow by flow, from the view's flows,
     /// queues and CPUs.
     fn wire_view(&self, flows: &[FlowView], queues: &[QueueView], cpus: &[CpuView]) -> Option<std::rc::Rc<crate::wire::WireView>> {
@@ -923,7 +924,7 @@ impl Controller {
             rss_key: sim.rss_key().to_vec(),
             ntuple: sim.config().ntuple,
             sock_entries: sim.sock_flow_entries(),
-            scenario_json: self.scenario_text().to_string(),
+            scenario_json: self.scenario_json.clone(),
             eta: self.eta(),
             rfs: self.rfs_view(),
             xps: (0..sim.config().tx_queues.min(64))
