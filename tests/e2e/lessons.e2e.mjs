@@ -195,7 +195,11 @@ for (const [lesson, command] of plans) {
       const steps = await page.locator("ol.steps li").count();
       for (let i = 0; i < steps; i++) {
         await page.waitForFunction((n) => document.querySelector("ol.steps li.current") === document.querySelectorAll("ol.steps li")[n], i);
-        await page.waitForFunction(() => document.querySelector(".highlight") !== null, null, { timeout: 5_000 })
+        await page.waitForFunction(() => {
+          const rule = document.querySelector('style[data-testid="step-highlight"]');
+          const target = rule && document.querySelector(`[data-testid="${rule.dataset.target}"]`);
+          return target !== null && getComputedStyle(target).outlineStyle === "dashed";
+        }, null, { timeout: 5_000 })
           .catch(() => { throw new Error(`step ${i + 1} of ${lesson} outlines nothing on the page`); });
         if (i + 1 < steps) await page.getByTestId("lesson-next").click();
       }

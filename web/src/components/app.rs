@@ -395,27 +395,6 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         })
     };
 
-    // Guided steps point at a control or chart: outline it. Checked after every view, not only
-    // when the step changes: the target may appear later (the tc panel once the block exists),
-    // and a re-render that rewrites its class attribute drops the outline.
-    use_effect_with((view.lesson.highlight.clone(), view.now_ns), |(target, _)| {
-        let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-        let wanted = target.as_ref().and_then(|id| doc.query_selector(&format!("[data-testid=\"{id}\"]")).ok().flatten());
-        if let Ok(old) = doc.query_selector_all(".highlight") {
-            for i in 0..old.length() {
-                if let Some(el) = old.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
-                    if Some(&el) != wanted.as_ref() {
-                        let _ = el.class_list().remove_1("highlight");
-                    }
-                }
-            }
-        }
-        if let Some(el) = wanted {
-            if !el.class_list().contains("highlight") {
-                let _ = el.class_list().add_1("highlight");
-            }
-        }
-    });
     let v = &*view;
     let rxq = ChartData::Bars {
         title: "packets per RX queue",
@@ -440,8 +419,17 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     let full = format!("{}#s={}", base_url(), v.permalink);
     let duration_ms = controller.borrow().scenario().sim.duration_ms;
     let embed = props.embed;
+    // Guided steps point at a control or chart: a style rule rendered with the page outlines
+    // it, so the outline holds through re-renders and appears with a target that comes later
+    // (the tc panel once the block exists). Only `data-testid`-shaped names make a rule.
+    let outline = v.lesson.highlight.as_deref().filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
     html! {
         <main class={classes!("sandbox", embed.then_some("embed"))}>
+            if let Some(id) = outline {
+                <style data-testid="step-highlight" data-target={id.to_string()}>
+                    { format!("[data-testid=\"{id}\"] {{ outline: 3px dashed var(--c1) !important; outline-offset: 3px; }}") }
+                </style>
+            }
             <header class="topbar">
                 if embed {
                     <a class="open-full" data-testid="open-full" href={full} target="_blank" rel="noopener">{ "Open full sandbox ↗" }</a>
