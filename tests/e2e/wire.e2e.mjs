@@ -34,9 +34,10 @@ export const tests = [
       await page.waitForTimeout(1800); // every dot in flight arrives
       const still = await changedPixels(page, "wire", 300);
       expect(still === 0, `nothing moves once paused and arrived (${still} pixels changed)`);
-      // Clicking a flow traces it.
+      // Clicking a flow traces it (the third row, at the geometry the canvas states).
       const box = await wire.boundingBox();
-      await page.mouse.click(box.x + 44, box.y + 34 + 18 * 2.5);
+      const [flowX, top, row] = (await wire.getAttribute("data-flow-rows")).split(" ").map(Number);
+      await page.mouse.click(box.x + flowX, box.y + top + row * 2.5);
       await page.waitForFunction(() => document.querySelector("[data-testid='trace-flow-select']")?.value === "2");
     },
   },

@@ -92,11 +92,17 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Row pitch of flows, queues and CPUs, CSS pixels.
+    pub const ROW: f64 = 18.0;
+    /// Top of the first row.
+    pub const TOP: f64 = 34.0;
+    /// Column x of the flows.
+    pub const FLOW_X: f64 = 44.0;
+
     /// The layout of `view` on a canvas `width` CSS pixels wide.
     pub fn new(view: &WireView, width: f64) -> Layout {
         let width = width.max(300.0);
-        let row = 18.0;
-        let top = 34.0;
+        let (row, top) = (Self::ROW, Self::TOP);
         let nodes = view.cpus.iter().map(|c| c.0).max().map_or(1, |n| n + 1);
         let node_gap = 10.0;
         let reta_cols = if view.reta.len() > 128 { 16 } else { 8 };
@@ -111,7 +117,7 @@ impl Layout {
             width,
             height,
             row,
-            flow_x: 44.0,
+            flow_x: Self::FLOW_X,
             reta_x: width * 0.30,
             reta_cols,
             cell,

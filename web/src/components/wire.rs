@@ -42,15 +42,18 @@ struct State {
     view: Rc<WireView>,
     flight: Flight,
     layout: Option<Layout>,
-    /// Something changed since the last drawing.
+    /// The view changed since the last drawing: the host layer is drawn again.
     dirty: bool,
+    /// The host without its packets (an offscreen canvas): the frames that only move dots
+    /// copy it instead of drawing every caption and table cell again.
+    host: Option<HtmlCanvasElement>,
 }
 
 /// The wire view.
 #[component]
 pub fn Wire(p: &WireProps) -> Html {
     let canvas = use_node_ref();
-    let state = use_mut_ref(|| State { view: Rc::new(WireView::default()), flight: Flight::default(), layout: None, dirty: true });
+    let state = use_mut_ref(|| State { view: Rc::new(WireView::default()), flight: Flight::default(), layout: None, dirty: true, host: None });
     let height = use_state(|| 200.0f64);
     let size = use_css_size();
     {
@@ -78,10 +81,9 @@ pub fn Wire(p: &WireProps) -> Html {
                 if !st.dirty && (still || st.flight.dots.is_empty()) {
                     return;
                 }
-                st.dirty = false;
-                if let (Some(c), Some(layout)) = (canvas.cast::<HtmlCanvasElement>(), st.layout.as_ref()) {
+                if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                     let css = size.of(&c);
-                    draw(c, css, &st.view, layout, &st.flight, now_ms(), still);
+                    draw(&c, css, &mut st, now_ms(), still);
                 }
             });
             move || drop(interval)
@@ -107,7 +109,9 @@ pub fn Wire(p: &WireProps) -> Html {
         v.flows.len() - filtered
     );
     html! {
+        // The flow rows' geometry, for tests that click a flow: x, top, row pitch.
         <canvas ref={canvas} class="wire" data-testid="wire" role="img" aria-label={label} {onclick}
+            data-flow-rows={format!("{} {} {}", Layout::FLOW_X, Layout::TOP, Layout::ROW)}
             style={format!("height:{}px", height.round())}></canvas>
     }
 }
@@ -170,19 +174,64 @@ fn css(c: (u8, u8, u8), alpha: f64) -> String {
     format!("rgba({},{},{},{alpha})", c.0, c.1, c.2)
 }
 
-/// One frame: the host and the dots in flight at `now`.
-fn draw(canvas: HtmlCanvasElement, size: (f64, f64), v: &WireView, l: &Layout, flight: &Flight, now: f64, still: bool) -> Option<()> {
-    let k = fit_to_device_pixels(&canvas, size);
+/// The vermillion of packets processed away from their reader.
+const WARN: (u8, u8, u8) = (PALETTE[5].0, PALETTE[5].1, PALETTE[5].2);
+
+/// RX queue `queue`'s colour as RGB.
+fn queue_rgb(queue: u16) -> (u8, u8, u8) {
+    let c = queue_colour(queue);
+    (c.0, c.1, c.2)
+}
+
+/// A canvas's 2D context, scaled by `k` (CSS to device pixels).
+fn context(canvas: &HtmlCanvasElement, k: f64) -> Option<CanvasRenderingContext2d> {
     let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
     ctx.set_transform(k, 0.0, 0.0, k, 0.0, 0.0).ok()?;
-    ctx.set_fill_style_str("#fff");
-    ctx.fill_rect(0.0, 0.0, l.width, l.height);
-    let pen = Pen(ctx);
-    let warn = (PALETTE[5].0, PALETTE[5].1, PALETTE[5].2);
-    let q = |queue: u16| {
-        let c = queue_colour(queue);
-        (c.0, c.1, c.2)
-    };
+    Some(ctx)
+}
+
+/// One frame: the host layer (drawn again when the view or the size changed) and the dots in
+/// flight at `now` over it.
+fn draw(canvas: &HtmlCanvasElement, size: (f64, f64), st: &mut State, now: f64, still: bool) -> Option<()> {
+    let k = fit_to_device_pixels(canvas, size);
+    let State { view: v, flight, layout, dirty, host: layer } = st;
+    let l = layout.as_ref()?;
+    let changed = std::mem::take(dirty);
+    if layer.is_none() {
+        *layer = Some(web_sys::window()?.document()?.create_element("canvas").ok()?.dyn_into().ok()?);
+    }
+    let layer = layer.as_ref()?;
+    let resized = layer.width() != canvas.width() || layer.height() != canvas.height();
+    if resized {
+        layer.set_width(canvas.width());
+        layer.set_height(canvas.height());
+    }
+    if changed || resized {
+        draw_host(&Pen(context(layer, k)?), v, l, flight, still);
+    }
+    let ctx = context(canvas, 1.0)?;
+    ctx.draw_image_with_html_canvas_element(layer, 0.0, 0.0).ok()?;
+    if !still {
+        let pen = Pen(context(canvas, k)?);
+        for d in &flight.dots {
+            if let Some((at, stage)) = d.at(now) {
+                let colour = match stage {
+                    Stage::Dropped => "#000".to_string(),
+                    Stage::LastLeg if d.remote => css(WARN, 1.0),
+                    _ => css(queue_rgb(d.colour), 1.0),
+                };
+                pen.dot(at, 3.0, &colour);
+            }
+        }
+    }
+    Some(())
+}
+
+/// The host without its packets: captions, routes, flows, the NIC, queues and CPUs, legend.
+fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool) {
+    pen.0.set_fill_style_str("#fff");
+    pen.0.fill_rect(0.0, 0.0, l.width, l.height);
+    let (warn, q) = (WARN, queue_rgb);
     // Column captions.
     for (caption, x, align) in [("flows", l.flow_x, "center"), ("NIC", l.reta_x, "left"), ("RX queues", l.queue_x, "center"), ("CPUs", l.cpu_x, "center")] {
         pen.text(caption, (x, 12.0), 12.0, align);
@@ -240,24 +289,10 @@ fn draw(canvas: HtmlCanvasElement, size: (f64, f64), v: &WireView, l: &Layout, f
             pen.text(&format!("node {node}"), (at.0 - 26.0, at.1 - l.row * 0.2), 9.0, "right");
         }
     }
-    // The packets.
-    if !still {
-        for d in &flight.dots {
-            if let Some((at, stage)) = d.at(now) {
-                let colour = match stage {
-                    Stage::Dropped => "#000".to_string(),
-                    Stage::LastLeg if d.remote => css(warn, 1.0),
-                    _ => css(q(d.colour), 1.0),
-                };
-                pen.dot(at, 3.0, &colour);
-            }
-        }
-    }
     let legend = if still {
         "routes only (reduced motion) · vermillion: processed off the reader's CPU".to_string()
     } else {
         format!("● 1 dot = {} packet{} · vermillion: processed off the reader's CPU · black: dropped", flight.per_dot.max(1), if flight.per_dot > 1 { "s" } else { "" })
     };
     pen.text(&legend, (l.flow_x - 30.0, l.height - 8.0), 10.0, "left");
-    Some(())
 }
