@@ -98,6 +98,14 @@ pub fn fit_to_device_pixels(canvas: &HtmlCanvasElement, (css_w, css_h): (f64, f6
 struct Canvas {
     inner: CanvasBackend,
     ctx: CanvasRenderingContext2d,
+    /// The context's font now: setting a font parses it, so a measure sets it only when it
+    /// changes (every label of an axis shares one).
+    font: std::cell::RefCell<String>,
+}
+
+/// The CSS font plotters-canvas draws `style` with (its `draw_text`).
+fn css_font<T: pb::BackendTextStyle>(style: &T) -> String {
+    format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str())
 }
 
 type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
@@ -132,14 +140,44 @@ impl DrawingBackend for Canvas {
         self.inner.fill_polygon(vert, style)
     }
     fn draw_text<T: pb::BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> Result<(), DrawingErrorKind<CanvasError>> {
+        // plotters-canvas sets the context's font to the style's.
+        *self.font.borrow_mut() = css_font(style);
         self.inner.draw_text(text, style, pos)
     }
     fn estimate_text_size<T: pb::BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
-        // The same font string the backend draws with (plotters-canvas `draw_text`).
-        self.ctx.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
+        let font = css_font(style);
+        if *self.font.borrow() != font {
+            self.ctx.set_font(&font);
+            *self.font.borrow_mut() = font;
+        }
         let width = self.ctx.measure_text(text).map_or(0.0, |m| m.width());
         Ok((width.ceil() as u32, style.size().ceil() as u32))
     }
+}
+
+/// A value on a y axis in few characters: `950`, `12.5k`, `2M`.
+fn compact(v: f64) -> String {
+    let (x, unit) = match v.abs() {
+        a if a >= 1e9 => (v / 1e9, "G"),
+        a if a >= 1e6 => (v / 1e6, "M"),
+        a if a >= 1e3 => (v / 1e3, "k"),
+        _ => (v, ""),
+    };
+    let digits = if unit.is_empty() || x.abs() >= 100.0 || (x - x.round()).abs() < 0.05 { 0 } else { 1 };
+    format!("{x:.digits$}{unit}")
+}
+
+/// A chart's frame on `root`: its title, room for the axes' labels and names, and the axes
+/// over `xs` × `ys` (`scale`: device pixels per CSS pixel).
+fn frame<'a>(root: &'a DrawingArea<Canvas, plotters::coord::Shift>, title: &str, xs: std::ops::Range<f64>, ys: std::ops::Range<f64>, scale: f64) -> Result<ChartContext<'a, Canvas, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>, String> {
+    let px = |v: f64| (v * scale) as u32;
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 14.0 * scale))
+        .margin(px(8.0))
+        .x_label_area_size(px(38.0))
+        .y_label_area_size(px(56.0))
+        .build_cartesian_2d(xs, ys)
+        .map_err(|e| e.to_string())
 }
 
 /// Draws `data` on `canvas`, whose CSS size is `css`.
@@ -148,7 +186,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
     let font = |px: f64| ("sans-serif", px * scale);
     let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into().ok()).ok_or("canvas has no 2d context")?;
     let inner = CanvasBackend::with_canvas_object(canvas).ok_or("canvas has no 2d context")?;
-    let backend = Canvas { inner, ctx };
+    let backend = Canvas { inner, ctx, font: Default::default() };
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let px = |v: f64| (v * scale) as u32;
@@ -158,13 +196,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
             // chart code for both kinds keeps the page bundle smaller.
             let n = values.len().max(1) as f64;
             let top = values.iter().copied().max().unwrap_or(0).max(1) as f64;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(*title, font(14.0))
-                .margin(px(8.0))
-                .x_label_area_size(px(28.0))
-                .y_label_area_size(px(60.0))
-                .build_cartesian_2d(-0.5f64..n - 0.5, 0f64..top * 1.1)
-                .map_err(|e| e.to_string())?;
+            let mut chart = frame(&root, title, -0.5f64..n - 0.5, 0f64..top * 1.1, scale)?;
             chart
                 .configure_mesh()
                 .disable_x_mesh()
@@ -173,7 +205,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 .y_desc(*y)
                 // Ticks fall between bars too: only whole numbers name a bar.
                 .x_label_formatter(&|v| if (v - v.round()).abs() < 1e-6 { format!("{}", v.round() as i64) } else { String::new() })
-                .y_label_formatter(&|v| format!("{v:.0}"))
+                .y_label_formatter(&|v| compact(*v))
                 .label_style(font(11.0))
                 .axis_desc_style(font(12.0))
                 .draw()
@@ -189,39 +221,53 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
         ChartData::Lines { title, y, series } => {
             let n = series.iter().map(|s| s.values.len()).max().unwrap_or(0).max(2);
             let top = series.iter().flat_map(|s| s.values.iter().copied()).fold(1.0f64, f64::max);
-            let mut chart = ChartBuilder::on(&root)
-                .caption(*title, font(14.0))
-                .margin(px(8.0))
-                .x_label_area_size(px(28.0))
-                .y_label_area_size(px(60.0))
-                .build_cartesian_2d(0f64..(n - 1) as f64 / 10.0, 0f64..top * 1.1)
-                .map_err(|e| e.to_string())?;
+            let mut chart = frame(&root, title, 0f64..(n - 1) as f64 / 10.0, 0f64..top * 1.1, scale)?;
             chart
                 .configure_mesh()
                 .max_light_lines(1)
                 .x_desc("simulated seconds (last 12 s)")
                 .y_desc(*y)
+                .y_label_formatter(&|v| compact(*v))
                 .label_style(font(11.0))
                 .axis_desc_style(font(12.0))
                 .draw()
                 .map_err(|e| e.to_string())?;
+            let colour = |k: usize, s: &Series| if s.name == "remote" { PALETTE[5] } else { PALETTE[k % 5] };
             for (k, s) in series.iter().enumerate() {
-                let color = if s.name == "remote" { PALETTE[5] } else { PALETTE[k % 5] };
                 chart
-                    .draw_series(LineSeries::new(s.values.iter().enumerate().map(|(i, &v)| (i as f64 / 10.0, v)), color.stroke_width(px(2.0))))
-                    .map_err(|e| e.to_string())?
-                    .label(s.name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(3)));
+                    .draw_series(LineSeries::new(s.values.iter().enumerate().map(|(i, &v)| (i as f64 / 10.0, v)), colour(k, s).stroke_width(px(2.0))))
+                    .map_err(|e| e.to_string())?;
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(font(11.0))
-                .draw()
-                .map_err(|e| e.to_string())?;
+            // The legend, top right in the plot. Drawn here: plotters' series labels measure
+            // each label by adding a span to the page (a forced layout per label per frame).
+            let (xs, ys) = chart.plotting_area().get_pixel_range();
+            let text = TextStyle::from(font(11.0)).pos(pb::text_anchor::Pos::new(pb::text_anchor::HPos::Left, pb::text_anchor::VPos::Center));
+            let label_w = series.iter().filter_map(|s| root.estimate_text_size(s.name, &text).ok()).map(|(w, _)| w as i32).max().unwrap_or(0);
+            let (row, pad) = (px(16.0) as i32, px(6.0) as i32);
+            let (w, h) = (label_w + 3 * pad + px(16.0) as i32, row * series.len() as i32 + pad);
+            let (x0, y0) = (xs.end - w - pad, ys.start + pad);
+            let boxed = |style: ShapeStyle| Rectangle::new([(x0, y0), (x0 + w, y0 + h)], style);
+            root.draw(&boxed(WHITE.mix(0.8).filled())).map_err(|e| e.to_string())?;
+            root.draw(&boxed(BLACK.into())).map_err(|e| e.to_string())?;
+            for (k, s) in series.iter().enumerate() {
+                let y = y0 + pad / 2 + row * k as i32 + row / 2;
+                let stroke = colour(k, s).stroke_width(px(3.0));
+                root.draw(&PathElement::new(vec![(x0 + pad, y), (x0 + pad + px(16.0) as i32, y)], stroke)).map_err(|e| e.to_string())?;
+                root.draw_text(s.name, &text, (x0 + 2 * pad + px(16.0) as i32, y)).map_err(|e| e.to_string())?;
+            }
         }
     }
     root.present().map_err(|e| e.to_string())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact;
+
+    #[test]
+    fn axis_values_are_compact() {
+        let shown: Vec<String> = [0.0, 950.0, 1000.0, 12_500.0, 400_000.0, 2_000_000.0, 1_250_000.0, 3e9].into_iter().map(compact).collect();
+        assert_eq!(shown, ["0", "950", "1k", "12.5k", "400k", "2M", "1.2M", "3G"]);
+    }
 }
