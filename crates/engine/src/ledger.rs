@@ -26,7 +26,7 @@ macro_rules! stages {
     ($($variant:ident = $name:literal, $class:ident, per $unit:literal at $price:expr, $doc:literal;)+) => {
         /// A stage of the pipeline that costs time.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-        pub enum Stage { $(#[doc = $doc] $variant,)+ }
+        pub enum Stage { $(#[doc = concat!($doc, " (booked per ", $unit, ")")] $variant,)+ }
 
         impl Stage {
             /// Every stage, in pipeline order.
@@ -40,11 +40,6 @@ macro_rules! stages {
             /// The account this stage is charged to.
             pub const fn class(self) -> Class {
                 match self { $(Stage::$variant => Class::$class,)+ }
-            }
-
-            /// What one unit of this stage's work is ([`Book::add`] counts them).
-            pub const fn unit(self) -> &'static str {
-                match self { $(Stage::$variant => $unit,)+ }
             }
 
             /// The price of one unit in picoseconds, from the cost table.
@@ -105,7 +100,7 @@ impl Ledger {
     }
 }
 
-/// One CPU's work per stage, in each stage's unit ([`Stage::unit`]); [`Prices`] turns it into
+/// One CPU's work per stage, in each stage's unit (each stage's doc names it); [`Prices`] turns it into
 /// nanoseconds when a snapshot reads it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Work([u64; Stage::ALL.len()]);
@@ -132,11 +127,6 @@ impl Prices {
     pub fn ns(&self, work: &Work, stage: Stage) -> u64 {
         let ps = u128::from(work.0[stage as usize]) * u128::from(self.0[stage as usize]);
         (ps / 1000) as u64
-    }
-
-    /// Nanoseconds of `work` in one account.
-    pub fn class_ns(&self, work: &Work, class: Class) -> u64 {
-        Stage::ALL.iter().filter(|s| s.class() == class).map(|&s| self.ns(work, s)).sum()
     }
 
     /// Nanoseconds per stage over the work of every CPU.
@@ -192,7 +182,7 @@ mod tests {
         cpus[0].add(Stage::AppRead, 3);
         cpus[0].add(Stage::SysRead, 3);
         cpus[0].add(Stage::XdpKfunc, 2_500);
-        assert_eq!(prices.class_ns(&cpus[0], Class::User), 3 * (costs.app_read_ns / 2));
+        assert_eq!(prices.ledger([&cpus[0]]).class_total(Class::User), 3 * (costs.app_read_ns / 2));
         assert_eq!(prices.ns(&cpus[0], Stage::XdpKfunc), 2);
         let l = prices.ledger(&cpus);
         assert_eq!(l.get(Stage::DriverRx), charged);

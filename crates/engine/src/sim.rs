@@ -1145,7 +1145,7 @@ impl Sim {
         let c = &self.counters;
         // Where the packets went, per queue and per CPU, folded into two words.
         let mix = |h: u64, (i, n): (usize, u64)| (h.rotate_left(7) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15 ^ i as u64);
-        let qmix = self.queues.iter().map(|q| &q.stats).map(|q| q.packets.wrapping_add(q.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        let qmix = self.queues.iter().map(|q| q.stats.packets.wrapping_add(q.stats.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
         let cmix = self.cpus.iter().map(|c| c.stats.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
         self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, qmix, cmix]);
     }
@@ -1289,7 +1289,7 @@ impl Sim {
         self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
     }
 
-    /// Charges `units` of `stage`'s work ([`Stage::unit`]) to `cpu`; the snapshot prices them.
+    /// Charges `units` of `stage`'s work (the unit its doc names) to `cpu`; the snapshot prices them.
     fn charge(&mut self, cpu: u16, stage: Stage, units: u64) {
         self.cpus[usize::from(cpu)].work.add(stage, units);
     }
@@ -1683,21 +1683,23 @@ impl Sim {
 
     /// Totals and per-queue / per-CPU figures now.
     pub fn snapshot(&self) -> Snapshot {
-        let ledger = self.prices.ledger(self.cpus.iter().map(|c| &c.work));
+        // Each CPU's work priced once: its accounts, and its share of the run's ledger.
+        let mut ledger = Ledger::default();
+        let cpus = self
+            .cpus
+            .iter()
+            .map(|c| {
+                let own = self.prices.ledger([&c.work]);
+                own.iter().for_each(|(stage, ns)| ledger.book(stage, ns));
+                CpuStats { user_ns: own.class_total(Class::User), sys_ns: own.class_total(Class::Sys), softirq_ns: own.class_total(Class::Softirq), ..c.stats }
+            })
+            .collect();
         let counters = Counters {
             user_ns: ledger.class_total(Class::User),
             sys_ns: ledger.class_total(Class::Sys),
             softirq_ns: ledger.class_total(Class::Softirq),
             ..self.counters
         };
-        let cpus = self
-            .cpus
-            .iter()
-            .map(|c| {
-                let account = |class| self.prices.class_ns(&c.work, class);
-                CpuStats { user_ns: account(Class::User), sys_ns: account(Class::Sys), softirq_ns: account(Class::Softirq), ..c.stats }
-            })
-            .collect();
         Snapshot {
             now: self.now,
             counters,
@@ -1759,7 +1761,7 @@ impl Sim {
 
     /// NUMA node of a CPU.
     pub fn node_of(&self, cpu: u16) -> u16 {
-        self.cfg.node_of(cpu)
+        self.nodes.get(usize::from(cpu)).copied().unwrap_or(0)
     }
 
     /// Checks the conservation law: every offered packet is delivered, dropped or in flight.
