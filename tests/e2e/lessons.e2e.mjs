@@ -191,15 +191,16 @@ for (const [lesson, command] of plans) {
       await page.goto(`${base}?lesson=${lesson}`);
       await page.getByTestId("console-input").waitFor();
       expect((await page.getByTestId("lesson-select").inputValue()) === lesson, "the URL opened the lesson");
-      // Every guided step outlines something that is on the page.
+      // Every guided step outlines the element its lesson file names, and it is on the page.
+      const highlight = JSON.parse(readFileSync(new URL(`../../crates/scenario/lessons/${lesson}.json`, import.meta.url))).lesson.highlight;
       const steps = await page.locator("ol.steps li").count();
       for (let i = 0; i < steps; i++) {
         await page.waitForFunction((n) => document.querySelector("ol.steps li.current") === document.querySelectorAll("ol.steps li")[n], i);
-        await page.waitForFunction(() => {
+        await page.waitForFunction((id) => {
           const rule = document.querySelector('style[data-testid="step-highlight"]');
-          const target = rule && document.querySelector(`[data-testid="${rule.dataset.target}"]`);
-          return target !== null && getComputedStyle(target).outlineStyle === "dashed";
-        }, null, { timeout: 5_000 })
+          const target = document.querySelector(`[data-testid="${id}"]`);
+          return rule?.dataset.target === id && target !== null && getComputedStyle(target).outlineStyle === "dashed";
+        }, highlight[i], { timeout: 5_000 })
           .catch(() => { throw new Error(`step ${i + 1} of ${lesson} outlines nothing on the page`); });
         if (i + 1 < steps) await page.getByTestId("lesson-next").click();
       }

@@ -98,14 +98,6 @@ pub fn fit_to_device_pixels(canvas: &HtmlCanvasElement, (css_w, css_h): (f64, f6
 struct Canvas {
     inner: CanvasBackend,
     ctx: CanvasRenderingContext2d,
-    /// The context's font now: setting a font parses it, so a measure sets it only when it
-    /// changes (every label of an axis shares one).
-    font: std::cell::RefCell<String>,
-}
-
-/// The CSS font plotters-canvas draws `style` with (its `draw_text`).
-fn css_font<T: pb::BackendTextStyle>(style: &T) -> String {
-    format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str())
 }
 
 type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
@@ -140,30 +132,26 @@ impl DrawingBackend for Canvas {
         self.inner.fill_polygon(vert, style)
     }
     fn draw_text<T: pb::BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> Result<(), DrawingErrorKind<CanvasError>> {
-        // plotters-canvas sets the context's font to the style's.
-        *self.font.borrow_mut() = css_font(style);
         self.inner.draw_text(text, style, pos)
     }
     fn estimate_text_size<T: pb::BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
-        let font = css_font(style);
-        if *self.font.borrow() != font {
-            self.ctx.set_font(&font);
-            *self.font.borrow_mut() = font;
-        }
+        // The same font string the backend draws with (plotters-canvas `draw_text`).
+        self.ctx.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
         let width = self.ctx.measure_text(text).map_or(0.0, |m| m.width());
         Ok((width.ceil() as u32, style.size().ceil() as u32))
     }
 }
 
-/// A value on a y axis in few characters: `950`, `12.5k`, `2M`.
+/// A value on a y axis in few characters: `0.2`, `950`, `12.5k`, `2M`: one decimal at most,
+/// none when it would be 0; the unit is picked after rounding (999,950 is `1M`).
 fn compact(v: f64) -> String {
     let (x, unit) = match v.abs() {
-        a if a >= 1e9 => (v / 1e9, "G"),
-        a if a >= 1e6 => (v / 1e6, "M"),
-        a if a >= 1e3 => (v / 1e3, "k"),
+        a if a >= 999_950_000.0 => (v / 1e9, "G"),
+        a if a >= 999_950.0 => (v / 1e6, "M"),
+        a if a >= 999.95 => (v / 1e3, "k"),
         _ => (v, ""),
     };
-    let digits = if unit.is_empty() || x.abs() >= 100.0 || (x - x.round()).abs() < 0.05 { 0 } else { 1 };
+    let digits = if (x * 10.0).round() % 10.0 == 0.0 { 0 } else { 1 };
     format!("{x:.digits$}{unit}")
 }
 
@@ -186,7 +174,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
     let font = |px: f64| ("sans-serif", px * scale);
     let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into().ok()).ok_or("canvas has no 2d context")?;
     let inner = CanvasBackend::with_canvas_object(canvas).ok_or("canvas has no 2d context")?;
-    let backend = Canvas { inner, ctx, font: Default::default() };
+    let backend = Canvas { inner, ctx };
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let px = |v: f64| (v * scale) as u32;
@@ -238,14 +226,18 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                     .draw_series(LineSeries::new(s.values.iter().enumerate().map(|(i, &v)| (i as f64 / 10.0, v)), colour(k, s).stroke_width(px(2.0))))
                     .map_err(|e| e.to_string())?;
             }
-            // The legend, top right in the plot. Drawn here: plotters' series labels measure
-            // each label by adding a span to the page (a forced layout per label per frame).
+            // The legend, top left in the plot (the newest values are on the right). Drawn
+            // here: plotters' series labels measure each label by adding a span to the page (a
+            // forced layout per label per frame).
+            if series.is_empty() {
+                return root.present().map_err(|e| e.to_string());
+            }
             let (xs, ys) = chart.plotting_area().get_pixel_range();
             let text = TextStyle::from(font(11.0)).pos(pb::text_anchor::Pos::new(pb::text_anchor::HPos::Left, pb::text_anchor::VPos::Center));
             let label_w = series.iter().filter_map(|s| root.estimate_text_size(s.name, &text).ok()).map(|(w, _)| w as i32).max().unwrap_or(0);
             let (row, pad) = (px(16.0) as i32, px(6.0) as i32);
             let (w, h) = (label_w + 3 * pad + px(16.0) as i32, row * series.len() as i32 + pad);
-            let (x0, y0) = (xs.end - w - pad, ys.start + pad);
+            let (x0, y0) = (xs.start + pad, ys.start + pad);
             let boxed = |style: ShapeStyle| Rectangle::new([(x0, y0), (x0 + w, y0 + h)], style);
             root.draw(&boxed(WHITE.mix(0.8).filled())).map_err(|e| e.to_string())?;
             root.draw(&boxed(BLACK.into())).map_err(|e| e.to_string())?;
@@ -267,7 +259,7 @@ mod tests {
 
     #[test]
     fn axis_values_are_compact() {
-        let shown: Vec<String> = [0.0, 950.0, 1000.0, 12_500.0, 400_000.0, 2_000_000.0, 1_250_000.0, 3e9].into_iter().map(compact).collect();
-        assert_eq!(shown, ["0", "950", "1k", "12.5k", "400k", "2M", "1.2M", "3G"]);
+        let shown: Vec<String> = [0.0, 0.2, 1.1, 950.0, 999.96, 1000.0, 12_500.0, 400_000.0, 999_950.0, 2_000_000.0, 1_250_000.0, 3e9].into_iter().map(compact).collect();
+        assert_eq!(shown, ["0", "0.2", "1.1", "950", "1k", "1k", "12.5k", "400k", "1M", "2M", "1.2M", "3G"]);
     }
 }

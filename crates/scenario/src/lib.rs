@@ -17,7 +17,7 @@ mod spec;
 pub use goal::{Check, Op};
 pub use lessons::{lesson, lesson_ids, LESSONS};
 pub use report::Report;
-pub use spec::{FlowGroup, Lesson, Scenario, ThreadGroup, TimedCommand, TxGroup, XdpSection, XpsSection};
+pub use spec::{is_testid, FlowGroup, Lesson, Scenario, ThreadGroup, TimedCommand, TxGroup, XdpSection, XpsSection};
 
 use std::fmt;
 

@@ -421,6 +421,12 @@ pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result
     Ok(())
 }
 
+/// Whether `name` has the shape of the page's `data-testid` names (1 to 64 of `a-z`, `0-9`,
+/// `-`): what a guided step may point at, and what the page may put in a style rule.
+pub fn is_testid(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 impl Scenario {
     /// The engine configuration this scenario describes.
     pub fn host_config(&self) -> Result<HostConfig, ScenarioError> {
@@ -479,6 +485,12 @@ impl Scenario {
         for (i, c) in self.timeline.iter().enumerate() {
             if c.at_ms > DAY_MS {
                 return Err(err(&format!("timeline[{i}].at_ms"), format!("{} is out of range (accepted: 0..={DAY_MS})", c.at_ms)));
+            }
+        }
+        for (i, h) in self.lesson.highlight.iter().enumerate() {
+            // A step may point at nothing (""); a name is a page's data-testid.
+            if !h.is_empty() && !is_testid(h) {
+                return Err(err(&format!("lesson.highlight[{i}]"), format!("{h:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)")));
             }
         }
         if let Some(c) = &self.lesson.check {

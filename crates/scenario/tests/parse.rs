@@ -57,6 +57,10 @@ fn values_out_of_range_are_refused_with_the_accepted_range() {
     assert!(e.contains("readers_per_flow") && e.contains("0..=64"), "{e}");
     let e = err(r#"{"schema":1,"id":"t","timeline":[{"at_ms":18446744073709551615,"command":"help"}]}"#, &[]);
     assert!(e.contains("timeline[0].at_ms"), "{e}");
+    // A guided step points at a page element by its data-testid, or at nothing.
+    let e = err(r#"{"schema":1,"id":"t","lesson":{"steps":["a","b"],"highlight":["", "x\"] {}"]}}"#, &[]);
+    assert!(e.contains("lesson.highlight[1]") && e.contains("a-z, 0-9, -"), "{e}");
+    assert!(parse(r#"{"schema":1,"id":"t","lesson":{"steps":["a","b"],"highlight":["", "chart-arfs"]}}"#, &[]).is_ok());
 }
 
 #[test]

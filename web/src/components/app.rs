@@ -421,8 +421,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     let embed = props.embed;
     // Guided steps point at a control or chart: a style rule rendered with the page outlines
     // it, so the outline holds through re-renders and appears with a target that comes later
-    // (the tc panel once the block exists). Only `data-testid`-shaped names make a rule.
-    let outline = v.lesson.highlight.as_deref().filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
+    // (the tc panel once the block exists). Scenarios are validated so; the check stays here
+    // because only such names may go into a style rule.
+    let outline = v.lesson.highlight.as_deref().filter(|id| steerlab_scenario::is_testid(id));
     html! {
         <main class={classes!("sandbox", embed.then_some("embed"))}>
             if let Some(id) = outline {

@@ -196,7 +196,6 @@ fn draw(canvas: &HtmlCanvasElement, size: (f64, f64), st: &mut State, now: f64, 
     let k = fit_to_device_pixels(canvas, size);
     let State { view: v, flight, layout, dirty, host: layer } = st;
     let l = layout.as_ref()?;
-    let changed = std::mem::take(dirty);
     if layer.is_none() {
         *layer = Some(web_sys::window()?.document()?.create_element("canvas").ok()?.dyn_into().ok()?);
     }
@@ -206,13 +205,18 @@ fn draw(canvas: &HtmlCanvasElement, size: (f64, f64), st: &mut State, now: f64, 
         layer.set_width(canvas.width());
         layer.set_height(canvas.height());
     }
-    if changed || resized {
-        draw_host(&Pen(context(layer, k)?), v, l, flight, still);
+    if *dirty || resized {
+        // The whole layer: a layout shorter than the canvas (until the page resizes it)
+        // leaves nothing of the previous drawing below it.
+        let (w, h) = (f64::from(canvas.width()) / k, f64::from(canvas.height()) / k);
+        draw_host(&Pen(context(layer, k)?), v, l, flight, still, (w.max(l.width), h.max(l.height)));
+        *dirty = false;
     }
     let ctx = context(canvas, 1.0)?;
     ctx.draw_image_with_html_canvas_element(layer, 0.0, 0.0).ok()?;
     if !still {
-        let pen = Pen(context(canvas, k)?);
+        ctx.set_transform(k, 0.0, 0.0, k, 0.0, 0.0).ok()?;
+        let pen = Pen(ctx);
         for d in &flight.dots {
             if let Some((at, stage)) = d.at(now) {
                 let colour = match stage {
@@ -227,10 +231,11 @@ fn draw(canvas: &HtmlCanvasElement, size: (f64, f64), st: &mut State, now: f64, 
     Some(())
 }
 
-/// The host without its packets: captions, routes, flows, the NIC, queues and CPUs, legend.
-fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool) {
+/// The host without its packets on a white area of `size` CSS pixels: captions, routes,
+/// flows, the NIC, queues and CPUs, legend.
+fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, (w, h): (f64, f64)) {
     pen.0.set_fill_style_str("#fff");
-    pen.0.fill_rect(0.0, 0.0, l.width, l.height);
+    pen.0.fill_rect(0.0, 0.0, w, h);
     let (warn, q) = (WARN, queue_rgb);
     // Column captions.
     for (caption, x, align) in [("flows", l.flow_x, "center"), ("NIC", l.reta_x, "left"), ("RX queues", l.queue_x, "center"), ("CPUs", l.cpu_x, "center")] {
