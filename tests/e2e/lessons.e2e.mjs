@@ -2,8 +2,10 @@
 import { readFileSync } from "node:fs";
 import { expect, outPath } from "./harness.mjs";
 
-// rss-basics' tick in seconds, from the lesson file (a "step" runs one tick).
-const rssTickS = JSON.parse(readFileSync(new URL("../../crates/scenario/lessons/rss-basics.json", import.meta.url))).sim.tick_ns / 1e9;
+// A lesson's file, as the engine reads it.
+const lessonFile = (id) => JSON.parse(readFileSync(new URL(`../../crates/scenario/lessons/${id}.json`, import.meta.url)));
+// rss-basics' tick in seconds (a "step" runs one tick).
+const rssTickS = lessonFile("rss-basics").sim.tick_ns / 1e9;
 
 const text = (page, id) => page.getByTestId(id).textContent();
 const waitText = (page, id, pred, arg) =>
@@ -192,7 +194,7 @@ for (const [lesson, command] of plans) {
       await page.getByTestId("console-input").waitFor();
       expect((await page.getByTestId("lesson-select").inputValue()) === lesson, "the URL opened the lesson");
       // Every guided step outlines the element its lesson file names, and it is on the page.
-      const highlight = JSON.parse(readFileSync(new URL(`../../crates/scenario/lessons/${lesson}.json`, import.meta.url))).lesson.highlight;
+      const highlight = lessonFile(lesson).lesson.highlight;
       const steps = await page.locator("ol.steps li").count();
       for (let i = 0; i < steps; i++) {
         await page.waitForFunction((n) => document.querySelector("ol.steps li.current") === document.querySelectorAll("ol.steps li")[n], i);

@@ -847,12 +847,13 @@ impl Controller {
         // Softirq load over the last sample window.
         let prev = self.history.iter().rev().nth(1);
         let window = prev.map_or(1, |(t, _)| snap.now.0.saturating_sub(*t).max(1));
+        let before = prev.and_then(|(_, r)| r.get("cpus")).and_then(serde_json::Value::as_array);
         let cpus: Vec<CpuView> = snap
             .cpus
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let before = prev.and_then(|(_, r)| r.get(&format!("cpus.{i}.softirq_ns")).and_then(|v| v.as_u64())).unwrap_or(0);
+                let before = before.and_then(|a| a.get(i)).and_then(|v| v["softirq_ns"].as_u64()).unwrap_or(0);
                 let load = (c.softirq_ns.saturating_sub(before) as u128 * 1000 / u128::from(window)).min(1000) as u32;
                 CpuView {
                     index: i as u16,

@@ -1375,6 +1375,8 @@ impl Sim {
             None => (irq, Fate::Inline { queue: q }),
             Some(c) => {
                 let ci = usize::from(c);
+                // The same test as `backlog_full`, read again: reusing the flag measured 2-3 %
+                // more instructions (cachegrind), the optimiser keeps fewer values live this way.
                 if self.cpus[ci].backlog.room() < m {
                     // enqueue_to_backlog: qlen > netdev_max_backlog.
                     self.counters.backlog_full += m;
