@@ -244,6 +244,7 @@ impl Fate {
 }
 
 /// Where a packet was dropped (brief §4: `packets.dropped.*`).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropPoint {
     /// In the NIC, by an offloaded tc filter (`in_hw`).
@@ -328,6 +329,7 @@ pub struct Snapshot {
 }
 
 /// Where one flow's packets go now, for the page.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowView {
     /// RX queue of its last packet.
@@ -354,6 +356,7 @@ impl FlowView {
 }
 
 /// The NIC's rule that picks a flow's RX queue (kernel-semantics §0: exact filters before RSS).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueRule {
     /// `indir[hash & (size - 1)]`.

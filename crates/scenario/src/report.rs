@@ -13,18 +13,28 @@ pub struct Report(pub Value);
 impl Report {
     /// The report of `sim` running `scenario`.
     pub fn new(scenario: &Scenario, sim: &Sim) -> Report {
+        Report::build(scenario, sim, true)
+    }
+
+    /// The report without its per-queue and per-CPU arrays (`queues`, `cpus`): every total and
+    /// figure, at a fraction of the cost on a big host (the page samples one every 100 ms).
+    pub fn totals(scenario: &Scenario, sim: &Sim) -> Report {
+        Report::build(scenario, sim, false)
+    }
+
+    fn build(scenario: &Scenario, sim: &Sim, arrays: bool) -> Report {
         let s = sim.snapshot();
         let c = &s.counters;
         let a = &s.arfs;
-        let queues: Vec<Value> =
-            s.queues.iter().enumerate().map(|(i, q)| json!({"queue": i, "packets": q.packets, "drops": q.drops})).collect();
-        let cpus: Vec<Value> = s
+        let queues: Vec<Value> = if !arrays { Vec::new() } else {
+            s.queues.iter().enumerate().map(|(i, q)| json!({"queue": i, "packets": q.packets, "drops": q.drops})).collect() };
+        let cpus: Vec<Value> = if !arrays { Vec::new() } else { s
             .cpus
             .iter()
             .enumerate()
             .map(|(i, p)| json!({"cpu": i, "softirq_ns": p.softirq_ns, "sys_ns": p.sys_ns, "user_ns": p.user_ns, "packets": p.packets}))
-            .collect();
-        let txq: Vec<Value> = s.txq.iter().enumerate().map(|(i, &n)| json!({"queue": i, "packets": n})).collect();
+            .collect() };
+        let txq: Vec<Value> = if !arrays { Vec::new() } else { s.txq.iter().enumerate().map(|(i, &n)| json!({"queue": i, "packets": n})).collect() };
         let secs = (s.now.0 as f64 / 1e9).max(1e-9);
         let ledger: serde_json::Map<String, Value> = s.ledger.iter().map(|(st, ns)| (format!("{}_ns", st.name()), json!(ns))).collect();
         // XDP figures as the seed reports them: ns per packet and packets per second per core.

@@ -13,6 +13,7 @@ use crate::rss::hash_input;
 use crate::tc::SwResult;
 
 /// One flow's path, for the page's trace panel.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowTrace {
     /// The tuple as `proto src:sport -> dst:dport`.
