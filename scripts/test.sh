@@ -3,7 +3,8 @@
 #   1. native: cargo test for the whole workspace (engine, CLI, integration tests in tests/it)
 #   2. wasm:   wasm-bindgen-test in headless Chromium (engine vectors in wasm, components in the DOM)
 #   3. bundle: trunk release build, gzipped size checked against the budget
-#   4. e2e:    playwright-core drives Debian's Chromium against dist/ served on 127.0.0.1
+#   4. e2e:    playwright-core drives Debian's Chromium against dist/ served on 127.0.0.1,
+#              with the benchmarks that time the page against the native CLI (built here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -21,6 +22,9 @@ timeout 900 cargo test --offline --locked --target wasm32-unknown-unknown \
 step "release bundle and size budget"
 build_dist
 
+step "native CLI (release: the e2e benchmarks time the page against it)"
+cargo build --offline --locked --release -p steerlab-cli
+
 step "end-to-end in headless Chromium (playwright-core)"
-timeout 600 node tests/e2e/run.mjs dist
+STEERLAB_CLI="$PWD/target/release/steerlab" timeout 1200 node tests/e2e/run.mjs dist
 echo; echo "test: all passed"

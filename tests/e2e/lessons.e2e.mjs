@@ -67,11 +67,7 @@ export const tests = [
       }
       expect(Number(await text(page, "flow-count")) > 16000, "seed 000's 16,384 flows");
       await page.getByTestId("lesson-goal-met").waitFor({ timeout: 90_000 });
-      // Long runs stay responsive: frames never spend more than the budget in the engine.
-      const ms = await page.evaluate(() => (window.steerlabFrameMs || []).slice().sort((a, b) => a - b));
-      const q = (p) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))];
-      console.log(`     frame engine time over ${ms.length} frames: p50 ${q(0.5)?.toFixed(1)} ms, p95 ${q(0.95)?.toFixed(1)} ms`);
-      expect(ms.length > 10, "frames were measured");
+      // The engine runs in the worker: the page's frames only draw.
       const gaps = await page.evaluate(() => window.__gaps.slice(5).sort((a, b) => a - b));
       const g = (p) => gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))];
       console.log(`     16,384 flows at full speed: ${gaps.length} display frames, interval p50 ${g(0.5)?.toFixed(1)} ms, p95 ${g(0.95)?.toFixed(1)} ms (printed, not asserted)`);
@@ -206,7 +202,7 @@ for (const [lesson, command] of plans) {
           .catch(() => { throw new Error(`step ${i + 1} of ${lesson} outlines nothing on the page`); });
         if (i + 1 < steps) await page.getByTestId("lesson-next").click();
       }
-      await page.getByTestId("speed").selectOption({ label: lesson === "arfs-collision" ? "max" : "10×" });
+      await page.getByTestId("speed").selectOption({ label: lesson === "arfs-collision" ? "max" : "1×" });
       // The first screen shows the problem: the goal is not met before the change.
       await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 1.0);
       expect((await page.getByTestId("lesson-goal-met").count()) === 0, "goal not met before the change");

@@ -41,7 +41,7 @@ impl ChartData {
                 out
             }
             ChartData::Lines { series, .. } => {
-                let names: Vec<&str> = series.iter().map(|s| s.name).collect();
+                let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
                 let mut out = format!("sample,{}\n", names.join(","));
                 let n = series.iter().map(|s| s.values.len()).max().unwrap_or(0);
                 for i in 0..n {
@@ -234,7 +234,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
             }
             let (xs, ys) = chart.plotting_area().get_pixel_range();
             let text = TextStyle::from(font(11.0)).pos(pb::text_anchor::Pos::new(pb::text_anchor::HPos::Left, pb::text_anchor::VPos::Center));
-            let label_w = series.iter().filter_map(|s| root.estimate_text_size(s.name, &text).ok()).map(|(w, _)| w as i32).max().unwrap_or(0);
+            let label_w = series.iter().filter_map(|s| root.estimate_text_size(&s.name, &text).ok()).map(|(w, _)| w as i32).max().unwrap_or(0);
             let (row, pad) = (px(16.0) as i32, px(6.0) as i32);
             let (w, h) = (label_w + 3 * pad + px(16.0) as i32, row * series.len() as i32 + pad);
             let (x0, y0) = (xs.start + pad, ys.start + pad);
@@ -245,7 +245,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 let y = y0 + pad / 2 + row * k as i32 + row / 2;
                 let stroke = colour(k, s).stroke_width(px(3.0));
                 root.draw(&PathElement::new(vec![(x0 + pad, y), (x0 + pad + px(16.0) as i32, y)], stroke)).map_err(|e| e.to_string())?;
-                root.draw_text(s.name, &text, (x0 + 2 * pad + px(16.0) as i32, y)).map_err(|e| e.to_string())?;
+                root.draw_text(&s.name, &text, (x0 + 2 * pad + px(16.0) as i32, y)).map_err(|e| e.to_string())?;
             }
         }
     }

@@ -1,10 +1,14 @@
-//! steerlab-web: the sandbox page. The only crate that touches the DOM; it sends the engine
-//! commands and renders what the engine reports.
+//! steerlab-web: the sandbox page and its simulation worker. The only crate that touches the
+//! DOM. Two binaries share this library: `steerlab-web` (the page: `components`, `client`,
+//! `chart`) renders what `steerlab-worker` (the Web Worker: `worker`, `controller`, the
+//! engine) sends, and sends it [`controller::Action`]s.
 
 pub mod chart;
+pub mod client;
 pub mod components;
 pub mod controller;
 pub mod embed;
 pub mod wire;
+pub mod worker;
 
 pub use components::app::App;

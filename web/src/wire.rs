@@ -20,7 +20,7 @@ const MAX_DOTS: usize = 600;
 pub const FLIGHT_MS: f64 = 1200.0;
 
 /// One flow as the wire view needs it: the engine's view and where it sits on the page.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WireFlow {
     /// Flow index.
     pub index: u32,
@@ -48,7 +48,7 @@ impl WireFlow {
 }
 
 /// A small host: its flows, indirection table, queues and CPUs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WireView {
     /// The flows.
     pub flows: Vec<WireFlow>,

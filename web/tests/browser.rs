@@ -1,13 +1,19 @@
 //! Tests that run in headless Chromium (wasm-bindgen-test): the engine gives the same results in
-//! wasm as natively, and the components render into a real DOM.
+//! wasm as natively, and the page renders a session's view into a real DOM and turns its
+//! controls into actions.
 #![cfg(target_arch = "wasm32")]
 
 use steerlab_engine::toeplitz::{toeplitz_bitwise, ToeplitzTable, MS_VERIFICATION_KEY, VERIFICATION_VECTORS};
 use steerlab_engine::rss::{hash_input, HashFields};
 use steerlab_engine::{FlowKey, Proto};
+use std::rc::Rc;
+
+use steerlab_web::components::app::Page;
+use steerlab_web::controller::{Action, Event, Session, ToPage};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{HtmlElement, HtmlInputElement};
+use yew::prelude::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -38,11 +44,34 @@ async fn settle() {
     gloo::timers::future::TimeoutFuture::new(30).await;
 }
 
+/// The page without its worker: the session runs in the test, and every action the page's
+/// controls send is applied to it, as the worker does (the e2e tests drive the real worker).
+#[function_component]
+fn LocalPage() -> Html {
+    let session = use_mut_ref(Session::default);
+    let view = use_state(|| Rc::new(session.borrow_mut().view()));
+    let error = use_state(|| None::<String>);
+    let dispatch = {
+        let (session, view, error) = (session.clone(), view.clone(), error.clone());
+        Callback::from(move |a: Action| {
+            let mut s = session.borrow_mut();
+            s.apply(a);
+            for msg in s.take() {
+                if let ToPage::Event(Event::Banner(b)) = msg {
+                    error.set(b);
+                }
+            }
+            view.set(Rc::new(s.view()));
+        })
+    };
+    html! { <Page view={(*view).clone()} error={(*error).clone()} {dispatch} embed={false} scenario_json="" /> }
+}
+
 #[wasm_bindgen_test]
-async fn app_renders_queues_chart_and_form() {
+async fn page_renders_queues_chart_and_form_and_its_controls_act() {
     let host = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&host).unwrap();
-    let handle = yew::Renderer::<steerlab_web::App>::with_root(host.clone()).render();
+    let handle = yew::Renderer::<LocalPage>::with_root(host.clone()).render();
     settle().await;
     for id in ["play", "pause", "step", "sim-time", "flow-count", "rxq-0", "rxq-3", "chart-rxq", "chart-cost", "add-flow"] {
         by_testid(&host, id);

@@ -1,7 +1,7 @@
-//! The top-level component: owns the controller, runs the animation timer with a per-frame
-//! time budget, reads the lesson from the URL, lays out the page.
+//! The top-level component: reads what the URL asks for (a lesson, a permalink, embed mode,
+//! the compare view), starts the simulation worker through [`use_session`], lays out the page
+//! and turns every control into an [`Action`]. It holds no simulation state of its own.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
@@ -9,29 +9,21 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::chart::ChartData;
+use crate::client::use_session;
 use crate::components::add_flow::AddFlow;
-use crate::components::now_ms;
 use crate::components::chart::Chart;
 use crate::components::console::Console;
 use crate::components::features::Features;
 use crate::components::host::Host;
 use crate::components::lesson::LessonPanel;
 use crate::components::migrate::Migrate;
-use crate::components::paths::Paths;
 use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
+use crate::components::paths::Paths;
 use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
 use crate::components::transport::Transport;
-use crate::controller::{Controller, FlowForm, ViewModel};
-
-/// When a frame stops starting engine slices, ms (a slice takes 1-2 ms, so frames stay near
-/// 8 ms): heavy scenarios (seed 000's 16,384 flows) run
-/// fewer ticks per frame instead of blocking the page.
-const FRAME_BUDGET_MS: f64 = 6.0;
-/// Flows per engine slice: about 1-2 ms of work in the release wasm.
-const FLOWS_PER_SLICE: u32 = 1024;
-/// Animation timer period, ms.
-const FRAME_PERIOD_MS: u32 = 16;
+use crate::controller::{Action, Event as SimEvent, Origin, SessionView};
+use crate::embed::HostMessage;
 
 /// A `?name=` parameter of the page's URL.
 fn url_param(name: &str) -> Option<String> {
@@ -53,12 +45,17 @@ fn base_url() -> String {
 /// Posts `msg` to the parent window, to each allowed origin (the browser delivers it only to
 /// the one the parent really has).
 fn post_to_parent(allow: &[String], msg: &serde_json::Value) {
+    post_json_to_parent(allow, &msg.to_string());
+}
+
+/// Posts a message given as JSON text to the parent window, as [`post_to_parent`].
+fn post_json_to_parent(allow: &[String], json: &str) {
     let Some(w) = web_sys::window() else { return };
     let Ok(Some(parent)) = w.parent() else { return };
     if js_sys::Object::is(&parent, &w) {
         return; // not embedded
     }
-    let Ok(data) = js_sys::JSON::parse(&msg.to_string()) else { return };
+    let Ok(data) = js_sys::JSON::parse(json) else { return };
     for origin in allow {
         let _ = parent.post_message(&data, origin);
     }
@@ -78,40 +75,16 @@ fn set_url_lesson(id: &str) {
     }
 }
 
-/// Records a frame's engine time for the e2e test's p50/p95 (window.steerlabFrameMs).
-fn record_frame_ms(ms: f64) {
-    let Some(w) = web_sys::window() else { return };
-    let key = wasm_bindgen::JsValue::from_str("steerlabFrameMs");
-    let arr = js_sys::Reflect::get(&w, &key).ok().and_then(|v| v.dyn_into::<js_sys::Array>().ok()).unwrap_or_else(|| {
-        let a = js_sys::Array::new();
-        let _ = js_sys::Reflect::set(&w, &key, &a);
-        a
-    });
-    if arr.length() < 10_000 {
-        arr.push(&ms.into());
-    }
-}
-
-/// The controller the page opens with, and an error when the URL asked for something invalid.
-fn initial() -> (Controller, Option<String>) {
-    if let Some(link) = url_state() {
-        // Replayed by the frames, a slice at a time: a long state never freezes the page.
-        return match Controller::restoring(&link) {
-            Ok(c) => (c, None),
-            Err(e) => (Controller::new_default(), Some(e)),
-        };
-    }
-    match url_param("lesson") {
-        Some(id) => match Controller::for_lesson(&id) {
-            Ok(c) => (c, None),
-            Err(e) => (Controller::new_default(), Some(format!("?lesson={id}: {e}; opened the default lesson"))),
-        },
-        None => (Controller::new_default(), None),
+/// What the page opens with: the permalink of the URL's fragment, else its `?lesson=`.
+fn initial_action() -> Action {
+    match url_state() {
+        Some(link) => Action::Restore(link),
+        None => Action::OpenLesson(url_param("lesson").unwrap_or_else(|| crate::controller::DEFAULT_LESSON.to_string())),
     }
 }
 
 /// The page: the sandbox, or in embed mode with `?start=click` a light placeholder until the
-/// learner starts it (a page with many embeds stays light).
+/// learner starts it (a page with many embeds stays light: no worker, no engine).
 #[component]
 pub fn App() -> Html {
     let embed = url_param("embed").as_deref() == Some("1");
@@ -142,22 +115,6 @@ pub fn App() -> Html {
     html! { <Sandbox {embed} /> }
 }
 
-/// A callback that applies `f` to the controller with the event's value, shows a refused
-/// action's error in the banner (or clears it), and refreshes the view.
-fn action<T: 'static>(
-    controller: &Rc<RefCell<Controller>>,
-    view: &UseStateHandle<ViewModel>,
-    error: &UseStateHandle<Option<String>>,
-    f: fn(&mut Controller, &T) -> Result<(), String>,
-) -> Callback<T> {
-    let (controller, view, error) = (controller.clone(), view.clone(), error.clone());
-    Callback::from(move |x: T| {
-        let result = f(&mut controller.borrow_mut(), &x);
-        error.set(result.err());
-        view.set(controller.borrow().view());
-    })
-}
-
 /// Properties of [`Sandbox`].
 #[derive(Properties, PartialEq)]
 pub struct SandboxProps {
@@ -165,27 +122,47 @@ pub struct SandboxProps {
     pub embed: bool,
 }
 
+/// The actions an embedding page's message asks for; every message is answered with
+/// `steerlab:state` after it.
+fn host_actions(msg: HostMessage) -> Vec<Action> {
+    let first = match msg {
+        HostMessage::Command(line) => Some(Action::Command { host: 0, line, from: Origin::Embed }),
+        HostMessage::Load(text) => Some(Action::Load { text, from: Origin::Embed }),
+        HostMessage::GetState => None,
+        HostMessage::Play => Some(Action::Play),
+        HostMessage::Pause => Some(Action::Pause),
+        HostMessage::Step => Some(Action::Step),
+    };
+    first.into_iter().chain([Action::GetState]).collect()
+}
+
 /// The sandbox itself.
 #[component]
 pub fn Sandbox(props: &SandboxProps) -> Html {
-    let url_error = use_mut_ref(|| None::<String>);
-    let controller = {
-        let url_error = url_error.clone();
-        use_mut_ref(move || {
-            let (c, e) = initial();
-            *url_error.borrow_mut() = e;
-            c
+    let error = use_state(|| None::<String>);
+    let allow = use_memo((), |_| crate::embed::parse_allow_list(url_param("origin").as_deref()));
+    let on_event = {
+        let (error, allow) = (error.clone(), allow.clone());
+        Callback::from(move |e: SimEvent| match e {
+            SimEvent::Banner(b) => error.set(b),
+            SimEvent::Host(msg) => post_json_to_parent(&allow, &msg),
+            SimEvent::Permalink(link) => {
+                let Some(w) = web_sys::window() else { return };
+                let _ = w.location().set_hash(&format!("s={link}"));
+                let _ = w.navigator().clipboard().write_text(&format!("{}#s={link}", base_url()));
+            }
+            SimEvent::Lesson(id) => set_url_lesson(&id),
+            SimEvent::Ready | SimEvent::RunEnded => {}
         })
     };
-    let view = use_state(|| controller.borrow().view());
-    let error = use_state(|| url_error.borrow().clone());
-    let allow = use_memo((), |_| crate::embed::parse_allow_list(url_param("origin").as_deref()));
+    let session = use_session(initial_action(), on_event);
+    let dispatch = session.dispatch.clone();
+    let lesson_id = session.view.as_ref().and_then(|v| v.hosts.first()).map(|h| h.lesson.id.clone());
 
-    // The host page API: validated messages from allowed origins only.
+    // The host page API: validated messages from allowed origins only, mapped to actions.
     {
-        let (controller, view, error, allow) = (controller.clone(), view.clone(), error.clone(), allow.clone());
+        let (dispatch, allow) = (dispatch.clone(), allow.clone());
         use_effect_with((), move |_| {
-            post_to_parent(&allow, &serde_json::json!({"type": "steerlab:ready", "lesson": controller.borrow().scenario().id}));
             let window = web_sys::window().expect("a window");
             let listener = gloo::events::EventListener::new(&window, "message", move |e| {
                 let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else { return };
@@ -197,127 +174,88 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                     .and_then(|s| s.as_string())
                     .and_then(|s| serde_json::from_str(&s).ok())
                     .unwrap_or(serde_json::Value::Null);
-                let reply = |msg: serde_json::Value| post_to_parent(&allow, &msg);
                 match crate::embed::parse_message(&data) {
-                    Err(m) => reply(crate::embed::error_event(&m)),
-                    Ok(msg) => {
-                        use crate::embed::HostMessage as M;
-                        let mut c = controller.borrow_mut();
-                        match msg {
-                            M::Command(line) => match c.command(&line) {
-                                Ok(out) => reply(crate::embed::event("command", serde_json::json!({"command": line, "output": out}))),
-                                Err(err) => reply(crate::embed::error_event(&format!("{line}: {err}"))),
-                            },
-                            M::Load(text) => match steerlab_scenario::parse(&text, &[]) {
-                                Ok(sc) => match Controller::for_scenario(sc, steerlab_scenario::permalink::Source::Scenario(text)) {
-                                    Ok(n) => {
-                                        *c = n;
-                                        error.set(None);
-                                        reply(crate::embed::event("loaded", serde_json::json!({"lesson": c.scenario().id})));
-                                    }
-                                    Err(err) => reply(crate::embed::error_event(&err)),
-                                },
-                                Err(err) => reply(crate::embed::error_event(&err.to_string())),
-                            },
-                            M::GetState => {}
-                            M::Play => c.set_playing(true),
-                            M::Pause => c.set_playing(false),
-                            M::Step => c.step(),
-                        }
-                        let v = c.view();
-                        reply(crate::embed::state(&v.lesson.id, &v.sim_time, &v.digest, v.lesson.goal_met, &v.permalink, &v.report.0));
-                        drop(c);
-                        view.set(controller.borrow().view());
-                    }
+                    Err(m) => post_to_parent(&allow, &crate::embed::error_event(&m)),
+                    Ok(msg) => host_actions(msg).into_iter().for_each(|a| dispatch.emit(a)),
                 }
             });
             move || drop(listener)
         });
     }
-
-    // One timer drives the animation; dropping it (on unmount) stops it. It also reports the
-    // page's height and the goal to an embedding page.
+    // Tells the host page the embed is ready (once its lesson is known), and its height.
     {
-        let controller = controller.clone();
-        let view = view.clone();
         let allow = allow.clone();
-        let error = error.clone();
-        use_effect_with((), move |_| {
-            let mut frame = 0u64;
-            let mut last_height = 0;
-            let mut goal_sent = false;
-            // Views are rebuilt no more often than the page can draw them. After a frame that
-            // set a view, the wait for the next timer callback is mostly that render (Yew's
-            // diff, layout, the charts); the next view waits twice as long, so drawing takes
-            // at most about a third of the time and the page answers input even on seed
-            // 000's host. Small hosts render in a few ms: a view every frame.
-            let (mut last_callback, mut next_view_at, mut rendered) = (now_ms(), 0.0, false);
-            let interval = Interval::new(FRAME_PERIOD_MS, move || {
-                frame += 1;
-                let t0 = now_ms();
-                if std::mem::take(&mut rendered) {
-                    let render = (t0 - last_callback - FRAME_BUDGET_MS - f64::from(FRAME_PERIOD_MS)).max(0.0);
-                    next_view_at = t0 + 2.0 * render;
-                }
-                last_callback = t0;
-                let wanted = controller.borrow().wanted_ticks(frame);
-                let sim0 = controller.borrow().sim().now().0;
-                let was_restoring = controller.borrow().restore_progress().is_some();
-                let mut ran = 0u64;
-                // Ticks are run in slices of flows so that no frame blocks for long, however
-                // many flows the scenario has.
-                while ran < wanted && now_ms() - t0 < FRAME_BUDGET_MS {
-                    if controller.borrow_mut().step_part(FLOWS_PER_SLICE) {
-                        ran += 1;
-                    } else if !controller.borrow().sim().in_tick() {
-                        break; // the scenario's end
-                    }
-                }
-                if let Some(e) = controller.borrow_mut().take_link_error() {
-                    error.set(Some(e));
-                }
-                let restore_ended = was_restoring && controller.borrow().restore_progress().is_none();
-                if ran > 0 {
-                    record_frame_ms(now_ms() - t0);
-                    let advanced = controller.borrow().sim().now().0 - sim0;
-                    controller.borrow_mut().note_rate(advanced, f64::from(FRAME_PERIOD_MS));
-                    for (kind, command) in controller.borrow_mut().take_events() {
-                        post_to_parent(&allow, &crate::embed::event(kind, serde_json::json!({"command": command})));
-                    }
-                    if controller.borrow().goal_met() == Some(true) && !goal_sent {
-                        goal_sent = true;
-                        let id = controller.borrow().scenario().id.clone();
-                        post_to_parent(&allow, &crate::embed::event("goal-met", serde_json::json!({"lesson": id})));
-                    }
-                }
-                // The last frames of a run or a restore always show their state.
-                let stopped = ran > 0 && controller.borrow().wanted_ticks(frame + 1) == 0;
-                if (ran > 0 && t0 >= next_view_at) || stopped || restore_ended {
-                    view.set(controller.borrow().view());
-                    rendered = true;
-                }
-                if !allow.is_empty() && frame % 15 == 0 {
+        use_effect_with(lesson_id.is_some(), move |known| {
+            let mut interval = None;
+            if *known && !allow.is_empty() {
+                post_to_parent(&allow, &serde_json::json!({"type": "steerlab:ready", "lesson": lesson_id}));
+                let mut last_height = 0;
+                interval = Some(Interval::new(250, move || {
                     let h = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()).map_or(0, |e| e.scroll_height());
                     if h != last_height {
                         last_height = h;
                         post_to_parent(&allow, &serde_json::json!({"type": "steerlab:resize", "height": h}));
                     }
-                }
-            });
+                }));
+            }
             move || drop(interval)
         });
     }
+    // The scenario's JSON comes with the first view after a load; the page keeps it.
+    let scenario_json = use_mut_ref(|| AttrValue::from(""));
 
-    macro_rules! on {
-        (|$c:ident, $x:ident: $t:ty| $body:expr) => {
-            action::<$t>(&controller, &view, &error, |$c, $x| $body)
+    let embed = props.embed;
+    let Some(view) = session.view else {
+        return html! {
+            <main class={classes!("sandbox", embed.then_some("embed"))}>
+                if let Some(message) = &*error {
+                    <p class="error" role="alert" data-testid="error-banner">{ message }</p>
+                }
+                <p class="notice" role="status" data-testid="loading">{ "Starting the simulation…" }</p>
+            </main>
         };
+    };
+    if let Some(json) = &view.hosts[0].scenario_json {
+        *scenario_json.borrow_mut() = AttrValue::from(json.clone());
     }
-    let on_add = on!(|c, form: FlowForm| c.add_flow(form));
+    let scenario_json = scenario_json.borrow().clone();
+    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} /> }
+}
+
+/// Properties of [`Page`].
+#[derive(Properties, PartialEq)]
+pub struct PageProps {
+    /// What the worker sent last.
+    pub view: Rc<SessionView>,
+    /// The error banner's text.
+    pub error: Option<String>,
+    /// Sends an action to the worker.
+    pub dispatch: Callback<Action>,
+    /// Embed mode.
+    pub embed: bool,
+    /// The scenario's JSON (the download).
+    pub scenario_json: AttrValue,
+}
+
+/// The sandbox's layout: every panel drawn from the view, every control an [`Action`].
+#[component]
+pub fn Page(p: &PageProps) -> Html {
     let random_n = use_state(|| 16u32);
+    let (sv, dispatch, embed) = (&p.view, &p.dispatch, p.embed);
+    let v = &sv.hosts[0];
+    let send = |a: fn() -> Action| dispatch.reform(move |_| a());
+    let command = |from: Origin| dispatch.reform(move |line: String| Action::Command { host: 0, line, from });
+    let on_command = command(Origin::Console);
+    let on_play = dispatch.reform(|p: bool| if p { Action::Play } else { Action::Pause });
+    let on_step = send(|| Action::Step);
+    let on_speed = dispatch.reform(Action::Speed);
+    let on_reset = send(|| Action::Reset);
+    let on_run_end = send(|| Action::RunToEnd);
+    let on_back = dispatch.reform(|_: MouseEvent| Action::StepBack);
+    let on_add = dispatch.reform(Action::AddFlow);
     let on_random = {
         let n = *random_n;
-        on!(|c, n: u32| c.add_random_flows(*n)).reform(move |_: MouseEvent| n)
+        dispatch.reform(move |_: MouseEvent| Action::Command { host: 0, line: format!("flow random {n}"), from: Origin::Control })
     };
     let on_random_n = {
         let random_n = random_n.clone();
@@ -326,76 +264,27 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             random_n.set(el.value().parse().unwrap_or(16));
         })
     };
-    let on_play = on!(|c, p: bool| {
-        c.set_playing(*p);
-        Ok(())
-    });
-    let on_step = on!(|c, _u: ()| {
-        c.step();
-        Ok(())
-    });
-    let on_speed = on!(|c, s: usize| {
-        c.set_speed(*s);
-        Ok(())
-    });
-    let on_reset = on!(|c, _u: ()| {
-        c.reset();
-        Ok(())
-    });
-    let on_migrate = on!(|c, m: (u32, u16)| c.migrate(m.0, m.1));
-    let on_driver = on!(|c, d: String| c.set_driver(d));
-    // Errors of typed commands are shown in the console itself, in the tool's words.
-    let on_command = on!(|c, line: String| c.command(line).map(drop).or(Ok(())));
-    let on_back = on!(|c, _e: MouseEvent| {
-        c.step_back();
-        Ok(())
-    });
-    let on_trace = on!(|c, f: u32| {
-        c.trace(*f);
-        Ok(())
-    });
-    let on_rfs_queue = on!(|c, q: u16| {
-        c.show_rfs_queue(*q);
-        Ok(())
-    });
-    let on_next = on!(|c, _u: ()| {
-        c.next_step();
-        Ok(())
-    });
-    let on_seek = on!(|c, e: Event| {
+    let on_migrate = command(Origin::Control).reform(|(tid, cpu): (u32, u16)| format!("thread migrate {tid} {cpu}"));
+    let on_driver = command(Origin::Control).reform(|d: String| format!("nic driver {d}"));
+    let on_trace = dispatch.reform(Action::Trace);
+    let on_rfs_queue = dispatch.reform(Action::RfsQueue);
+    let on_filters = dispatch.reform(Action::FilterWindow);
+    let on_next = send(|| Action::NextStep);
+    let on_seek = dispatch.reform(|e: Event| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-        el.value().parse::<u64>().map(|ms| c.seek(steerlab_engine::Nanos::from_ms(ms))).map_err(|_| "timeline: not a time".to_string())
+        // A range input's value is always a number in its range.
+        Action::Seek(el.value().parse().unwrap_or(0))
     });
-    let on_lesson = on!(|c, id: String| {
-        *c = Controller::for_lesson(id)?;
-        set_url_lesson(id);
-        Ok(())
-    });
+    let on_lesson = dispatch.reform(Action::OpenLesson);
     // Several commands from one switch (RPS on every queue): each is echoed; the first refusal
     // stops the rest and shows in the banner.
-    let on_commands = on!(|c, lines: Vec<String>| lines.iter().try_for_each(|l| c.command(l).map(drop)));
-    let on_upload = on!(|c, text: String| {
-        let scenario = steerlab_scenario::parse(text, &[]).map_err(|e| format!("uploaded scenario: {e}"))?;
-        *c = Controller::for_scenario(scenario, steerlab_scenario::permalink::Source::Scenario(text.clone()))?;
-        Ok(())
+    let on_commands = dispatch.reform(|lines: Vec<String>| Action::Commands { host: 0, lines });
+    let on_upload = dispatch.reform(|text: String| Action::Load { text, from: Origin::Control });
+    let on_share = dispatch.reform(|e: MouseEvent| {
+        e.prevent_default();
+        Action::Share
     });
-    let on_run_end = on!(|c, _u: ()| {
-        c.set_speed(crate::controller::SPEEDS.len() - 1);
-        c.set_playing(true);
-        Ok(())
-    });
-    let on_share = {
-        let controller = controller.clone();
-        Callback::from(move |e: MouseEvent| {
-            let Some(w) = web_sys::window() else { return };
-            e.prevent_default();
-            let link = controller.borrow().permalink();
-            let _ = w.location().set_hash(&format!("s={link}"));
-            let _ = w.navigator().clipboard().write_text(&format!("{}#s={link}", base_url()));
-        })
-    };
 
-    let v = &*view;
     let rxq = ChartData::Bars {
         title: "packets per RX queue",
         x: "RX queue",
@@ -413,12 +302,10 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     let arfs = ChartData::Lines { title: "aRFS driver calls per second", y: "per second", series: v.arfs_series.clone() };
     let locality = ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone() };
     let cost = ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone() };
-    let typed = controller.borrow().typed().to_vec();
     let ncpus = v.cpus.len() as u16;
     let share = format!("{}#s={}", base_url(), v.permalink);
     let full = format!("{}#s={}", base_url(), v.permalink);
-    let duration_ms = controller.borrow().scenario().sim.duration_ms;
-    let embed = props.embed;
+    let duration_ms = v.duration_ms;
     // Guided steps point at a control or chart: a style rule rendered with the page outlines
     // it, so the outline holds through re-renders and appears with a target that comes later
     // (the tc panel once the block exists). Scenarios are validated so; the check stays here
@@ -437,9 +324,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 } else {
                     <h1>{ "steerlab" }</h1>
                 }
-                <Transport playing={v.playing} speed={v.speed} sim_time={v.sim_time.clone()} progress={v.progress_permille}
-                    {on_play} {on_step} {on_speed} {on_reset} on_run_end={Some(on_run_end)} eta={v.eta.clone().map(AttrValue::from)} />
-                <Settings driver={v.driver.to_string()} {on_driver} />
+                <Transport playing={sv.playing} speed={sv.speed} sim_time={v.sim_time.clone()} progress={v.progress_permille}
+                    {on_play} {on_step} {on_speed} {on_reset} on_run_end={Some(on_run_end)} eta={sv.eta.clone().map(AttrValue::from)} />
+                <Settings driver={v.driver.clone()} {on_driver} />
                 <span class="timeline">
                     <button data-testid="step-back" onclick={on_back} aria-label="step back in time">{ "⏮ Back" }</button>
                     <input type="range" data-testid="timeline" min="0" max={duration_ms.to_string()} step="100"
@@ -447,7 +334,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 </span>
                 <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ "🔗 Share" }</a>
             </header>
-            if let Some(message) = &*error {
+            if let Some(message) = &p.error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
             }
             if let Some(p) = v.restoring {
@@ -464,7 +351,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 if let Some(wire) = &v.wire {
                     <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />
                 }
-                <Paths paths={v.paths.clone()} queues={v.queues.len() as u16} cpus={ncpus} />
+                <Paths paths={v.paths.clone()} total={v.paths_total} queues={v.queues.len() as u16} cpus={ncpus} />
                 <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
                 <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} on_command={on_command.clone()} />
             </section>
@@ -479,7 +366,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             <section class="panel" aria-label="cost chart">
                 <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={cost} />
             </section>
-            <Console lines={v.console.clone()} {typed} {on_command} />
+            <Console lines={v.console.clone()} typed={v.typed.clone()} {on_command} />
             <section class="panel">
                 <h2>{ "Add flows" }</h2>
                 <AddFlow on_submit={on_add} />
@@ -493,7 +380,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             <section class="panel">
                 <h2>{ "Features and scenario" }</h2>
                 <Features ntuple={v.ntuple} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
-                    {on_commands} scenario_json={v.scenario_json.clone()} {on_upload} />
+                    {on_commands} scenario_json={p.scenario_json.clone()} {on_upload} />
             </section>
             <section class="panel">
                 <h2>{ "Trace a flow" }</h2>
@@ -501,7 +388,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "aRFS filters" }</h2>
-                <ArfsTable rows={v.filters.clone()} total={v.filters_total} />
+                <ArfsTable rows={Rc::new(v.filters.clone())} first={v.filters_first} total={v.filters_total} on_scroll={on_filters} />
             </section>
             <section class="panel">
                 <h2>{ "RFS tables and XPS map" }</h2>
@@ -510,8 +397,8 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "Where the time goes" }</h2>
-                <Ledger report={v.report.clone()} />
-                <TcCounters report={v.report.clone()} />
+                <Ledger figures={v.figures.clone()} />
+                <TcCounters figures={v.figures.clone()} />
             </section>
             <footer class="footer">{ "trace digest " }<code data-testid="digest">{ &v.digest }</code></footer>
         </main>

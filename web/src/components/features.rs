@@ -26,10 +26,18 @@ pub struct FeaturesProps {
 /// The switches panel.
 #[component]
 pub fn Features(p: &FeaturesProps) -> Html {
+    // The switch shows the learner's click at once; the worker's next view confirms it (a view
+    // still on its way would otherwise flip the box back for a frame).
+    let asked = use_state(|| None::<bool>);
+    {
+        let asked = asked.clone();
+        use_effect_with(p.ntuple, move |_| asked.set(None));
+    }
     let ntuple = {
-        let cb = p.on_commands.clone();
+        let (cb, asked) = (p.on_commands.clone(), asked.clone());
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            asked.set(Some(el.checked()));
             cb.emit(vec![format!("ethtool -K eth0 ntuple {}", if el.checked() { "on" } else { "off" })]);
         })
     };
@@ -64,7 +72,7 @@ pub fn Features(p: &FeaturesProps) -> Html {
     let sizes = [0u32, 4096, 32_768, 73_728, 294_912];
     html! {
         <div class="features">
-            <label><input type="checkbox" data-testid="feature-ntuple" checked={p.ntuple} onchange={ntuple} />{ " aRFS (ethtool -K eth0 ntuple)" }</label>
+            <label><input type="checkbox" data-testid="feature-ntuple" checked={asked.unwrap_or(p.ntuple)} onchange={ntuple} />{ " aRFS (ethtool -K eth0 ntuple)" }</label>
             <label>{ "RFS socket table " }
                 <select data-testid="feature-sock-entries" onchange={sock}>
                     { for sizes.iter().map(|&n| html! { <option value={n.to_string()} selected={n == p.sock_entries}>{ if n == 0 { "off".to_string() } else { n.to_string() } }</option> }) }

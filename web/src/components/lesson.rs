@@ -29,8 +29,8 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
         <section class="panel lesson" aria-labelledby="lesson-title">
             <label>{ "Lesson " }
                 <select data-testid="lesson-select" onchange={select} aria-label="lesson">
-                    { for steerlab_scenario::lesson_ids().map(|id| html! {
-                        <option value={id} selected={id == l.id}>{ id }</option>
+                    { for l.lesson_ids.iter().map(|id| html! {
+                        <option value={id.clone()} selected={*id == l.id}>{ id }</option>
                     }) }
                 </select>
             </label>

@@ -4,8 +4,7 @@
 
 use yew::prelude::*;
 
-use crate::controller::{driver_names, FilterRow};
-use steerlab_scenario::Report;
+use crate::controller::{driver_names, FilterRow, Figures};
 
 /// Properties of [`Metrics`].
 #[derive(Properties, PartialEq)]
@@ -66,10 +65,14 @@ pub fn Settings(p: &SettingsProps) -> Html {
 /// Properties of [`ArfsTable`].
 #[derive(Properties, PartialEq)]
 pub struct ArfsTableProps {
-    /// Every row (colliding first).
+    /// The rows of the scroll window the worker sent (colliding first).
     pub rows: std::rc::Rc<Vec<FilterRow>>,
+    /// Index of the first of them among all live filters.
+    pub first: u32,
     /// Live filters in all.
     pub total: usize,
+    /// The table scrolled: the first row it needs now.
+    pub on_scroll: Callback<u32>,
 }
 
 /// Height of a table row, px (`.arfs tr` in style.css).
@@ -79,21 +82,26 @@ const OVERSCAN: usize = 8;
 /// Visible height of the table's scroll box, px (`.table-wrap`).
 const VIEW_PX: i32 = 260;
 
-/// The aRFS filter table, virtualised: only the rows in the scroll window are in the DOM, so
-/// 16,384 filters cost what 30 do. Rows whose flow_id is shared carry `data-collision="true"`.
+/// The aRFS filter table, virtualised: only the rows in the scroll window are in the DOM (and
+/// only they cross from the worker), so 16,384 filters cost what 30 do. Rows whose flow_id is
+/// shared carry `data-collision="true"`.
 #[component]
 pub fn ArfsTable(p: &ArfsTableProps) -> Html {
     let top = use_state(|| 0i32);
     let onscroll = {
-        let top = top.clone();
+        let (top, cb) = (top.clone(), p.on_scroll.clone());
         Callback::from(move |e: Event| {
             let el: web_sys::Element = e.target_unchecked_into();
             top.set(el.scroll_top());
+            cb.emit(((el.scroll_top() / ROW_PX) as u32).saturating_sub(OVERSCAN as u32));
         })
     };
-    let n = p.rows.len();
+    let n = p.total;
     let first = ((*top / ROW_PX) as usize).saturating_sub(OVERSCAN).min(n);
     let last = (first + (VIEW_PX / ROW_PX) as usize + 2 * OVERSCAN).min(n);
+    // The rows this window needs that the worker has sent (the rest come with the next view).
+    let sent = p.first as usize..p.first as usize + p.rows.len();
+    let (first, last) = (first.clamp(sent.start, sent.end), last.clamp(sent.start, sent.end));
     let pad = |rows: usize| html! { <tr aria-hidden="true" class="pad" style={format!("height:{}px", rows as i32 * ROW_PX)}></tr> };
     html! {
         <div class="table-wrap" {onscroll}>
@@ -102,7 +110,7 @@ pub fn ArfsTable(p: &ArfsTableProps) -> Html {
                 <thead><tr><th>{ "id" }</th><th>{ "flow" }</th><th>{ "flow_id" }</th><th>{ "queue" }</th><th>{ "state" }</th></tr></thead>
                 <tbody>
                     { pad(first) }
-                    { for p.rows[first..last].iter().enumerate().map(|(i, r)| html! {
+                    { for p.rows[first - sent.start..last - sent.start].iter().enumerate().map(|(i, r)| html! {
                         <tr data-collision={r.collision.to_string()} class={classes!(r.collision.then_some("collision"))} aria-rowindex={(first + i + 2).to_string()}>
                             <td>{ r.id }</td><td>{ r.flow }</td><td>{ r.flow_id }</td><td>{ r.queue }</td>
                             <td>{ if r.pending { "pending" } else { "active" } }</td>
@@ -118,21 +126,16 @@ pub fn ArfsTable(p: &ArfsTableProps) -> Html {
 /// Properties of [`Ledger`].
 #[derive(Properties, PartialEq)]
 pub struct LedgerProps {
-    /// The run report.
-    pub report: Report,
+    /// The ledger and figures.
+    pub figures: Figures,
 }
 
 /// Where the CPU time went, per pipeline stage, as bars; plus the XDP, XPS and tc figures.
 #[component]
 pub fn Ledger(p: &LedgerProps) -> Html {
-    let r = &p.report;
-    let stages: Vec<(String, u64)> = r
-        .get("ledger")
-        .and_then(|v| v.as_object())
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.trim_end_matches("_ns").to_string(), v.as_u64()?))).collect())
-        .unwrap_or_default();
+    let stages = &p.figures.ledger;
     let total: u64 = stages.iter().map(|(_, n)| n).sum::<u64>().max(1);
-    let f = |path: &str| r.get(path).map_or("–".to_string(), |v| v.to_string());
+    let f = |path: &str| p.figures.get(path).to_string();
     html! {
         <div class="ledger">
             <table data-testid="cost-ledger" class="ledger-table">
@@ -162,17 +165,16 @@ pub fn Ledger(p: &LedgerProps) -> Html {
 /// Properties of [`TcCounters`].
 #[derive(Properties, PartialEq)]
 pub struct TcProps {
-    /// The run report.
-    pub report: Report,
+    /// The ledger and figures.
+    pub figures: Figures,
 }
 
 /// The tc ingress block's counters and the bypass decision (seed 001).
 #[component]
 pub fn TcCounters(p: &TcProps) -> Html {
-    let r = &p.report;
-    let f = |path: &str| r.get(path).map_or("–".to_string(), |v| v.to_string());
-    let bypass = r.get("tc.bypass_sw").and_then(|v| v.as_bool()).unwrap_or(false);
-    let missed = r.int("tc.sw_missed");
+    let f = |path: &str| p.figures.get(path).to_string();
+    let bypass = p.figures.get("tc.bypass_sw") == "true";
+    let missed: u64 = p.figures.get("tc.sw_missed").parse().unwrap_or(0);
     html! {
         <dl data-testid="tc-counters" class={classes!("figures", "tc", (missed > 0).then_some("warn"))}>
             <div><dt>{ "counting" }</dt><dd>{ f("tc.counting") }</dd></div>

@@ -6,16 +6,16 @@
 
 use yew::prelude::*;
 
-/// Paths drawn at most (the busiest).
-const MAX_PATHS: usize = 400;
 /// Paths animated at most: more are drawn still.
 const ANIMATED_PATHS: usize = 64;
 
 /// Properties of [`Paths`].
 #[derive(Properties, PartialEq)]
 pub struct PathsProps {
-    /// (queue, CPU, remote, flows).
+    /// The busiest paths in queue order: (queue, CPU, remote, flows).
     pub paths: Vec<(u16, u16, bool, u32)>,
+    /// Over all paths: remote flows, flows, paths.
+    pub total: (u32, u32, u32),
     /// RX queues.
     pub queues: u16,
     /// CPUs.
@@ -27,25 +27,18 @@ pub struct PathsProps {
 pub fn Paths(p: &PathsProps) -> Html {
     let (w, h) = (600.0f64, 220.0f64);
     let y = |i: u16, n: u16| 12.0 + (h - 24.0) * (f64::from(i) + 0.5) / f64::from(n.max(1));
-    let remote: u32 = p.paths.iter().filter(|x| x.2).map(|x| x.3).sum();
-    let total: u32 = p.paths.iter().map(|x| x.3).sum::<u32>().max(1);
-    // The busiest paths, drawn in queue order.
-    let mut shown: Vec<&(u16, u16, bool, u32)> = p.paths.iter().collect();
-    if shown.len() > MAX_PATHS {
-        shown.sort_by_key(|x| core::cmp::Reverse(x.3));
-        shown.truncate(MAX_PATHS);
-        shown.sort();
-    }
+    let (remote, total, all) = p.total;
+    let shown = &p.paths; // the worker sends the busiest (controller::view::MAX_PATHS)
     let label = format!(
         "flow paths from RX queues (left) to processing CPUs (right); {remote} of {total} flows processed away from their reader{}",
-        if shown.len() < p.paths.len() { format!("; the {} busiest of {} paths drawn", shown.len(), p.paths.len()) } else { String::new() }
+        if shown.len() < all as usize { format!("; the {} busiest of {all} paths drawn", shown.len()) } else { String::new() }
     );
-    let still = p.paths.len() > ANIMATED_PATHS;
+    let still = all as usize > ANIMATED_PATHS;
     html! {
         <svg class={classes!("paths", still.then_some("still"))} data-testid="paths" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={label}>
             <text x="4" y="10" class="axis">{ "RX queues" }</text>
             <text x={(w - 90.0).to_string()} y="10" class="axis">{ "CPUs" }</text>
-            { for shown.iter().map(|&&(q, c, r, n)| {
+            { for shown.iter().map(|&(q, c, r, n)| {
                 let (y1, y2) = (y(q, p.queues), y(c, p.cpus));
                 let width = 1.0 + f64::from(n).ln_1p() * 1.5;
                 html! { <path class={classes!("path", r.then_some("remote"))} stroke-width={format!("{width:.1}")}

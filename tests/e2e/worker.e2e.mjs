@@ -1,0 +1,114 @@
+// The simulation runs in a Web Worker: the worker path end to end (a console round trip,
+// a step back), and the speed benchmarks of issue 16, printed side by side with the native CLI
+// on the same machine (benchmarks, not timed assertions: CI machines vary; what is asserted is
+// that the page and the CLI reach the same digest).
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { expect, outPath } from "./harness.mjs";
+
+const text = (page, id) => page.getByTestId(id).textContent();
+const simTime = (page) => page.evaluate(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent));
+const cli = process.env.STEERLAB_CLI ?? new URL("../../target/release/steerlab", import.meta.url).pathname;
+
+/** The native CLI's run of a lesson: wall ms and digest. */
+function native(lesson) {
+  const t0 = performance.now();
+  const out = execFileSync(cli, ["run", lesson, "--json"], { encoding: "utf8", maxBuffer: 64 << 20 });
+  return { ms: performance.now() - t0, digest: JSON.parse(out).digest };
+}
+
+/** Display-frame intervals (requestAnimationFrame), collected from before the page loads. */
+async function recordFrames(page) {
+  await page.addInitScript(() => {
+    window.__gaps = [];
+    let last = performance.now();
+    const tick = (t) => { window.__gaps.push(t - last); last = t; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+}
+async function frameStats(page) {
+  const gaps = await page.evaluate(() => window.__gaps.slice(5).sort((a, b) => a - b));
+  const q = (p) => gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))] ?? NaN;
+  return { n: gaps.length, p50: q(0.5), p95: q(0.95) };
+}
+
+/** Runs a lesson to its end in the page ("Run to end"); wall ms from the click to the end. */
+async function runToEnd(page, base, lesson) {
+  await page.goto(`${base}?lesson=${lesson}`);
+  await page.getByTestId("run-to-end").waitFor();
+  await page.getByTestId("pause").click();
+  await page.getByTestId("reset").click();
+  await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) === 0);
+  const t0 = Date.now();
+  await page.getByTestId("run-to-end").click();
+  await page.getByTestId("eta").waitFor({ timeout: 30_000 }).catch(() => {});
+  // Ends paused at the scenario's length: Play enabled again.
+  await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled
+    && document.querySelector('[data-testid="progress"]').value === 1000, null, { timeout: 240_000, polling: 50 });
+  return { ms: Date.now() - t0, digest: await text(page, "digest") };
+}
+
+export const tests = [
+  {
+    name: "the worker path: the page starts a worker; a console round trip; Back undoes Step exactly",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(`${base}?lesson=rss-basics`);
+      await page.getByTestId("console-input").waitFor();
+      expect(page.workers().length === 1, `one simulation worker (${page.workers().length})`);
+      await page.getByTestId("console-input").fill("ethtool -l eth0");
+      await page.getByTestId("console-input").press("Enter");
+      await page.getByTestId("console-output").filter({ hasText: "Channel parameters for eth0" }).waitFor();
+      await page.getByTestId("pause").click();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
+      const before = [await text(page, "sim-time"), await text(page, "digest")];
+      await page.getByTestId("step").click();
+      await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent !== t, before[0]);
+      await page.getByTestId("step-back").click();
+      await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent === t, before[0]);
+      expect((await text(page, "digest")) === before[1], "stepping back restores the exact state (same digest)");
+    },
+  },
+  {
+    name: "benchmarks: run to end and restore vs the native CLI, frames at 144 CPUs, time to interactive",
+    timeoutMs: 600_000,
+    async run(page, base) {
+      expect(existsSync(cli), `the native CLI is built (${cli}; scripts/test.sh builds it)`);
+      // Interactive: from navigation to the first view with Pause usable.
+      const t0 = Date.now();
+      await page.goto(`${base}?lesson=rss-basics`);
+      await page.waitForFunction(() => document.querySelector('[data-testid="pause"]') && !document.querySelector('[data-testid="pause"]').disabled, null, { polling: 10 });
+      console.log(`     interactive ${Date.now() - t0} ms after navigation (target ≤ 1500 ms)`);
+
+      for (const lesson of ["rfs-thread-churn", "arfs-collision"]) {
+        const n = native(lesson);
+        const w = await runToEnd(page, base, lesson);
+        console.log(`     ${lesson}: run to end in the page ${(w.ms / 1000).toFixed(2)} s, native CLI ${(n.ms / 1000).toFixed(2)} s: ${(w.ms / n.ms).toFixed(2)}× (target ≤ 1.5×)`);
+        expect(w.digest === n.digest, `${lesson}: the page's run gives the native digest (${w.digest} vs ${n.digest})`);
+        if (lesson === "arfs-collision") {
+          // The state at 180 s as a link, restored in a new page.
+          const href = await page.getByTestId("share-link").getAttribute("href");
+          expect(href.includes("#s=1."), "a permalink of the end state");
+          const other = await page.context().newPage();
+          const r0 = Date.now();
+          await other.goto(href);
+          await other.getByTestId("restore-progress").waitFor();
+          await other.getByTestId("restore-progress").waitFor({ state: "detached", timeout: 240_000 });
+          const rms = Date.now() - r0;
+          console.log(`     restore of the 180 s link ${(rms / 1000).toFixed(2)} s: ${(rms / n.ms).toFixed(2)}× native (target ≤ 1.5×)`);
+          expect((await text(other, "digest")) === n.digest, "the restored state has the native digest");
+          await other.close();
+        }
+      }
+      // Frames while seed 000's host (144 CPUs, 16,384 flows) runs at full speed.
+      await recordFrames(page);
+      await page.goto(`${base}?lesson=arfs-collision`);
+      await page.getByTestId("speed").selectOption({ label: "max" });
+      await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 1);
+      await page.waitForTimeout(5000);
+      const f = await frameStats(page);
+      console.log(`     144 CPUs at full speed: ${f.n} display frames, interval p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms (target p95 ≤ 20 ms); sim ${await simTime(page)} s after 5 s`);
+      await page.screenshot({ path: await outPath("arfs-worker.png") });
+    },
+  },
+];

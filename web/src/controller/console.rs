@@ -1,0 +1,77 @@
+//! The console's log: each command with its output or error, and the commands typed (for
+//! up/down recall). Bounded: the oldest lines go first.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+/// Console lines kept.
+const CONSOLE_LINES: usize = 200;
+/// Typed commands kept for recall.
+const TYPED: usize = 200;
+
+/// One console entry: the command and its output or error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleLine {
+    /// The command as typed (or as a control applied it).
+    pub command: String,
+    /// Output (Ok) or error text (Err).
+    pub output: Result<String, String>,
+}
+
+/// A host's console: what was run and what it answered.
+#[derive(Clone, Debug, Default)]
+pub struct ConsoleLog {
+    lines: VecDeque<ConsoleLine>,
+    typed: Vec<String>,
+}
+
+impl ConsoleLog {
+    /// Records a command and its answer, and the command for recall (once if repeated).
+    pub fn record(&mut self, command: &str, output: Result<String, String>) {
+        if self.typed.last().map(String::as_str) != Some(command) {
+            self.typed.push(command.to_string());
+            if self.typed.len() > TYPED {
+                self.typed.remove(0);
+            }
+        }
+        self.note(command, output);
+    }
+
+    /// Records a line that is not a typed command (a timeline error, a refused command while
+    /// a link restores).
+    pub fn note(&mut self, command: &str, output: Result<String, String>) {
+        self.lines.push_back(ConsoleLine { command: command.to_string(), output });
+        while self.lines.len() > CONSOLE_LINES {
+            self.lines.pop_front();
+        }
+    }
+
+    /// The lines, oldest first.
+    pub fn lines(&self) -> impl Iterator<Item = &ConsoleLine> {
+        self.lines.iter()
+    }
+
+    /// Commands typed, oldest first.
+    pub fn typed(&self) -> &[String] {
+        &self.typed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_newest_lines_and_each_repeated_command_once() {
+        let mut log = ConsoleLog::default();
+        for i in 0..CONSOLE_LINES + 5 {
+            log.record(&format!("cmd {}", i / 2), Ok(String::new()));
+        }
+        assert_eq!(log.lines().count(), CONSOLE_LINES);
+        assert_eq!(log.lines().next().unwrap().command, "cmd 2");
+        assert_eq!(log.typed().len(), (CONSOLE_LINES + 5).div_ceil(2));
+        log.note("(timeline)", Err("x".into()));
+        assert_eq!(log.typed().last().unwrap(), &format!("cmd {}", (CONSOLE_LINES + 4) / 2));
+    }
+}

@@ -1,0 +1,534 @@
+//! The worker's state: one host (or two side by side in the compare view), the pacer they
+//! share, and what the page is owed (events, and a view when it has drawn the last one).
+//! [`Session::apply`] takes every [`Action`]; [`Session::pump`] runs the engine in slices of
+//! flows between messages, towards the simulated time the pacer asks for; [`Session::take`]
+//! hands over what the page should get. Pure and clock-free: the caller passes the wall
+//! clock in, so the whole loop is tested natively.
+
+use serde_json::json;
+
+use super::action::{Action, Event, Origin, SessionView, ToPage};
+use super::{Controller, Pacer, SPEEDS};
+use crate::embed;
+
+/// Flows per engine slice: 1-2 ms of work in the release wasm, so that a message (pause, a
+/// command) waits at most that long.
+pub const FLOWS_PER_SLICE: u32 = 16_384;
+
+/// One host and what its page has been told of it.
+struct Host {
+    c: Controller,
+    /// The scenario's JSON went out with a view (the page keeps it for the download).
+    scenario_sent: bool,
+    /// The embedding page was told the goal is met.
+    goal_sent: bool,
+}
+
+impl Host {
+    fn new(c: Controller) -> Host {
+        Host { c, scenario_sent: false, goal_sent: false }
+    }
+}
+
+/// What the worker should do after a pump.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Next {
+    /// Run again as soon as pending messages are handled.
+    Now,
+    /// Nothing is due for this many real ms (a paced speed).
+    After(f64),
+    /// Time is stopped: wait for a message.
+    Idle,
+}
+
+/// The worker's whole state.
+pub struct Session {
+    hosts: Vec<Host>,
+    pacer: Pacer,
+    /// The page has drawn the last view and waits for the next.
+    view_wanted: bool,
+    /// Something the page shows changed since the last view.
+    changed: bool,
+    /// In the compare view, host A has run a tick that host B has not yet run.
+    a_ahead: bool,
+    /// Simulated ns per real ms at full speed (a moving average), for the estimate.
+    rate: f64,
+    out: Vec<ToPage>,
+}
+
+impl Default for Session {
+    fn default() -> Session {
+        Session::with(vec![Controller::new_default()])
+    }
+}
+
+impl Session {
+    fn with(hosts: Vec<Controller>) -> Session {
+        Session {
+            hosts: hosts.into_iter().map(Host::new).collect(),
+            pacer: Pacer::default(),
+            view_wanted: true,
+            changed: true,
+            a_ahead: false,
+            rate: 0.0,
+            out: Vec::new(),
+        }
+    }
+
+    /// Host `i`'s controller, if there is one.
+    pub fn host(&self, i: usize) -> Option<&Controller> {
+        self.hosts.get(i).map(|h| &h.c)
+    }
+
+    fn first(&mut self) -> &mut Controller {
+        &mut self.hosts[0].c
+    }
+
+    /// Time runs.
+    pub fn playing(&self) -> bool {
+        self.hosts[0].c.playing()
+    }
+
+    fn event(&mut self, e: Event) {
+        self.out.push(ToPage::Event(e));
+    }
+
+    /// A message for the embedding page.
+    fn host_message(&mut self, msg: serde_json::Value) {
+        self.event(Event::Host(msg.to_string()));
+    }
+
+    /// Replaces the hosts (a lesson, a scenario, a link): the pacer starts anew.
+    fn replace(&mut self, hosts: Vec<Controller>) {
+        let (out, speed) = (std::mem::take(&mut self.out), self.pacer.speed());
+        *self = Session::with(hosts);
+        self.out = out;
+        self.pacer.set_speed(speed);
+    }
+
+    /// Runs every host to the same tick boundary (the compare view's B may be a tick behind).
+    fn settle(&mut self) {
+        while self.a_ahead {
+            self.slice();
+        }
+    }
+
+    /// Applies `f` to every host; time may have jumped, so the pacer counts anew.
+    fn each(&mut self, f: impl Fn(&mut Controller)) {
+        for h in &mut self.hosts {
+            f(&mut h.c);
+        }
+        self.pacer.restart();
+    }
+
+    /// Takes one action.
+    pub fn apply(&mut self, action: Action) {
+        if action == Action::ViewShown {
+            self.view_wanted = true;
+            return;
+        }
+        self.settle();
+        self.changed = true;
+        match action {
+            Action::ViewShown => {}
+            Action::OpenLesson(id) => match Controller::for_lesson(&id) {
+                Ok(c) => {
+                    self.replace(vec![c]);
+                    self.event(Event::Banner(None));
+                    self.event(Event::Lesson(id));
+                }
+                Err(e) => {
+                    self.replace(vec![Controller::new_default()]);
+                    self.event(Event::Banner(Some(format!("?lesson={id}: {e}; opened the default lesson"))));
+                }
+            },
+            Action::OpenCompare(id) => {
+                let make = || Controller::for_lesson(&id).unwrap_or_else(|_| Controller::new_default());
+                self.replace(vec![make(), make()]);
+            }
+            Action::Load { text, from } => match Controller::for_text(&text) {
+                Ok(c) => {
+                    let id = c.scenario().id.clone();
+                    self.replace(vec![c]);
+                    match from {
+                        Origin::Embed => self.host_message(embed::event("loaded", json!({ "lesson": id }))),
+                        _ => self.event(Event::Banner(None)),
+                    }
+                }
+                Err(e) => match from {
+                    Origin::Embed => self.host_message(embed::error_event(&e)),
+                    _ => self.event(Event::Banner(Some(format!("uploaded {e}")))),
+                },
+            },
+            Action::Restore(link) => match Controller::restoring(&link) {
+                Ok(c) => self.replace(vec![c]),
+                Err(e) => {
+                    self.replace(vec![Controller::new_default()]);
+                    self.event(Event::Banner(Some(e)));
+                }
+            },
+            Action::Play => self.each(|c| c.set_playing(true)),
+            Action::Pause => self.each(|c| c.set_playing(false)),
+            Action::Step => self.each(Controller::step),
+            Action::StepBack => self.each(Controller::step_back),
+            Action::Reset => {
+                self.each(Controller::reset);
+                self.hosts.iter_mut().for_each(|h| h.goal_sent = false);
+            }
+            Action::RunToEnd => {
+                self.pacer.set_speed(SPEEDS.len() - 1);
+                self.each(|c| c.set_playing(true));
+            }
+            Action::Speed(s) => self.pacer.set_speed(s),
+            Action::Seek(ms) => self.each(|c| c.seek(steerlab_engine::Nanos::from_ms(ms))),
+            Action::Command { host, line, from } => {
+                let Some(h) = self.hosts.get_mut(usize::from(host)) else {
+                    return self.refuse(from, format!("no host {host} (this view has {})", self.hosts.len()));
+                };
+                let result = h.c.command(&line);
+                match (from, result) {
+                    (Origin::Console, _) | (_, Ok(_)) => self.event(Event::Banner(None)),
+                    (Origin::Control, Err(e)) => self.event(Event::Banner(Some(e))),
+                    (Origin::Embed, Err(e)) => self.host_message(embed::error_event(&format!("{line}: {e}"))),
+                }
+            }
+            Action::Commands { host, lines } => {
+                let result = match self.hosts.get_mut(usize::from(host)) {
+                    Some(h) => lines.iter().try_for_each(|l| h.c.command(l).map(drop)),
+                    None => Err(format!("no host {host}")),
+                };
+                self.event(Event::Banner(result.err()));
+            }
+            Action::AddFlow(form) => {
+                let result = self.first().add_flow(&form);
+                self.event(Event::Banner(result.err()));
+            }
+            Action::Trace(f) => self.first().trace(f),
+            Action::RfsQueue(q) => self.first().show_rfs_queue(q),
+            Action::FilterWindow(first) => self.first().show_filters_from(first),
+            Action::NextStep => self.first().next_step(),
+            Action::GetState => {
+                let state = self.state();
+                self.host_message(state);
+            }
+            Action::Share => {
+                let link = self.first().permalink();
+                self.event(Event::Permalink(link));
+            }
+        }
+    }
+
+    fn refuse(&mut self, from: Origin, e: String) {
+        match from {
+            Origin::Embed => self.host_message(embed::error_event(&e)),
+            _ => self.event(Event::Banner(Some(e))),
+        }
+    }
+
+    /// `steerlab:state` of the first host: what an embedding page follows.
+    fn state(&self) -> serde_json::Value {
+        let c = &self.hosts[0].c;
+        let snap = c.sim().snapshot();
+        let report = steerlab_scenario::Report::new(c.scenario(), c.sim());
+        embed::state(&c.scenario().id, &snap.now.to_string(), &snap.digest.hex(), c.goal_met(), &c.permalink(), &report.0)
+    }
+
+    /// One slice of engine work: a slice of the host's tick, or in the compare view of A's
+    /// tick and then of B's (lockstep). False when no host can advance (the end, a restore
+    /// that stopped).
+    fn slice(&mut self) -> bool {
+        if self.hosts.len() == 1 {
+            let c = &mut self.hosts[0].c;
+            return c.step_part(FLOWS_PER_SLICE) || c.sim().in_tick();
+        }
+        if !self.a_ahead {
+            let a = &mut self.hosts[0].c;
+            if a.step_part(FLOWS_PER_SLICE) {
+                self.a_ahead = true;
+                return true;
+            }
+            return a.sim().in_tick();
+        }
+        let b = &mut self.hosts[1].c;
+        if b.step_part(FLOWS_PER_SLICE) || !b.sim().in_tick() {
+            self.a_ahead = false;
+        }
+        true
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.hosts[0].c.sim().now().0
+    }
+
+    fn between_ticks(&self) -> bool {
+        !self.a_ahead && !self.hosts[0].c.sim().in_tick()
+    }
+
+    /// Runs the engine for at most `budget_ms` of wall time (`clock` gives real ms), in
+    /// slices, towards the simulated time the pacer asks for (a restore runs at full speed).
+    /// Results depend only on simulated time, never on the clock or the budget.
+    pub fn pump(&mut self, clock: &mut dyn FnMut() -> f64, budget_ms: f64) -> Next {
+        let restoring = self.hosts[0].c.restore_progress().is_some();
+        if !restoring && (!self.playing() || self.hosts[0].c.finished()) {
+            return Next::Idle;
+        }
+        let t0 = clock();
+        let sim0 = self.now_ns();
+        let target = if restoring { u64::MAX } else { self.pacer.target(t0, sim0) };
+        let mut stalled = false;
+        while !(self.between_ticks() && self.now_ns() >= target) && clock() - t0 < budget_ms {
+            if !self.slice() {
+                stalled = true;
+                break;
+            }
+        }
+        let now = clock();
+        if self.now_ns() != sim0 {
+            self.changed = true;
+            if target == u64::MAX && now > t0 {
+                let r = (self.now_ns() - sim0) as f64 / (now - t0);
+                self.rate = if self.rate == 0.0 { r } else { 0.8 * self.rate + 0.2 * r };
+            }
+        }
+        if restoring && self.hosts[0].c.restore_progress().is_none() {
+            self.changed = true;
+            self.pacer.restart();
+            if let Some(e) = self.hosts[0].c.take_link_error() {
+                self.event(Event::Banner(Some(e)));
+            }
+            return Next::Idle;
+        }
+        if stalled || self.hosts[0].c.finished() {
+            if self.playing() && self.between_ticks() {
+                self.each(|c| c.set_playing(false));
+                self.event(Event::RunEnded);
+            }
+            return Next::Idle;
+        }
+        if target == u64::MAX || self.now_ns() < target || !self.between_ticks() {
+            Next::Now
+        } else {
+            let tick = self.hosts[0].c.sim().config().tick_ns;
+            Next::After(self.pacer.wait_ms(now, self.now_ns() + tick))
+        }
+    }
+
+    /// What the page is owed: events (commands done, a goal met) and, when the page has drawn
+    /// the last view and something changed, the next view.
+    pub fn take(&mut self) -> Vec<ToPage> {
+        for i in 0..self.hosts.len() {
+            for d in self.hosts[i].c.take_done() {
+                self.host_message(embed::event(d.kind, json!({ "command": d.command, "output": d.output })));
+            }
+            let h = &mut self.hosts[i];
+            if !h.goal_sent && h.c.goal_met() == Some(true) {
+                h.goal_sent = true;
+                let id = h.c.scenario().id.clone();
+                self.host_message(embed::event("goal-met", json!({ "lesson": id })));
+            }
+        }
+        let mut out = std::mem::take(&mut self.out);
+        if self.view_wanted && self.changed {
+            out.push(ToPage::View(Box::new(self.view())));
+            self.view_wanted = false;
+            self.changed = false;
+        }
+        out
+    }
+
+    /// The view of every host now.
+    pub fn view(&mut self) -> SessionView {
+        let hosts = self
+            .hosts
+            .iter_mut()
+            .map(|h| {
+                let mut v = h.c.view();
+                if !std::mem::replace(&mut h.scenario_sent, true) {
+                    v.scenario_json = Some(h.c.scenario_json().to_string());
+                }
+                v
+            })
+            .collect();
+        let c = &self.hosts[0].c;
+        let eta = (self.playing() && self.pacer.unbounded() && !c.finished() && self.rate > 0.0).then(|| {
+            let left = c.duration().0.saturating_sub(c.sim().now().0) as f64;
+            format!("about {:.0} s to the end", left / self.rate / 1000.0)
+        });
+        SessionView { hosts, playing: self.playing(), speed: self.pacer.speed(), eta }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use steerlab_engine::Nanos;
+
+    /// A fake wall clock: each read advances it by `step` ms (the time a slice took).
+    fn clock(t: &mut f64, step: f64) -> impl FnMut() -> f64 + '_ {
+        move || {
+            *t += step;
+            *t
+        }
+    }
+
+    fn views(out: &[ToPage]) -> Vec<&SessionView> {
+        out.iter().filter_map(|m| if let ToPage::View(v) = m { Some(&**v) } else { None }).collect()
+    }
+
+    fn events(out: &[ToPage]) -> Vec<&Event> {
+        out.iter().filter_map(|m| if let ToPage::Event(e) = m { Some(e) } else { None }).collect()
+    }
+
+    fn host(m: &str) -> serde_json::Value {
+        serde_json::from_str(m).unwrap()
+    }
+
+    fn digest(s: &Session) -> String {
+        s.host(0).unwrap().sim().snapshot().digest.hex()
+    }
+
+    fn now_ms(s: &Session) -> u64 {
+        s.host(0).unwrap().sim().now().0 / 1_000_000
+    }
+
+    /// The worker's loop as the page drives it: pumps of a budget, the wall clock moving on
+    /// between them by `gap` ms, each slice taking `slice` ms. Stops at `until_ms` of
+    /// simulated time or after `max_pumps`.
+    fn drive(s: &mut Session, t: &mut f64, slice: f64, gap: f64, until_ms: u64, max_pumps: u32) {
+        for _ in 0..max_pumps {
+            if now_ms(s) >= until_ms {
+                break;
+            }
+            let next = s.pump(&mut clock(t, slice), 8.0);
+            *t += gap;
+            if next == Next::Idle {
+                break;
+            }
+        }
+    }
+
+    /// The page's real loop, with two very different frame timings: time advances by the
+    /// pacer (1× = one simulated second per real second), and the state reached at the same
+    /// simulated time is the same, equal to a plain native run.
+    #[test]
+    fn frame_timing_never_changes_results_and_1x_is_real_time() {
+        let (mut a, mut b) = (Session::default(), Session::default());
+        let (mut ta, mut tb) = (0.0, 0.0);
+        drive(&mut a, &mut ta, 0.05, 16.0, 2000, 100_000);
+        drive(&mut b, &mut tb, 0.02, 41.0, 2000, 100_000);
+        for t in [ta, tb] {
+            let real = t / 1000.0;
+            assert!((real - 2.0).abs() < 0.1, "1×: 2 simulated seconds took {real:.3} s of wall time");
+        }
+        for s in [&mut a, &mut b] {
+            s.apply(Action::Pause);
+            s.apply(Action::Seek(1500));
+        }
+        let mut reference = Controller::new_default();
+        reference.run_for(Nanos::from_ms(1500));
+        assert_eq!(now_ms(&a), 1500);
+        assert_eq!(digest(&a), digest(&b));
+        assert_eq!(digest(&a), reference.sim().snapshot().digest.hex());
+    }
+
+    #[test]
+    fn views_come_one_per_frame_the_page_has_drawn() {
+        let mut s = Session::default();
+        s.apply(Action::OpenLesson("rss-basics".into()));
+        let out = s.take();
+        assert_eq!(views(&out).len(), 1, "the first view");
+        assert!(views(&out)[0].hosts[0].scenario_json.is_some(), "the first view carries the scenario for the download");
+        assert!(events(&out).contains(&&Event::Lesson("rss-basics".into())));
+        let mut t = 0.0;
+        s.apply(Action::Speed(SPEEDS.len() - 1));
+        s.pump(&mut clock(&mut t, 1.0), 8.0);
+        assert!(views(&s.take()).is_empty(), "no view until the page has drawn the last");
+        s.apply(Action::ViewShown);
+        let out = s.take();
+        assert_eq!(views(&out).len(), 1);
+        assert!(views(&out)[0].hosts[0].scenario_json.is_none(), "sent once");
+        s.apply(Action::ViewShown);
+        assert!(views(&s.take()).is_empty(), "nothing changed: no view");
+    }
+
+    #[test]
+    fn a_console_command_round_trips_and_refusals_go_where_they_came_from() {
+        let mut s = Session::default();
+        s.take();
+        s.apply(Action::Command { host: 0, line: "ethtool -X eth0 equal 2".into(), from: Origin::Console });
+        s.apply(Action::ViewShown);
+        let out = s.take();
+        let line = views(&out)[0].hosts[0].console.last().unwrap().clone();
+        assert_eq!((line.command.as_str(), line.output.is_ok()), ("ethtool -X eth0 equal 2", true));
+        assert!(events(&out).iter().any(|e| matches!(e, Event::Host(m) if host(m)["kind"] == "command" && host(m)["detail"]["command"] == "ethtool -X eth0 equal 2")));
+        s.apply(Action::Command { host: 0, line: "ethtool -X eth0 equal 99".into(), from: Origin::Embed });
+        let out = s.take();
+        assert!(events(&out).iter().any(|e| matches!(e, Event::Host(m) if host(m)["kind"] == "error" && host(m)["message"].as_str().unwrap().contains("equal 99"))));
+        s.apply(Action::Command { host: 0, line: "thread migrate 99 1".into(), from: Origin::Control });
+        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("99"))));
+        s.apply(Action::Command { host: 7, line: "ethtool -x eth0".into(), from: Origin::Embed });
+        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Host(m) if host(m)["message"].as_str().unwrap().contains("no host 7"))));
+        s.apply(Action::OpenLesson("nope".into()));
+        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("opened the default lesson"))));
+        s.apply(Action::GetState);
+        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Host(m) if host(m)["type"] == "steerlab:state")));
+    }
+
+    /// Step back, a permalink restored by the pump, and run to the end, through actions.
+    #[test]
+    fn step_back_restore_and_run_to_end_through_actions() {
+        let mut s = Session::default();
+        let mut t = 0.0;
+        s.apply(Action::Speed(SPEEDS.len() - 1));
+        drive(&mut s, &mut t, 0.01, 0.0, 700, 10_000);
+        s.apply(Action::Pause);
+        s.apply(Action::Command { host: 0, line: "thread migrate 0 3".into(), from: Origin::Console });
+        let at = (now_ms(&s), digest(&s));
+        s.apply(Action::Step);
+        assert_ne!(digest(&s), at.1);
+        s.apply(Action::StepBack);
+        assert_eq!((now_ms(&s), digest(&s)), at, "one step back is the state before the step");
+        s.apply(Action::Share);
+        let link = events(&s.take())
+            .into_iter()
+            .find_map(|e| if let Event::Permalink(l) = e { Some(l.clone()) } else { None })
+            .unwrap();
+        let mut r = Session::default();
+        r.apply(Action::Restore(link));
+        r.apply(Action::Command { host: 0, line: "ethtool -X eth0 equal 2".into(), from: Origin::Console });
+        drive(&mut r, &mut t, 0.01, 0.0, u64::MAX, 10_000);
+        assert_eq!((now_ms(&r), digest(&r)), at, "restored to the same state, the command refused while restoring");
+        assert!(!r.playing(), "opens paused");
+        s.apply(Action::RunToEnd);
+        drive(&mut s, &mut t, 0.01, 0.0, u64::MAX, 100_000);
+        let out = s.take();
+        assert!(events(&out).contains(&&Event::RunEnded));
+        assert!(!s.playing(), "ends paused");
+        assert_eq!(now_ms(&s), s.host(0).unwrap().scenario().sim.duration_ms);
+        assert_eq!(s.pump(&mut clock(&mut t, 0.01), 8.0), Next::Idle);
+        // Without the learner's commands, the worker's run is the CLI's run, byte for byte.
+        let mut fresh = Session::default();
+        fresh.apply(Action::RunToEnd);
+        drive(&mut fresh, &mut t, 0.01, 0.0, u64::MAX, 100_000);
+        let native = steerlab_scenario::load("rss-basics", &[]).unwrap().run().unwrap();
+        assert_eq!(digest(&fresh), native.snapshot().digest.hex());
+    }
+
+    /// The compare view: two hosts in lockstep, a command on one changes only that one.
+    #[test]
+    fn compare_hosts_advance_in_lockstep_and_diverge_by_their_own_commands() {
+        let mut s = Session::default();
+        s.apply(Action::OpenCompare("rss-basics".into()));
+        s.apply(Action::Command { host: 1, line: "ethtool -X eth0 equal 3".into(), from: Origin::Console });
+        s.apply(Action::Speed(SPEEDS.len() - 1));
+        let mut t = 0.0;
+        drive(&mut s, &mut t, 0.01, 0.0, 500, 10_000);
+        s.apply(Action::Pause);
+        let (a, b) = (s.host(0).unwrap(), s.host(1).unwrap());
+        assert_eq!(a.sim().now(), b.sim().now(), "one clock");
+        let rx3 = |c: &Controller| c.sim().snapshot().queues[3].packets;
+        assert!(rx3(a) > 0 && rx3(b) == 0, "equal 3 empties B's rx-3 only");
+        s.apply(Action::ViewShown);
+        assert_eq!(views(&s.take())[0].hosts.len(), 2);
+    }
+}

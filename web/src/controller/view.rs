@@ -1,0 +1,449 @@
+//! The view snapshot: everything the page draws of one host, built in the worker from the
+//! engine's state and sent to the page (`serde`: it crosses the worker boundary). It carries
+//! only what the panels show: the aRFS table's scroll window rather than every filter, the
+//! ledger and the figures rather than the whole run report.
+
+use serde::{Deserialize, Serialize};
+use steerlab_engine::{Driver, FlowView, NamedEnum, Nanos};
+use steerlab_scenario::Report;
+
+use super::console::ConsoleLine;
+use super::Controller;
+
+/// Paths sent per view (the busiest): what the page draws of a big host.
+const MAX_PATHS: usize = 400;
+
+/// aRFS filter rows sent per view: the table's scroll window and its overscan.
+pub const FILTER_WINDOW: u32 = 64;
+
+/// One RX queue as drawn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueView {
+    /// Queue index.
+    pub index: u16,
+    /// Packets received so far.
+    pub packets: u64,
+    /// Packets dropped because the ring was full.
+    pub drops: u64,
+    /// Flows whose packets arrive on this queue now.
+    pub flows: u32,
+    /// CPU its IRQ is affined to.
+    pub irq_cpu: u16,
+}
+
+/// One CPU as drawn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuView {
+    /// CPU index.
+    pub index: u16,
+    /// NUMA node.
+    pub node: u16,
+    /// Softirq time in the last sample window, per mille of the window.
+    pub softirq_permille: u32,
+    /// Packets whose protocol processing ran here.
+    pub packets: u64,
+    /// Threads on this CPU now.
+    pub threads: Vec<u32>,
+}
+
+/// One thread as drawn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadView {
+    /// Thread id.
+    pub id: u32,
+    /// Its CPU.
+    pub cpu: u16,
+    /// Its cpuset as a list.
+    pub cpuset: String,
+}
+
+/// One aRFS filter row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilterRow {
+    /// Filter id.
+    pub id: u16,
+    /// The flow it matches.
+    pub flow: u32,
+    /// Its flow_id (slot in the target queue's table).
+    pub flow_id: u32,
+    /// Target queue.
+    pub queue: u16,
+    /// Not yet programmed.
+    pub pending: bool,
+    /// Another live filter shares its flow_id (the hash-only match confuses them).
+    pub collision: bool,
+}
+
+/// The lesson panel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonView {
+    /// Lesson id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Goal.
+    pub goal: String,
+    /// Guided steps.
+    pub steps: Vec<String>,
+    /// Current step.
+    pub step: usize,
+    /// Every built-in lesson id (the lesson select).
+    pub lesson_ids: Vec<String>,
+    /// Kernel files.
+    pub kernel_files: Vec<String>,
+    /// Source of the lesson's effect.
+    pub source: String,
+    /// Goal check result: `None` until it can be assessed.
+    pub goal_met: Option<bool>,
+    /// The `data-testid` the current step points at (highlighted on the page).
+    pub highlight: Option<String>,
+}
+
+/// A chart series: name and values per sample.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// Legend.
+    pub name: String,
+    /// Values, oldest first.
+    pub values: Vec<f64>,
+}
+
+/// Everything the page shows, derived from the engine's snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViewModel {
+    /// Simulated time, e.g. `1.250s`.
+    pub sim_time: String,
+    /// The scenario's suggested length, ms (the timeline's end).
+    pub duration_ms: u64,
+    /// Simulated time as a share of the scenario's duration, per mille.
+    pub progress_permille: u32,
+    /// Number of flows.
+    pub flow_count: u32,
+    /// The RX queues.
+    pub queues: Vec<QueueView>,
+    /// The CPUs.
+    pub cpus: Vec<CpuView>,
+    /// The threads.
+    pub threads: Vec<ThreadView>,
+    /// Packets processed on their reader's CPU.
+    pub local: u64,
+    /// Packets processed elsewhere.
+    pub remote: u64,
+    /// aRFS filter updates.
+    pub arfs_update: u64,
+    /// Digest of the run so far.
+    pub digest: String,
+    /// The driver model's name (`nic driver NAME`).
+    pub driver: String,
+    /// The live aRFS filters the table's scroll window shows, colliding flow_ids first:
+    /// rows `filters_first..` of all of them (a host may hold 16,384; only these cross to the page).
+    pub filters: Vec<FilterRow>,
+    /// Index of the first row in [`ViewModel::filters`].
+    pub filters_first: u32,
+    /// Live filters in total.
+    pub filters_total: usize,
+    /// The lesson.
+    pub lesson: LessonView,
+    /// Console history, oldest first.
+    pub console: Vec<ConsoleLine>,
+    /// Commands typed, oldest first (up/down recall).
+    pub typed: Vec<String>,
+    /// aRFS add/update/skip/expire per second, per sample.
+    pub arfs_series: Vec<Series>,
+    /// Local and remote packets per second, per sample.
+    pub locality_series: Vec<Series>,
+    /// CPU time per packet (softirq, sys, user ns), per sample.
+    pub cost_series: Vec<Series>,
+    /// The ledger and the XDP, XPS and tc figures the panels show (not the whole report).
+    pub figures: Figures,
+    /// The permalink fragment value (`#s=` + this) of the current state.
+    pub permalink: String,
+    /// Simulated time, ns.
+    pub now_ns: u64,
+    /// Flows for the trace select (the first 256): index and tuple.
+    pub flow_labels: Vec<(u32, String)>,
+    /// The traced flow.
+    pub traced: u32,
+    /// Its path now.
+    pub trace: Option<steerlab_engine::FlowTrace>,
+    /// The RSS key.
+    pub rss_key: Vec<u8>,
+    /// Paths in use, the [`MAX_PATHS`] busiest in queue order: (RX queue, processing CPU,
+    /// processed away from the reader, flows).
+    pub paths: Vec<(u16, u16, bool, u32)>,
+    /// Over all paths: flows processed away from their reader, flows, paths.
+    pub paths_total: (u32, u32, u32),
+    /// `ethtool -K ntuple` state.
+    pub ntuple: bool,
+    /// `rps_sock_flow_entries` in force.
+    pub sock_entries: u32,
+    /// The scenario's JSON as loaded (the download), in the first view after a load only:
+    /// the page keeps it.
+    pub scenario_json: Option<String>,
+    /// RFS tables: the socket table's size and used entries, and one queue's flow table.
+    pub rfs: RfsView,
+    /// XPS map per TX queue: (queue, xps_cpus list, xps_rxqs list).
+    pub xps: Vec<(u16, String, String)>,
+    /// A small host's flows packet by packet (`None`: drawn by density only).
+    pub wire: Option<std::rc::Rc<crate::wire::WireView>>,
+    /// A permalink's restore in progress, per mille of its time.
+    pub restoring: Option<u32>,
+}
+
+/// The RFS tables panel.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RfsView {
+    /// `rps_sock_flow_entries` (0: RFS off).
+    pub sock_size: u32,
+    /// Entries holding a recorded CPU.
+    pub sock_used: u32,
+    /// The RX queue whose flow table is shown.
+    pub queue: u16,
+    /// Its `rps_flow_cnt` (0: none).
+    pub table_size: u32,
+    /// Its used entries (first 128): slot, CPU, aRFS filter id (`None`: no filter), last_qtail.
+    pub entries: Vec<(u32, u16, Option<u16>, u32)>,
+}
+
+/// The cost ledger and the XDP, XPS and tc figures, as the panels print them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// CPU time per pipeline stage, ns (stage name without `_ns`).
+    pub ledger: Vec<(String, u64)>,
+    /// Each figure the panels show, by its report path, formatted ("—" when it has no value).
+    pub values: Vec<(String, String)>,
+}
+
+/// The report paths of [`Figures::values`].
+const FIGURES: [&str; 13] = [
+    "xdp.ns_per_pkt", "xdp.mpps_per_core", "xps.hash_picks", "xps.map_picks", "xps.msgs_per_sec",
+    "tc.counting", "tc.filtercnt", "tc.skipswcnt", "tc.useswcnt", "tc.bypass_sw", "tc.sw_classified", "tc.sw_missed",
+    "packets.offered",
+];
+
+impl Figures {
+    fn of(r: &Report) -> Figures {
+        let ledger = r
+            .get("ledger")
+            .and_then(|v| v.as_object())
+            .map(|m| m.iter().filter_map(|(k, v)| Some((k.trim_end_matches("_ns").to_string(), v.as_u64()?))).collect())
+            .unwrap_or_default();
+        let show = |v: &serde_json::Value| match v {
+            serde_json::Value::Null => "—".to_string(),
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let values = FIGURES.iter().map(|&p| (p.to_string(), r.get(p).map_or("—".to_string(), show))).collect();
+        Figures { ledger, values }
+    }
+
+    /// A figure by report path, as printed ("—" when absent).
+    pub fn get(&self, path: &str) -> &str {
+        self.values.iter().find(|(p, _)| p == path).map_or("—", |(_, v)| v.as_str())
+    }
+}
+
+impl Controller {
+    /// packets).
+    fn delta_series(&self, paths: &[(&str, &str)], per: impl Fn(u64, &Report, &Report) -> f64) -> Vec<Series> {
+        paths
+            .iter()
+            .map(|&(name, path)| {
+                let values = self
+                    .history
+                    .samples().iter()
+                    .zip(self.history.samples().iter().skip(1))
+                    .map(|((t0, a), (t1, b))| (b.int(path).saturating_sub(a.int(path))) as f64 / per(t1 - t0, a, b).max(1e-9))
+                    .collect();
+                Series { name: name.to_string(), values }
+            })
+            .collect()
+    }
+
+    /// Per second.
+    fn rate_series(&self, paths: &[(&str, &str)]) -> Vec<Series> {
+        self.delta_series(paths, |dt, _, _| dt as f64 / 1e9)
+    }
+
+    /// The wire view, for hosts small enough to draw flow by flow, from the view's flows,
+    /// queues and CPUs.
+    fn wire_view(&self, flows: &[FlowView], queues: &[QueueView], cpus: &[CpuView]) -> Option<std::rc::Rc<crate::wire::WireView>> {
+        use crate::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
+        if flows.len() > MAX_FLOWS as usize || queues.len() > MAX_QUEUES || cpus.len() > MAX_QUEUES {
+            return None;
+        }
+        let reta = self.sim.reta();
+        Some(std::rc::Rc::new(WireView {
+            flows: flows.iter().zip(0..).map(|(&view, index)| WireFlow { index, reta_index: reta.index(view.hash), view }).collect(),
+            reta: reta.entries().to_vec(),
+            queues: queues.iter().map(|q| q.irq_cpu).collect(),
+            cpus: cpus.iter().map(|c| (c.node, c.threads.clone())).collect(),
+        }))
+    }
+
+    /// The view of the current state.
+    pub fn view(&self) -> ViewModel {
+        let sim = &self.sim;
+        let snap = sim.snapshot();
+        let mut flows = vec![0u32; snap.queues.len()];
+        for f in 0..sim.flow_count() {
+            if let Some(q) = sim.flow_queue_now(f) {
+                flows[usize::from(q)] += 1;
+            }
+        }
+        let queues: Vec<QueueView> = snap
+            .queues
+            .iter()
+            .enumerate()
+            .map(|(i, q)| QueueView { index: i as u16, packets: q.packets, drops: q.drops, flows: flows[i], irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0) })
+            .collect();
+        let threads: Vec<ThreadView> = (0..sim.thread_count())
+            .filter_map(|t| sim.thread(t).map(|(cpu, set)| ThreadView { id: t, cpu, cpuset: set.to_list() }))
+            .collect();
+        // Softirq load over the last sample window.
+        let before = self.history.softirq_before();
+        let window = before.map_or(1, |(t, _)| snap.now.0.saturating_sub(t).max(1));
+        let cpus: Vec<CpuView> = snap
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let before = before.and_then(|(_, a)| a.get(i).copied()).unwrap_or(0);
+                let load = (c.softirq_ns.saturating_sub(before) as u128 * 1000 / u128::from(window)).min(1000) as u32;
+                CpuView {
+                    index: i as u16,
+                    node: sim.node_of(i as u16),
+                    softirq_permille: load,
+                    packets: c.packets,
+                    threads: threads.iter().filter(|t| usize::from(t.cpu) == i).map(|t| t.id).collect(),
+                }
+            })
+            .collect();
+        let all = sim.arfs_filters();
+        let mut per_slot = std::collections::BTreeMap::<u32, u32>::new();
+        for f in &all {
+            *per_slot.entry(f.flow_id).or_default() += 1;
+        }
+        let mut filters: Vec<FilterRow> = all
+            .iter()
+            .map(|f| FilterRow { id: f.id, flow: f.flow, flow_id: f.flow_id, queue: f.queue, pending: f.pending, collision: per_slot[&f.flow_id] > 1 })
+            .collect();
+        filters.sort_by_key(|f| (!f.collision, f.flow_id, f.id));
+        let filters_total = filters.len();
+        let filters_first = self.filters_first.min(filters_total as u32);
+        let filters: Vec<FilterRow> = filters.drain(filters_first as usize..).take(FILTER_WINDOW as usize).collect();
+        // Where each flow's packets go now: the wire view and the paths both draw them.
+        let flow_views: Vec<FlowView> = (0..sim.flow_count()).filter_map(|f| sim.flow_view(f)).collect();
+        let wire = self.wire_view(&flow_views, &queues, &cpus);
+        let (paths, paths_total) = busiest_paths(&flow_views);
+        let l = &self.scenario.lesson;
+        let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
+        ViewModel {
+            sim_time: snap.now.to_string(),
+            duration_ms: self.scenario.sim.duration_ms,
+            progress_permille: (u128::from(snap.now.0) * 1000 / u128::from(duration)).min(1000) as u32,
+            flow_count: snap.flows,
+            queues,
+            cpus,
+            threads,
+            local: snap.counters.local,
+            remote: snap.counters.remote,
+            arfs_update: snap.arfs.update,
+            digest: snap.digest.hex(),
+            driver: sim.config().driver.as_name().to_string(),
+            filters,
+            filters_first,
+            filters_total,
+            lesson: LessonView {
+                id: self.scenario.id.clone(),
+                title: l.title.clone(),
+                goal: l.goal.clone(),
+                steps: l.steps.clone(),
+                step: self.step,
+                lesson_ids: steerlab_scenario::lesson_ids().map(String::from).collect(),
+                kernel_files: l.kernel_files.clone(),
+                source: l.source.clone(),
+                goal_met: self.goal_met(),
+                highlight: l.highlight.get(self.step).filter(|h| !h.is_empty()).cloned(),
+            },
+            console: self.console.lines().cloned().collect(),
+            typed: self.console.typed().to_vec(),
+            arfs_series: self.rate_series(&[("add", "arfs.add"), ("update", "arfs.update"), ("skip", "arfs.skip"), ("expire", "arfs.expire")]),
+            locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
+            // CPU time per packet offered: what a host pays for each packet, by account.
+            cost_series: self.delta_series(&[("softirq", "cpu.softirq_ns"), ("sys", "cpu.sys_ns"), ("user", "cpu.user_ns")], |_, a, b| {
+                b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64
+            }),
+            figures: Figures::of(&Report::new(&self.scenario, sim)),
+            // Encoding is not free (deflate): only a paused state is offered as a link; the
+            // share button encodes the live state when clicked.
+            permalink: if self.playing { String::new() } else { self.permalink() },
+            now_ns: snap.now.0,
+            flow_labels: (0..sim.flow_count().min(256)).filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}")))).collect(),
+            traced: self.traced,
+            trace: sim.trace_flow(self.traced),
+            rss_key: sim.rss_key().to_vec(),
+            ntuple: sim.config().ntuple,
+            sock_entries: sim.sock_flow_entries(),
+            scenario_json: None,
+            rfs: self.rfs_view(),
+            xps: (0..sim.config().tx_queues.min(64))
+                .map(|q| (q, sim.xps_cpus(q).map(|s| s.to_list()).unwrap_or_default(), sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default()))
+                .collect(),
+            wire,
+            restoring: self.restore_progress(),
+            paths,
+            paths_total,
+        }
+    }
+
+    fn rfs_view(&self) -> RfsView {
+        use steerlab_engine::rps::{NO_CPU, NO_FILTER};
+        let sim = &self.sim;
+        let sock = sim.sock_flow_table();
+        let table = sim.dev_flow_table(self.rfs_queue);
+        RfsView {
+            sock_size: sock.map_or(0, |t| t.mask + 1),
+            sock_used: sock.map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count() as u32),
+            queue: self.rfs_queue,
+            table_size: table.map_or(0, |t| t.flows.len() as u32),
+            entries: table.map_or(Vec::new(), |t| {
+                t.flows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.cpu != NO_CPU)
+                    .take(128)
+                    .map(|(i, e)| (i as u32, e.cpu, (e.filter != NO_FILTER).then_some(e.filter), e.last_qtail))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Scrolls the aRFS table's window so that it starts at row `first`.
+    pub fn show_filters_from(&mut self, first: u32) {
+        self.filters_first = first;
+    }
+}
+
+/// The driver names for the driver select.
+pub fn driver_names() -> Vec<&'static str> {
+    Driver::ALL.iter().map(|d| d.as_name()).collect()
+}
+
+/// The [`MAX_PATHS`] busiest paths RX queue → CPU of `flows` in queue order, and over all
+/// paths: flows processed away from their reader, flows, paths.
+fn busiest_paths(flows: &[FlowView]) -> (Vec<(u16, u16, bool, u32)>, (u32, u32, u32)) {
+    let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
+    for fv in flows {
+        *m.entry((fv.queue, fv.cpu, fv.away_from_reader())).or_default() += 1;
+    }
+    let mut paths: Vec<(u16, u16, bool, u32)> = m.into_iter().map(|((q, c, r), n)| (q, c, r, n)).collect();
+    let remote = paths.iter().filter(|p| p.2).map(|p| p.3).sum();
+    let total = (remote, flows.len() as u32, paths.len() as u32);
+    if paths.len() > MAX_PATHS {
+        paths.sort_by_key(|&(q, c, r, n)| (core::cmp::Reverse(n), q, c, r));
+        paths.truncate(MAX_PATHS);
+        paths.sort_unstable();
+    }
+    (paths, total)
+}
