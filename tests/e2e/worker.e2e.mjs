@@ -107,6 +107,13 @@ export const tests = [
       await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 1);
       await page.waitForTimeout(5000);
       const f = await frameStats(page);
+      // Pause acts at once: the worker takes it between two slices of engine work.
+      const p0 = Date.now();
+      await page.getByTestId("pause").click();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled, null, { polling: "raf" });
+      const pauseMs = Date.now() - p0;
+      console.log(`     Pause during a full-speed run of 144 CPUs: paused on screen after ${pauseMs} ms`);
+      expect(pauseMs < 2000, `Pause acts (${pauseMs} ms)`);
       console.log(`     144 CPUs at full speed: ${f.n} display frames, interval p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms (target p95 ≤ 20 ms); sim ${await simTime(page)} s after 5 s`);
       await page.screenshot({ path: await outPath("arfs-worker.png") });
     },

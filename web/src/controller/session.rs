@@ -269,7 +269,11 @@ impl Session {
     /// Results depend only on simulated time, never on the clock or the budget.
     pub fn pump(&mut self, clock: &mut dyn FnMut() -> f64, budget_ms: f64) -> Next {
         let restoring = self.hosts[0].c.restore_progress().is_some();
-        if !restoring && (!self.playing() || self.hosts[0].c.finished()) {
+        if !restoring && !self.playing() {
+            return Next::Idle;
+        }
+        if !restoring && self.hosts[0].c.finished() {
+            self.stop_at_end();
             return Next::Idle;
         }
         let t0 = clock();
@@ -299,10 +303,7 @@ impl Session {
             return Next::Idle;
         }
         if stalled || self.hosts[0].c.finished() {
-            if self.playing() && self.between_ticks() {
-                self.each(|c| c.set_playing(false));
-                self.event(Event::RunEnded);
-            }
+            self.stop_at_end();
             return Next::Idle;
         }
         if target == u64::MAX || self.now_ns() < target || !self.between_ticks() {
@@ -310,6 +311,15 @@ impl Session {
         } else {
             let tick = self.hosts[0].c.sim().config().tick_ns;
             Next::After(self.pacer.wait_ms(now, self.now_ns() + tick))
+        }
+    }
+
+    /// Time reached the scenario's end: it stops there, paused (Play at the end stops again).
+    fn stop_at_end(&mut self) {
+        if self.playing() && self.between_ticks() {
+            self.each(|c| c.set_playing(false));
+            self.changed = true;
+            self.event(Event::RunEnded);
         }
     }
 
@@ -506,6 +516,9 @@ mod tests {
         assert!(!s.playing(), "ends paused");
         assert_eq!(now_ms(&s), s.host(0).unwrap().scenario().sim.duration_ms);
         assert_eq!(s.pump(&mut clock(&mut t, 0.01), 8.0), Next::Idle);
+        s.apply(Action::Play);
+        assert_eq!(s.pump(&mut clock(&mut t, 0.01), 8.0), Next::Idle);
+        assert!(!s.playing() && events(&s.take()).contains(&&Event::RunEnded), "Play at the end stops again: never a fake playing state");
         // Without the learner's commands, the worker's run is the CLI's run, byte for byte.
         let mut fresh = Session::default();
         fresh.apply(Action::RunToEnd);
