@@ -11,10 +11,17 @@ const simTime = (page) => page.evaluate(() => parseFloat(document.querySelector(
 const cli = process.env.STEERLAB_CLI ?? new URL("../../target/release/steerlab", import.meta.url).pathname;
 
 /** The native CLI's run of a lesson: wall ms and digest. */
-function native(lesson) {
+function nativeOnce(lesson) {
   const t0 = performance.now();
   const out = execFileSync(cli, ["run", lesson, "--json"], { encoding: "utf8", maxBuffer: 64 << 20 });
   return { ms: performance.now() - t0, digest: JSON.parse(out).digest };
+}
+
+/** The faster of two runs (this VM's speed varies by tens of percent from minute to minute). */
+async function best(run) {
+  const a = await run();
+  const b = await run();
+  return a.ms <= b.ms ? a : b;
 }
 
 /** Display-frame intervals (requestAnimationFrame), collected from before the page loads. */
@@ -81,14 +88,18 @@ export const tests = [
       console.log(`     interactive ${Date.now() - t0} ms after navigation (target ≤ 1500 ms)`);
 
       for (const lesson of ["rfs-thread-churn", "arfs-collision"]) {
-        const n = native(lesson);
-        const w = await runToEnd(page, base, lesson);
-        console.log(`     ${lesson}: run to end in the page ${(w.ms / 1000).toFixed(2)} s, native CLI ${(n.ms / 1000).toFixed(2)} s: ${(w.ms / n.ms).toFixed(2)}× (target ≤ 1.5×)`);
+        // Alternately, each the faster of two.
+        const n = await best(() => nativeOnce(lesson));
+        const w = await best(() => runToEnd(page, base, lesson));
+        console.log(`     ${lesson}: run to end in the page ${(w.ms / 1000).toFixed(2)} s, native CLI ${(n.ms / 1000).toFixed(2)} s (each the faster of two): ${(w.ms / n.ms).toFixed(2)}× (target ≤ 1.5×)`);
         expect(w.digest === n.digest, `${lesson}: the page's run gives the native digest (${w.digest} vs ${n.digest})`);
         if (lesson === "arfs-collision") {
           // The state at 180 s as a link, restored in a new page.
           const href = await page.getByTestId("share-link").getAttribute("href");
           expect(href.includes("#s=1."), "a permalink of the end state");
+          // The first page lets its worker (and its 180 s of state) go, as a learner who
+          // follows a link in the same tab would.
+          await page.goto("about:blank");
           const other = await page.context().newPage();
           const r0 = Date.now();
           await other.goto(href);
