@@ -74,6 +74,13 @@ export const tests = [
       await page.getByTestId("step-back").click();
       await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent === t, before[0]);
       expect((await text(page, "digest")) === before[1], "stepping back restores the exact state (same digest)");
+      // A run's length is a suggestion: Run to end stops there with a notice; Play goes on.
+      await page.getByTestId("run-to-end").click();
+      await page.getByTestId("run-ended").waitFor({ timeout: 30_000 });
+      expect((await text(page, "sim-time")) === "10.000s", `stopped at the length (${await text(page, "sim-time")})`);
+      await page.getByTestId("play-on").click();
+      await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 10.2);
+      expect((await page.getByTestId("run-ended").count()) === 0, "the notice goes when time goes on");
     },
   },
   {

@@ -337,6 +337,14 @@ pub fn Page(p: &PageProps) -> Html {
             if let Some(message) = &p.error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
             }
+            if sv.run_ended {
+                <p class="notice" data-testid="run-ended" role="status">
+                    { format!("Time reached this scenario's suggested length ({}) and paused. ", v.sim_time) }
+                    <button data-testid="play-on" onclick={dispatch.reform(|_: MouseEvent| Action::Play)}>{ "Play on" }</button>
+                    { " " }
+                    <button data-testid="run-ended-reset" onclick={dispatch.reform(|_: MouseEvent| Action::Reset)}>{ "Reset" }</button>
+                </p>
+            }
             if let Some(p) = v.restoring {
                 <p class="notice" data-testid="restore-progress" role="status">
                     { "Restoring the shared state (replaying its commands at their times): " }

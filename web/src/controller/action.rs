@@ -46,7 +46,8 @@ pub enum Action {
     StepBack,
     /// Back to the start, same seed.
     Reset,
-    /// To the scenario's end as fast as the engine runs; ends paused.
+    /// To the scenario's suggested length as fast as the engine runs; ends paused there
+    /// (nothing to do past it).
     RunToEnd,
     /// Playback speed (index into `SPEEDS`).
     Speed(usize),
@@ -85,6 +86,8 @@ pub struct SessionView {
     pub speed: usize,
     /// Real time left to the end at full speed, e.g. "about 3 s to the end".
     pub eta: Option<String>,
+    /// Time stopped at the scenario's suggested length (Play goes on past it).
+    pub run_ended: bool,
 }
 
 /// Something the page should know that is not a view.
@@ -100,7 +103,7 @@ pub enum Event {
     Permalink(String),
     /// The open lesson changed (the page rewrites `?lesson=`).
     Lesson(String),
-    /// Time reached the scenario's end and stopped.
+    /// Time reached the scenario's suggested length and stopped (Play goes on).
     RunEnded,
 }
 

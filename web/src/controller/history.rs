@@ -105,7 +105,8 @@ impl Controller {
             return;
         }
         self.finish_tick();
-        let t = Nanos(t.0.min(self.duration().0));
+        // The timeline ends at the scenario's length, or where time has played on to.
+        let t = Nanos(t.0.min(self.duration().0.max(self.sim.now().0)));
         if t < self.sim.now() {
             let base = match self.history.rewind(t.0) {
                 Some(s) => s,

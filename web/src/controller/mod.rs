@@ -39,6 +39,8 @@ use restore::Restore;
 
 /// Most commands a permalink may carry (each is replayed on load).
 const MAX_LINK_COMMANDS: usize = 2000;
+/// A link names a time up to this many times the scenario's length (played on past it).
+const MAX_LINK_LENGTHS: u64 = 4;
 
 /// The lesson the page opens on.
 pub const DEFAULT_LESSON: &str = "rss-basics";
@@ -277,7 +279,7 @@ impl Controller {
         self.playing
     }
 
-    /// Whether the scenario's end is reached.
+    /// Whether time has reached the scenario's suggested length (it may go on past it).
     pub fn finished(&self) -> bool {
         self.sim.now() >= self.duration()
     }
@@ -287,9 +289,6 @@ impl Controller {
     pub fn step_part(&mut self, max_flows: u32) -> bool {
         if !self.sim.in_tick() {
             if self.restoring.is_some() && !self.restore_between_ticks() {
-                return false;
-            }
-            if self.finished() {
                 return false;
             }
             if let Err(e) = self.scenario.apply_due(&mut self.sim) {

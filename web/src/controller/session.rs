@@ -53,6 +53,11 @@ pub struct Session {
     a_ahead: bool,
     /// Simulated ns per real ms at full speed (a moving average), for the estimate.
     rate: f64,
+    /// Where playing stops by itself: the scenario's suggested length, while time is before
+    /// it; `None` once the learner plays on past it.
+    stop_at: Option<u64>,
+    /// Time stopped at the scenario's length (the page offers to play on or reset).
+    run_ended: bool,
     out: Vec<ToPage>,
 }
 
@@ -64,15 +69,26 @@ impl Default for Session {
 
 impl Session {
     fn with(hosts: Vec<Controller>) -> Session {
-        Session {
+        let mut s = Session {
             hosts: hosts.into_iter().map(Host::new).collect(),
             pacer: Pacer::default(),
             view_wanted: true,
             changed: true,
             a_ahead: false,
             rate: 0.0,
+            stop_at: None,
+            run_ended: false,
             out: Vec::new(),
-        }
+        };
+        s.arm();
+        s
+    }
+
+    /// Playing from here stops at the scenario's length if time is before it, else goes on.
+    fn arm(&mut self) {
+        let (c, now) = (&self.hosts[0].c, self.now_ns());
+        self.stop_at = (now < c.duration().0).then_some(c.duration().0);
+        self.run_ended = false;
     }
 
     /// Host `i`'s controller, if there is one.
@@ -113,12 +129,14 @@ impl Session {
         }
     }
 
-    /// Applies `f` to every host; time may have jumped, so the pacer counts anew.
+    /// Applies `f` to every host; time may have jumped, so the pacer counts anew and playing
+    /// stops at the scenario's length again if time is now before it.
     fn each(&mut self, f: impl Fn(&mut Controller)) {
         for h in &mut self.hosts {
             f(&mut h.c);
         }
         self.pacer.restart();
+        self.arm();
     }
 
     /// Takes one action.
@@ -176,8 +194,11 @@ impl Session {
                 self.hosts.iter_mut().for_each(|h| h.goal_sent = false);
             }
             Action::RunToEnd => {
-                self.pacer.set_speed(SPEEDS.len() - 1);
-                self.each(|c| c.set_playing(true));
+                // Past the scenario's length there is no end to run to.
+                if self.now_ns() < self.hosts[0].c.duration().0 {
+                    self.pacer.set_speed(SPEEDS.len() - 1);
+                    self.each(|c| c.set_playing(true));
+                }
             }
             Action::Speed(s) => self.pacer.set_speed(s),
             Action::Seek(ms) => self.each(|c| c.seek(steerlab_engine::Nanos::from_ms(ms))),
@@ -272,13 +293,14 @@ impl Session {
         if !restoring && !self.playing() {
             return Next::Idle;
         }
-        if !restoring && self.hosts[0].c.finished() {
+        let stop = if restoring { u64::MAX } else { self.stop_at.unwrap_or(u64::MAX) };
+        if self.between_ticks() && self.now_ns() >= stop {
             self.stop_at_end();
             return Next::Idle;
         }
         let t0 = clock();
         let sim0 = self.now_ns();
-        let target = if restoring { u64::MAX } else { self.pacer.target(t0, sim0) };
+        let target = if restoring { u64::MAX } else { self.pacer.target(t0, sim0).min(stop) };
         let mut stalled = false;
         while !(self.between_ticks() && self.now_ns() >= target) && clock() - t0 < budget_ms {
             if !self.slice() {
@@ -289,7 +311,7 @@ impl Session {
         let now = clock();
         if self.now_ns() != sim0 {
             self.changed = true;
-            if target == u64::MAX && now > t0 {
+            if self.pacer.unbounded() && now > t0 {
                 let r = (self.now_ns() - sim0) as f64 / (now - t0);
                 self.rate = if self.rate == 0.0 { r } else { 0.8 * self.rate + 0.2 * r };
             }
@@ -297,12 +319,13 @@ impl Session {
         if restoring && self.hosts[0].c.restore_progress().is_none() {
             self.changed = true;
             self.pacer.restart();
+            self.arm();
             if let Some(e) = self.hosts[0].c.take_link_error() {
                 self.event(Event::Banner(Some(e)));
             }
             return Next::Idle;
         }
-        if stalled || self.hosts[0].c.finished() {
+        if stalled || (self.between_ticks() && self.now_ns() >= stop) {
             self.stop_at_end();
             return Next::Idle;
         }
@@ -314,13 +337,13 @@ impl Session {
         }
     }
 
-    /// Time reached the scenario's end: it stops there, paused (Play at the end stops again).
+    /// Time reached the scenario's suggested length: it stops there, paused; Play goes on.
     fn stop_at_end(&mut self) {
-        if self.playing() && self.between_ticks() {
-            self.each(|c| c.set_playing(false));
-            self.changed = true;
-            self.event(Event::RunEnded);
-        }
+        self.each(|c| c.set_playing(false));
+        self.stop_at = None;
+        self.run_ended = true;
+        self.changed = true;
+        self.event(Event::RunEnded);
     }
 
     /// What the page is owed: events (commands done, a goal met) and, when the page has drawn
@@ -364,7 +387,7 @@ impl Session {
             let left = c.duration().0.saturating_sub(c.sim().now().0) as f64;
             format!("about {:.0} s to the end", left / self.rate / 1000.0)
         });
-        SessionView { hosts, playing: self.playing(), speed: self.pacer.speed(), eta }
+        SessionView { hosts, playing: self.playing(), speed: self.pacer.speed(), eta, run_ended: self.run_ended }
     }
 }
 
@@ -516,9 +539,19 @@ mod tests {
         assert!(!s.playing(), "ends paused");
         assert_eq!(now_ms(&s), s.host(0).unwrap().scenario().sim.duration_ms);
         assert_eq!(s.pump(&mut clock(&mut t, 0.01), 8.0), Next::Idle);
+        assert!(s.view().run_ended);
+        // The length is a suggestion: Play goes on past it, and Run to end has nothing to do.
         s.apply(Action::Play);
-        assert_eq!(s.pump(&mut clock(&mut t, 0.01), 8.0), Next::Idle);
-        assert!(!s.playing() && events(&s.take()).contains(&&Event::RunEnded), "Play at the end stops again: never a fake playing state");
+        assert!(!s.view().run_ended);
+        drive(&mut s, &mut t, 0.01, 0.0, 10_500, 100_000);
+        assert!(s.playing() && now_ms(&s) >= 10_500, "played on to {} ms", now_ms(&s));
+        s.apply(Action::Pause);
+        s.apply(Action::RunToEnd);
+        assert!(!s.playing());
+        s.apply(Action::Seek(9_000));
+        s.apply(Action::Play);
+        drive(&mut s, &mut t, 0.01, 0.0, u64::MAX, 100_000);
+        assert_eq!(now_ms(&s), 10_000, "from before the end, playing stops at it again");
         // Without the learner's commands, the worker's run is the CLI's run, byte for byte.
         let mut fresh = Session::default();
         fresh.apply(Action::RunToEnd);
