@@ -13,7 +13,7 @@ const ANIMATED_PATHS: usize = 64;
 #[derive(Properties, PartialEq)]
 pub struct PathsProps {
     /// The busiest paths in queue order: (queue, CPU, remote, flows).
-    pub paths: Vec<(u16, u16, bool, u32)>,
+    pub paths: Vec<crate::controller::Path>,
     /// Over all paths: remote flows, flows, paths.
     pub total: (u32, u32, u32),
     /// RX queues.

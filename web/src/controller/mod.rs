@@ -33,7 +33,7 @@ pub use console::{ConsoleLine, ConsoleLog};
 pub use history::{History, SAMPLE_NS};
 pub use pacer::{Pacer, SPEEDS};
 pub use session::{Next, Session, FLOWS_PER_SLICE};
-pub use view::{driver_names, CpuView, FilterRow, Figures, LessonView, QueueView, RfsView, Series, ThreadView, ViewModel, FILTER_WINDOW};
+pub use view::{driver_names, CpuView, FilterRow, Figures, LessonView, Path, QueueView, RfsView, Series, ThreadView, ViewModel, FILTER_WINDOW};
 
 use restore::Restore;
 

@@ -10,6 +10,9 @@ use steerlab_scenario::Report;
 use super::console::ConsoleLine;
 use super::Controller;
 
+/// A path RX queue → CPU: (queue, CPU, processed away from the reader, flows on it).
+pub type Path = (u16, u16, bool, u32);
+
 /// Paths sent per view (the busiest): what the page draws of a big host.
 const MAX_PATHS: usize = 400;
 
@@ -170,7 +173,7 @@ pub struct ViewModel {
     pub rss_key: Vec<u8>,
     /// Paths in use, the [`MAX_PATHS`] busiest in queue order: (RX queue, processing CPU,
     /// processed away from the reader, flows).
-    pub paths: Vec<(u16, u16, bool, u32)>,
+    pub paths: Vec<Path>,
     /// Over all paths: flows processed away from their reader, flows, paths.
     pub paths_total: (u32, u32, u32),
     /// `ethtool -K ntuple` state.
@@ -432,12 +435,12 @@ pub fn driver_names() -> Vec<&'static str> {
 
 /// The [`MAX_PATHS`] busiest paths RX queue → CPU of `flows` in queue order, and over all
 /// paths: flows processed away from their reader, flows, paths.
-fn busiest_paths(flows: &[FlowView]) -> (Vec<(u16, u16, bool, u32)>, (u32, u32, u32)) {
+fn busiest_paths(flows: &[FlowView]) -> (Vec<Path>, (u32, u32, u32)) {
     let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
     for fv in flows {
         *m.entry((fv.queue, fv.cpu, fv.away_from_reader())).or_default() += 1;
     }
-    let mut paths: Vec<(u16, u16, bool, u32)> = m.into_iter().map(|((q, c, r), n)| (q, c, r, n)).collect();
+    let mut paths: Vec<Path> = m.into_iter().map(|((q, c, r), n)| (q, c, r, n)).collect();
     let remote = paths.iter().filter(|p| p.2).map(|p| p.3).sum();
     let total = (remote, flows.len() as u32, paths.len() as u32);
     if paths.len() > MAX_PATHS {
