@@ -24,7 +24,7 @@ export const tests = [
       const other = await page.context().newPage();
       await other.goto(href);
       await other.getByTestId("digest").waitFor();
-      // The link is replayed a slice per frame, then the page stops, paused, at its time.
+      // The worker replays the link a slice at a time, then stops, paused, at its time.
       await other.waitForFunction((t) => !document.querySelector('[data-testid="restore-progress"]')
         && document.querySelector('[data-testid="sim-time"]').textContent === t, time);
       expect((await text(other, "digest")) === digest, "same digest after reload");
@@ -33,7 +33,7 @@ export const tests = [
     },
   },
   {
-    name: "a long state's link restores a slice per frame: the page keeps drawing, then opens paused on the same digest",
+    name: "a long state's link restores in the worker: the page keeps drawing, then opens paused on the same digest",
     timeoutMs: 120_000,
     async run(page, base) {
       await page.goto(`${base}?lesson=arfs-collision`);

@@ -3,7 +3,7 @@
 // on the same machine (benchmarks, not timed assertions: CI machines vary; what is asserted is
 // that the page and the CLI reach the same digest).
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { expect, outPath } from "./harness.mjs";
 
 const text = (page, id) => page.getByTestId(id).textContent();
@@ -48,7 +48,6 @@ async function runToEnd(page, base, lesson) {
   await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) === 0);
   const t0 = Date.now();
   await page.getByTestId("run-to-end").click();
-  await page.getByTestId("eta").waitFor({ timeout: 30_000 }).catch(() => {});
   // Ends paused at the scenario's length: Play enabled again.
   await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled
     && document.querySelector('[data-testid="progress"]').value === 1000, null, { timeout: 240_000, polling: 50 });
@@ -77,9 +76,10 @@ export const tests = [
       // A run's length is a suggestion: Run to end stops there with a notice; Play goes on.
       await page.getByTestId("run-to-end").click();
       await page.getByTestId("run-ended").waitFor({ timeout: 30_000 });
-      expect((await text(page, "sim-time")) === "10.000s", `stopped at the length (${await text(page, "sim-time")})`);
+      const length = JSON.parse(readFileSync(new URL("../../crates/scenario/lessons/rss-basics.json", import.meta.url))).sim.duration_ms;
+      expect((await text(page, "sim-time")) === `${(length / 1000).toFixed(3)}s`, `stopped at the length (${await text(page, "sim-time")})`);
       await page.getByTestId("play-on").click();
-      await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 10.2);
+      await page.waitForFunction((s) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > s + 0.2, length / 1000);
       expect((await page.getByTestId("run-ended").count()) === 0, "the notice goes when time goes on");
     },
   },

@@ -26,8 +26,13 @@ fn spawn_worker() -> Result<web_sys::Worker, String> {
     };
     let glue = link("link[rel=modulepreload]")?;
     let wasm = link("link[rel=preload][type='application/wasm']")?;
-    // JSON string literals are JavaScript string literals.
-    let script = format!("import init from {};\ninit({{ module_or_path: {} }});\n", serde_json::Value::from(glue), serde_json::Value::from(wasm));
+    // JSON string literals are JavaScript string literals. A module that fails to load is
+    // rethrown from a task, so that the page's `onerror` hears of it.
+    let script = format!(
+        "import init from {};\ninit({{ module_or_path: {} }}).catch((e) => setTimeout(() => {{ throw e; }}));\n",
+        serde_json::Value::from(glue),
+        serde_json::Value::from(wasm)
+    );
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("text/javascript");
     let parts = js_sys::Array::of1(&JsValue::from_str(&script));
@@ -120,7 +125,7 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
                     return Box::new(|| ()) as Box<dyn FnOnce()>;
                 }
             };
-            let l = link.clone();
+            let (l, failed) = (link.clone(), on_event.clone());
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
                 match decode::<ToPage>(&js_sys::Uint8Array::new(&e.data()).to_vec()) {
                     Ok(ToPage::View(v)) => {
@@ -134,11 +139,17 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
                 }
             });
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "it failed to load".to_string(), |e| e.message());
+                failed.emit(Event::Banner(Some(format!("the simulation worker stopped: {why}"))));
+            });
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             link.borrow_mut().worker = Some(worker.clone());
             Box::new(move || {
                 worker.set_onmessage(None);
+                worker.set_onerror(None);
                 worker.terminate();
-                drop(on_message);
+                drop((on_message, on_error));
             }) as Box<dyn FnOnce()>
         });
     }

@@ -1,6 +1,7 @@
-//! The worker's side (runs in a dedicated Web Worker, `src/bin/worker.rs`): it owns the
-//! [`Session`] and runs the engine at full speed in pumps of a few ms, each followed by a
-//! turn of the event loop so that the page's messages (pause, a command) get in between.
+//! The worker's side (runs in a dedicated Web Worker: the page's own module, whose `main`
+//! calls [`run`] when there is no window): it owns the [`Session`] and runs the engine at full
+//! speed in pumps of [`PUMP_MS`], each followed by a turn of the event loop so that the page's
+//! messages (pause, a command) get in between.
 //! A pump is woken through a `MessageChannel` (an immediate task, without `setTimeout`'s
 //! 4 ms clamp), or by a timer when a paced speed has nothing due yet.
 //!

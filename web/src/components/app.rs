@@ -304,8 +304,8 @@ pub fn Page(p: &PageProps) -> Html {
     let cost = ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone() };
     let ncpus = v.cpus.len() as u16;
     let share = format!("{}#s={}", base_url(), v.permalink);
-    let full = format!("{}#s={}", base_url(), v.permalink);
-    let duration_ms = v.duration_ms;
+    // The timeline ends at the scenario's length, or where time has played on to.
+    let duration_ms = v.duration_ms.max(v.now_ns / 1_000_000);
     // Guided steps point at a control or chart: a style rule rendered with the page outlines
     // it, so the outline holds through re-renders and appears with a target that comes later
     // (the tc panel once the block exists). Scenarios are validated so; the check stays here
@@ -320,7 +320,7 @@ pub fn Page(p: &PageProps) -> Html {
             }
             <header class="topbar">
                 if embed {
-                    <a class="open-full" data-testid="open-full" href={full} target="_blank" rel="noopener">{ "Open full sandbox ↗" }</a>
+                    <a class="open-full" data-testid="open-full" href={share.clone()} target="_blank" rel="noopener">{ "Open full sandbox ↗" }</a>
                 } else {
                     <h1>{ "steerlab" }</h1>
                 }
@@ -387,7 +387,7 @@ pub fn Page(p: &PageProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "Features and scenario" }</h2>
-                <Features ntuple={v.ntuple} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
+                <Features ntuple={v.ntuple} now_ns={v.now_ns} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
                     {on_commands} scenario_json={p.scenario_json.clone()} {on_upload} />
             </section>
             <section class="panel">

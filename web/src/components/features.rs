@@ -9,6 +9,9 @@ use yew::prelude::*;
 pub struct FeaturesProps {
     /// `ethtool -K ntuple` state.
     pub ntuple: bool,
+    /// Simulated time of the view (a new view clears the switch's shown click).
+    #[prop_or_default]
+    pub now_ns: u64,
     /// `rps_sock_flow_entries` in force.
     pub sock_entries: u32,
     /// RX queues (for the per-queue rps_cpus lines).
@@ -26,12 +29,12 @@ pub struct FeaturesProps {
 /// The switches panel.
 #[component]
 pub fn Features(p: &FeaturesProps) -> Html {
-    // The switch shows the learner's click at once; the worker's next view confirms it (a view
-    // still on its way would otherwise flip the box back for a frame).
+    // The switch shows the learner's click at once; the worker's next view says what holds
+    // (a view still on its way would otherwise flip the box back for a frame).
     let asked = use_state(|| None::<bool>);
     {
         let asked = asked.clone();
-        use_effect_with(p.ntuple, move |_| asked.set(None));
+        use_effect_with((p.ntuple, p.now_ns), move |_| asked.set(None));
     }
     let ntuple = {
         let (cb, asked) = (p.on_commands.clone(), asked.clone());

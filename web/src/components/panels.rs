@@ -99,8 +99,17 @@ pub fn ArfsTable(p: &ArfsTableProps) -> Html {
     let n = p.total;
     let first = ((*top / ROW_PX) as usize).saturating_sub(OVERSCAN).min(n);
     let last = (first + (VIEW_PX / ROW_PX) as usize + 2 * OVERSCAN).min(n);
-    // The rows this window needs that the worker has sent (the rest come with the next view).
+    // The rows this window needs that the worker has sent. When they are not all there (a new
+    // host started its window at 0 under a scrolled table), the table asks for its window.
     let sent = p.first as usize..p.first as usize + p.rows.len();
+    {
+        let (cb, missing) = (p.on_scroll.clone(), first < sent.start || last > sent.end);
+        use_effect_with((first, missing), move |&(first, missing)| {
+            if missing {
+                cb.emit(first as u32);
+            }
+        });
+    }
     let (first, last) = (first.clamp(sent.start, sent.end), last.clamp(sent.start, sent.end));
     let pad = |rows: usize| html! { <tr aria-hidden="true" class="pad" style={format!("height:{}px", rows as i32 * ROW_PX)}></tr> };
     html! {

@@ -279,6 +279,11 @@ impl Controller {
         self.playing
     }
 
+    /// The latest time a permalink may name, and so time may play on to.
+    pub fn latest(&self) -> Nanos {
+        Nanos(self.duration().0.saturating_mul(MAX_LINK_LENGTHS))
+    }
+
     /// Whether time has reached the scenario's suggested length (it may go on past it).
     pub fn finished(&self) -> bool {
         self.sim.now() >= self.duration()
@@ -440,7 +445,7 @@ mod tests {
         }
     }
 
-    /// The page restores a link a slice per frame: slices of any size give the same state as
+    /// The worker restores a link a slice at a time: slices of any size give the same state as
     /// replaying it at once, the learner's commands wait, and it stops paused at the link's time.
     #[test]
     fn a_permalink_restores_in_slices_to_the_same_state() {
@@ -454,7 +459,7 @@ mod tests {
         assert_eq!(d.view().restoring, Some(0));
         let mut frames = 0;
         while d.view().restoring.is_some() {
-            // A frame: slices until one reports no progress (the page's loop does the same).
+            // A pump: slices until one reports no progress (the worker's pump does the same).
             for _ in 0..3 {
                 if !d.step_part(97) && !d.sim().in_tick() {
                     break;

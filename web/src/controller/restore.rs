@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use steerlab_scenario::permalink::{self, Applied, Source, State};
 
-use super::{Controller, MAX_LINK_COMMANDS, MAX_LINK_LENGTHS};
+use super::{Controller, MAX_LINK_COMMANDS};
 
 /// A permalink's commands still to replay and the time it ends at.
 pub(super) struct Restore {
@@ -47,7 +47,7 @@ impl Controller {
         if state.commands.len() > MAX_LINK_COMMANDS {
             return Err(format!("this link carries {} commands; at most {MAX_LINK_COMMANDS} are replayed", state.commands.len()));
         }
-        let max = c.duration().0.saturating_mul(MAX_LINK_LENGTHS);
+        let max = c.latest().0;
         if state.t_ns > max || state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns) || state.commands.iter().any(|a| a.at_ns > state.t_ns) {
             return Err("this link is damaged (times out of order or beyond the scenario); opened the default lesson instead".into());
         }

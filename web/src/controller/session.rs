@@ -53,8 +53,8 @@ pub struct Session {
     a_ahead: bool,
     /// Simulated ns per real ms at full speed (a moving average), for the estimate.
     rate: f64,
-    /// Where playing stops by itself: the scenario's suggested length, while time is before
-    /// it; `None` once the learner plays on past it.
+    /// Where playing stops by itself: the scenario's suggested length while time is before
+    /// it, then the latest time a link may name (`Controller::latest`).
     stop_at: Option<u64>,
     /// Time stopped at the scenario's length (the page offers to play on or reset).
     run_ended: bool,
@@ -84,10 +84,12 @@ impl Session {
         s
     }
 
-    /// Playing from here stops at the scenario's length if time is before it, else goes on.
+    /// Playing from here stops at the scenario's length if time is before it; past it, at the
+    /// latest time a permalink may name (so that every state shown can be shared).
     fn arm(&mut self) {
         let (c, now) = (&self.hosts[0].c, self.now_ns());
-        self.stop_at = (now < c.duration().0).then_some(c.duration().0);
+        let length = c.duration().0;
+        self.stop_at = Some(if now < length { length } else { c.latest().0 });
         self.run_ended = false;
     }
 
@@ -116,16 +118,20 @@ impl Session {
 
     /// Replaces the hosts (a lesson, a scenario, a link): the pacer starts anew.
     fn replace(&mut self, hosts: Vec<Controller>) {
-        let (out, speed) = (std::mem::take(&mut self.out), self.pacer.speed());
+        let (out, speed, view_wanted) = (std::mem::take(&mut self.out), self.pacer.speed(), self.view_wanted);
         *self = Session::with(hosts);
-        self.out = out;
+        // One view in flight at a time, across the change too.
+        (self.out, self.view_wanted) = (out, view_wanted);
         self.pacer.set_speed(speed);
     }
 
-    /// Runs every host to the same tick boundary (the compare view's B may be a tick behind).
+    /// Runs every host to the same tick boundary: a tick in progress ends, and in the compare
+    /// view B runs the tick A is ahead by, so that both stay on one clock.
     fn settle(&mut self) {
-        while self.a_ahead {
-            self.slice();
+        while !self.between_ticks() {
+            if !self.slice() {
+                break;
+            }
         }
     }
 
@@ -173,10 +179,7 @@ impl Session {
                         _ => self.event(Event::Banner(None)),
                     }
                 }
-                Err(e) => match from {
-                    Origin::Embed => self.host_message(embed::error_event(&e)),
-                    _ => self.event(Event::Banner(Some(format!("uploaded {e}")))),
-                },
+                Err(e) => self.refuse(from, format!("uploaded {e}")),
             },
             Action::Restore(link) => match Controller::restoring(&link) {
                 Ok(c) => self.replace(vec![c]),
@@ -340,7 +343,6 @@ impl Session {
     /// Time reached the scenario's suggested length: it stops there, paused; Play goes on.
     fn stop_at_end(&mut self) {
         self.each(|c| c.set_playing(false));
-        self.stop_at = None;
         self.run_ended = true;
         self.changed = true;
         self.event(Event::RunEnded);
@@ -453,13 +455,14 @@ mod tests {
             let real = t / 1000.0;
             assert!((real - 2.0).abs() < 0.1, "1×: 2 simulated seconds took {real:.3} s of wall time");
         }
+        // Forward from where each pump stopped: the pumped run is what is compared.
         for s in [&mut a, &mut b] {
             s.apply(Action::Pause);
-            s.apply(Action::Seek(1500));
+            s.apply(Action::Seek(2100));
         }
         let mut reference = Controller::new_default();
-        reference.run_for(Nanos::from_ms(1500));
-        assert_eq!(now_ms(&a), 1500);
+        reference.run_for(Nanos::from_ms(2100));
+        assert_eq!(now_ms(&a), 2100);
         assert_eq!(digest(&a), digest(&b));
         assert_eq!(digest(&a), reference.sim().snapshot().digest.hex());
     }

@@ -247,6 +247,7 @@ impl Figures {
 }
 
 impl Controller {
+    /// Each metric's change per sample, divided by `per` of that sample (its seconds, its
     /// packets).
     fn delta_series(&self, paths: &[(&str, &str)], per: impl Fn(u64, &Report, &Report) -> f64) -> Vec<Series> {
         paths
@@ -377,7 +378,7 @@ impl Controller {
             cost_series: self.delta_series(&[("softirq", "cpu.softirq_ns"), ("sys", "cpu.sys_ns"), ("user", "cpu.user_ns")], |_, a, b| {
                 b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64
             }),
-            figures: Figures::of(&Report::new(&self.scenario, sim)),
+            figures: Figures::of(&Report::totals(&self.scenario, sim)),
             // Encoding is not free (deflate): only a paused state is offered as a link; the
             // share button encodes the live state when clicked.
             permalink: if self.playing { String::new() } else { self.permalink() },
