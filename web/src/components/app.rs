@@ -387,7 +387,7 @@ pub fn Page(p: &PageProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "Features and scenario" }</h2>
-                <Features ntuple={v.ntuple} now_ns={v.now_ns} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
+                <Features ntuple={v.ntuple} answered={format!("{} {}", v.console.len(), v.console.last().map_or("", |l| l.command.as_str()))} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
                     {on_commands} scenario_json={p.scenario_json.clone()} {on_upload} />
             </section>
             <section class="panel">

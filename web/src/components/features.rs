@@ -9,9 +9,10 @@ use yew::prelude::*;
 pub struct FeaturesProps {
     /// `ethtool -K ntuple` state.
     pub ntuple: bool,
-    /// Simulated time of the view (a new view clears the switch's shown click).
+    /// The console's last entry (its count and command): when the switch's command has been
+    /// answered, the switch shows what holds again.
     #[prop_or_default]
-    pub now_ns: u64,
+    pub answered: AttrValue,
     /// `rps_sock_flow_entries` in force.
     pub sock_entries: u32,
     /// RX queues (for the per-queue rps_cpus lines).
@@ -29,12 +30,13 @@ pub struct FeaturesProps {
 /// The switches panel.
 #[component]
 pub fn Features(p: &FeaturesProps) -> Html {
-    // The switch shows the learner's click at once; the worker's next view says what holds
-    // (a view still on its way would otherwise flip the box back for a frame).
+    // The switch shows the learner's click at once, until the worker has answered its command
+    // (a view still on its way would otherwise flip the box back; a refused command flips it
+    // back to what holds).
     let asked = use_state(|| None::<bool>);
     {
         let asked = asked.clone();
-        use_effect_with((p.ntuple, p.now_ns), move |_| asked.set(None));
+        use_effect_with((p.ntuple, p.answered.clone()), move |_| asked.set(None));
     }
     let ntuple = {
         let (cb, asked) = (p.on_commands.clone(), asked.clone());
