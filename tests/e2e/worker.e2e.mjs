@@ -65,6 +65,8 @@ export const tests = [
       await page.getByTestId("console-input").fill("ethtool -l eth0");
       await page.getByTestId("console-input").press("Enter");
       await page.getByTestId("console-output").filter({ hasText: "Channel parameters for eth0" }).waitFor();
+      // The share link is a real permalink while time runs, too.
+      expect((await page.getByTestId("share-link").getAttribute("href")).includes("#s=1."), "a permalink while playing");
       await page.getByTestId("pause").click();
       await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
       const before = [await text(page, "sim-time"), await text(page, "digest")];

@@ -379,9 +379,10 @@ impl Controller {
                 b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64
             }),
             figures: Figures::of(&Report::totals(&self.scenario, sim)),
-            // Encoding is not free (deflate): only a paused state is offered as a link; the
-            // share button encodes the live state when clicked.
-            permalink: if self.playing { String::new() } else { self.permalink() },
+            // Every view carries its link (a few µs of deflate for a learner's commands): the
+            // share link and the embed's "open full sandbox" are real links while time runs too;
+            // the share button asks for the state at its click.
+            permalink: self.permalink(),
             now_ns: snap.now.0,
             flow_labels: (0..sim.flow_count().min(256)).filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}")))).collect(),
             traced: self.traced,
