@@ -8,7 +8,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::controller::Series;
+use crate::controller::{QueueView, Series};
 
 /// Okabe-Ito colour-blind-safe palette (Okabe & Ito, "Color Universal Design", 2008).
 pub const PALETTE: [RGBColor; 8] = [
@@ -32,6 +32,18 @@ pub enum ChartData {
 }
 
 impl ChartData {
+    /// Packets per RX queue, queues that dropped in the warning colour (the sandbox's chart and
+    /// each compare host's).
+    pub fn rx_queues(queues: &[QueueView]) -> ChartData {
+        ChartData::Bars {
+            title: "packets per RX queue",
+            x: "RX queue",
+            y: "packets",
+            values: queues.iter().map(|q| q.packets).collect(),
+            warn: queues.iter().map(|q| q.drops > 0).collect(),
+        }
+    }
+
     /// The data as CSV (header row, then one row per item or sample).
     pub fn to_csv(&self) -> String {
         match self {

@@ -285,13 +285,7 @@ pub fn Page(p: &PageProps) -> Html {
         Action::Share
     });
 
-    let rxq = ChartData::Bars {
-        title: "packets per RX queue",
-        x: "RX queue",
-        y: "packets",
-        values: v.queues.iter().map(|q| q.packets).collect(),
-        warn: v.queues.iter().map(|q| q.drops > 0).collect(),
-    };
+    let rxq = ChartData::rx_queues(&v.queues);
     let cpu = ChartData::Bars {
         title: "softirq load per CPU (‰ of the last 100 ms)",
         x: "CPU",

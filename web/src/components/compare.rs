@@ -26,7 +26,7 @@ fn side((label, id, host): (&'static str, &'static str, HostId), v: &ViewModel, 
     let on_driver = command(Origin::Control).reform(|d: String| format!("nic driver {d}"));
     // A refused command shows its error in this side's console, in the tool's words.
     let on_command = command(Origin::Console);
-    let rxq = ChartData::Bars { title: "packets per RX queue", x: "RX queue", y: "packets", values: v.queues.iter().map(|q| q.packets).collect(), warn: v.queues.iter().map(|q| q.drops > 0).collect() };
+    let rxq = ChartData::rx_queues(&v.queues);
     html! {
         <section class="panel" aria-label={format!("host {label}")} data-testid={format!("compare-{id}")}>
             <h2>{ format!("Host {label}") }</h2>
