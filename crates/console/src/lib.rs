@@ -15,10 +15,13 @@
 //! | `taskset`    | `taskset -p[c] …`                                               |
 //! | `tc`         | `tc qdisc …`, `tc filter …`                                     |
 //! | `own`        | steerlab's own `flow`, `thread`, `xdp`, `nic`, `kernel`, `rfs`, `help` |
+//! | `shell`      | bash around them: quoting, `;`, `echo … \| tee FILE…`, `for … in …; do …; done`, `$VAR`, globs, `sudo` |
 //!
 //! Errors are the real tool's text, then one `hint:` line with the accepted form. A command that
 //! fails changes nothing: every value is parsed and checked against the host before the first
-//! mutating `Sim` call, and the engine itself refuses bad values without side effects.
+//! mutating `Sim` call, and the engine itself refuses bad values without side effects. A line of
+//! many writes (a `for` loop, a `tee` to many files, a `;` list) is checked whole before its
+//! first write (see `shell`), where real bash and tee would stop half way.
 
 #![warn(missing_docs)]
 
@@ -27,6 +30,7 @@ mod ethtool;
 mod iplink;
 mod own;
 mod procfs;
+mod shell;
 mod sysfs;
 mod taskset;
 mod tc;
@@ -46,7 +50,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("ethtool", ethtool::FORMS),
     ("sysctl", sysfs::SYSCTL_FORMS),
     ("echo", sysfs::ECHO_FORMS),
-    ("cat", "cat FILE (a file of echo, or /proc/net/softnet_stat, /proc/interrupts)"),
+    ("cat", "cat FILE... (a file of echo, or /proc/net/softnet_stat, /proc/interrupts; globs: cat /sys/class/net/DEV/queues/rx-*/FILE)"),
+    ("tee", shell::TEE_FORMS),
+    ("for", shell::FOR_FORMS),
+    ("sudo", shell::SUDO_FORMS),
     ("ip", iplink::FORMS),
     ("taskset", taskset::FORMS),
     ("tc", "tc qdisc add|del dev DEV ingress, tc filter add|del|show dev DEV ingress [prio P] flower ..., tc counting legacy|usesw"),
@@ -67,15 +74,16 @@ pub fn execute(sim: &mut Sim, line: &str) -> Result<String, String> {
     if line.is_empty() || line.starts_with('#') {
         return Ok(String::new());
     }
-    let owned = words(line)?;
-    let words: Vec<&str> = owned.iter().map(String::as_str).collect();
+    shell::run(sim, line)
+}
+
+/// Runs one command of a tool, its words expanded by the shell.
+pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> {
     let Some((&first, rest)) = words.split_first() else { return Ok(String::new()) };
     match first {
         "help" => own::help(rest),
         "ethtool" => ethtool::run(sim, rest),
         "sysctl" => sysfs::sysctl(sim, rest),
-        "echo" => sysfs::echo(sim, rest),
-        "cat" => cat(sim, rest),
         "ip" => iplink::run(sim, rest),
         "taskset" => taskset::run(sim, rest),
         "tc" => tc::run(sim, rest),
@@ -84,45 +92,8 @@ pub fn execute(sim: &mut Sim, line: &str) -> Result<String, String> {
     }
 }
 
-/// Splits a line as a shell would for these commands: on white space, with `'…'` and `"…"`
-/// quoting, and `>` a word of its own (so `echo f >/sys/…` works too).
-fn words(line: &str) -> Result<Vec<String>, String> {
-    let (mut out, mut word, mut open, mut quote) = (Vec::new(), String::new(), false, None);
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '"' | '\'') => (quote, open) = (Some(c), true),
-            (None, '>') => {
-                if open {
-                    out.push(core::mem::take(&mut word));
-                    open = false;
-                }
-                out.push(">".to_string());
-            }
-            (None, c) if c.is_whitespace() => {
-                if open {
-                    out.push(core::mem::take(&mut word));
-                    open = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                open = true;
-            }
-        }
-    }
-    if let Some(q) = quote {
-        return Err(hinted(format!("bash: unexpected EOF while looking for matching `{q}'"), "close the quote, e.g. echo 'f0' > FILE"));
-    }
-    if open {
-        out.push(word);
-    }
-    Ok(out)
-}
-
 /// `cat FILE...`: procfs tables or the sysfs/sysctl files, concatenated.
-fn cat(sim: &Sim, paths: &[&str]) -> Result<String, String> {
+pub(crate) fn cat(sim: &Sim, paths: &[&str]) -> Result<String, String> {
     if paths.is_empty() {
         return Err(hinted("cat: missing file operand (steerlab's cat reads files, not stdin)", "cat FILE"));
     }
@@ -141,6 +112,18 @@ fn cat(sim: &Sim, paths: &[&str]) -> Result<String, String> {
 /// indented under it).
 pub(crate) fn hinted(message: impl Display, form: &str) -> String {
     format!("{message}\nhint: {}", form.replace('\n', "\n      "))
+}
+
+/// A file name as coreutils prints it in errors (gnulib `quotef`, shell-escape quoting): as it
+/// is when it has only characters a shell leaves alone, else in `'…'`, so a glob that matched
+/// nothing shows as `'/sys/class/net/eth0/queues/rx-*/x'`.
+pub(crate) fn quotef(name: &str) -> String {
+    let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "%+,-./:@_".contains(c));
+    if plain {
+        name.to_string()
+    } else {
+        format!("'{}'", name.replace('\'', "'\\''"))
+    }
 }
 
 /// Parses a named choice, naming what is accepted.
@@ -172,10 +155,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_split_like_a_shell() {
-        assert_eq!(words("echo  'f0' >/sys/x").unwrap(), ["echo", "f0", ">", "/sys/x"]);
-        assert_eq!(words("echo \"1 2\">f").unwrap(), ["echo", "1 2", ">", "f"]);
-        assert!(words("echo \"f").unwrap_err().contains("matching `\"'"));
+    fn file_names_quote_like_coreutils() {
+        assert_eq!(quotef("/sys/class/net/eth0/queues/rx-0/rps_cpus"), "/sys/class/net/eth0/queues/rx-0/rps_cpus");
+        assert_eq!(quotef("/sys/rx-*/x"), "'/sys/rx-*/x'");
+        assert_eq!(quotef("it's"), "'it'\\''s'");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `sysctl`, and `echo VALUE > FILE` / `cat FILE` of the steering files in sysfs and /proc/sys.
+//! `sysctl`, and `echo VALUE > FILE` / `echo VALUE | tee FILE` / `cat FILE` of the steering files
+//! in sysfs and /proc/sys, plus the listing of the queue tree that the shell's globs match.
 //!
 //! Kernel sources of the files: net/core/net-sysfs.c (`store_rps_map` / `show_rps_map`,
 //! `store_rps_dev_flow_table_cnt` / `show_rps_dev_flow_table_cnt`, `xps_cpus_store` /
@@ -7,13 +8,15 @@
 //! two). Masks print as the kernel's `%*pb`: 32-bit groups of hex separated by commas, most
 //! significant first, as wide as the bitmap (CPUs for `rps_cpus`/`xps_cpus`, RX queues for
 //! `xps_rxqs`); `rps_flow_cnt` is read with `kstrtoul(.., 0)`. Errors are bash's for a missing
-//! file or a refused write (`bash: echo: write error: Invalid argument`), cat's, and procps
+//! file or a refused write (`bash: echo: write error: Invalid argument`), tee's, cat's, and procps
 //! sysctl's (sysctl.c: `name = value` lines, `sysctl: cannot stat /proc/sys/...`,
 //! `sysctl: setting key "..."`).
 
+use steerlab_engine::config::ConfigError;
+use steerlab_engine::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
 use steerlab_engine::{CpuSet, Sim};
 
-use crate::{hinted, parse_c_u64, DEVICE};
+use crate::{hinted, parse_c_u64, quotef, DEVICE};
 
 /// The accepted forms of `sysctl`.
 pub(crate) const SYSCTL_FORMS: &str = "sysctl [-n] net.core.rps_sock_flow_entries | net.core.netdev_max_backlog\n\
@@ -25,7 +28,9 @@ pub(crate) const ECHO_FORMS: &str = "echo MASK > /sys/class/net/DEV/queues/rx-N/
 echo N > /sys/class/net/DEV/queues/rx-N/rps_flow_cnt\n\
 echo MASK > /sys/class/net/DEV/queues/tx-N/xps_cpus\n\
 echo MASK > /sys/class/net/DEV/queues/tx-N/xps_rxqs\n\
-echo N > /proc/sys/net/core/rps_sock_flow_entries";
+echo N > /proc/sys/net/core/rps_sock_flow_entries\n\
+echo VALUE | tee /sys/class/net/DEV/queues/rx-*/FILE   (every RX queue; tx-* every TX queue)\n\
+for q in /sys/class/net/DEV/queues/rx-*; do echo VALUE > $q/FILE; done";
 
 const SOCK_FLOW: &str = "net.core.rps_sock_flow_entries";
 const BACKLOG: &str = "net.core.netdev_max_backlog";
@@ -70,43 +75,104 @@ fn files_hint(sim: &Sim) -> String {
     format!("{ECHO_FORMS}\n(this host: rx-0..rx-{}, tx-0..tx-{}, device {DEVICE})", c.rx_queues - 1, c.tx_queues - 1)
 }
 
-/// `echo VALUE > FILE` (without a redirection, echo prints its words).
-pub(crate) fn echo(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
-    let Some(pos) = args.iter().position(|&w| w == ">") else { return Ok(format!("{}\n", args.join(" "))) };
-    let path = match &args[pos + 1..] {
-        [path] if *path != ">" => *path,
-        [] => return Err(hinted("bash: syntax error near unexpected token `newline'", ECHO_FORMS)),
-        _ => return Err(hinted("bash: steerlab's echo writes one value to one file", ECHO_FORMS)),
+/// Who writes a file: bash for `echo VALUE > FILE`, GNU tee for `echo VALUE | tee FILE`. They
+/// word the same refusal differently: bash's `bash: FILE: No such file or directory` and
+/// `bash: echo: write error: Invalid argument` (builtins/echo.def, the error of the flush),
+/// coreutils' `tee: FILE: No such file or directory` and `tee: FILE: Invalid argument`
+/// (tee.c: `error (0, errno, "%s", quotef (files[i]))` on open and on write).
+#[derive(Clone, Copy)]
+pub(crate) enum Writer {
+    Echo,
+    Tee,
+}
+
+/// A write of a value to a file, checked against the host: every check the engine's setter
+/// makes was made, so [`apply`] does not fail.
+pub(crate) enum Write {
+    RpsCpus(u16, CpuSet),
+    FlowCnt(u16, u32),
+    XpsCpus(u16, CpuSet),
+    XpsRxqs(u16, CpuSet),
+    SockFlow(u32),
+}
+
+/// Checks `echo VALUE > PATH` (or tee's write of it) against the host without changing it;
+/// the error is `writer`'s text and a `hint:` line. What a write may do depends only on the
+/// host's CPU and queue counts, which no write changes, so a line of many writes can check
+/// them all before the first is applied (lib.rs: a failing command changes nothing).
+pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) -> Result<Write, String> {
+    let Some(f) = file(sim, path) else {
+        let name = match writer {
+            Writer::Echo => format!("bash: {path}"),
+            Writer::Tee => format!("tee: {}", quotef(path)),
+        };
+        return Err(hinted(format!("{name}: No such file or directory"), &files_hint(sim)));
     };
-    let value = args[..pos].join(" ");
-    let Some(f) = file(sim, path) else { return Err(hinted(format!("bash: {path}: No such file or directory"), &files_hint(sim))) };
-    let werr = |errno: &str, why: String| hinted(format!("bash: echo: write error: {errno}"), &why);
-    let mask = |what: &str| CpuSet::parse_hex(&value).map_err(|e| werr("Invalid argument", format!("{what} takes a hex mask: {e}")));
-    match f {
-        File::RpsCpus(q) => {
-            let set = mask("rps_cpus")?;
-            sim.set_rps_cpus(Some(q), set).map_err(|e| werr("Invalid argument", e.to_string()))?;
-        }
+    let werr = |errno: &str, why: String| {
+        let message = match writer {
+            Writer::Echo => format!("bash: echo: write error: {errno}"),
+            Writer::Tee => format!("tee: {}: {errno}", quotef(path)),
+        };
+        hinted(message, &why)
+    };
+    let invalid = |why: String| werr("Invalid argument", why);
+    let cfg = sim.config();
+    let mask = |what: &str, end: u16, accepted: &str| {
+        let set = CpuSet::parse_hex(value).map_err(|e| invalid(format!("{what} takes a hex mask: {e}")))?;
+        within(set.end() <= end, what, accepted).map_err(invalid)?;
+        Ok::<_, String>(set)
+    };
+    Ok(match f {
+        File::RpsCpus(q) => Write::RpsCpus(q, mask("rps_cpus", cfg.cpus, "CPUs of this host")?),
+        File::XpsCpus(q) => Write::XpsCpus(q, mask("xps_cpus", cfg.cpus, "CPUs of this host")?),
+        File::XpsRxqs(q) => Write::XpsRxqs(q, mask("xps_rxqs", cfg.rx_queues, "RX queues of this device")?),
         File::RpsFlowCnt(q) => {
             let n = parse_c_u64(value.trim()).filter(|&n| n <= u64::from(u32::MAX));
-            let n = n.ok_or_else(|| werr("Invalid argument", format!("rps_flow_cnt takes a count, not {value:?}")))?;
-            sim.set_flow_cnt(Some(q), n as u32).map_err(|e| werr("Invalid argument", e.to_string()))?;
-        }
-        File::XpsCpus(q) => {
-            let set = mask("xps_cpus")?;
-            sim.set_xps_cpus(q, set).map_err(|e| werr("Invalid argument", e.to_string()))?;
-        }
-        File::XpsRxqs(q) => {
-            let set = mask("xps_rxqs")?;
-            sim.set_xps_rxqs(q, set).map_err(|e| werr("Invalid argument", e.to_string()))?;
+            let n = n.ok_or_else(|| invalid(format!("rps_flow_cnt takes a count, not {value:?}")))? as u32;
+            within(n <= MAX_FLOW_CNT, "rps_flow_cnt", "0..=65536").map_err(invalid)?;
+            Write::FlowCnt(q, n)
         }
         File::SockFlow => {
-            let n = sock_flow_value(&value).ok_or_else(|| werr("Invalid argument", format!("{SOCK_FLOW} takes a count, not {value:?}")))?;
-            sim.set_sock_flow_entries(n).map_err(|e| werr("Invalid argument", e.to_string()))?;
+            let n = sock_flow_value(value).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {value:?}")))?;
+            within(n <= MAX_SOCK_FLOW_ENTRIES, SOCK_FLOW, "0..=4194304 in the sandbox (kernel: 2^29)").map_err(invalid)?;
+            Write::SockFlow(n)
         }
         File::Backlog => return Err(werr("Operation not supported", format!("{BACKLOG} is fixed by the scenario in steerlab"))),
+    })
+}
+
+/// The engine's own refusal text for a value out of range (its setters check the same).
+fn within(ok: bool, field: &str, accepted: &str) -> Result<(), String> {
+    ok.then_some(()).ok_or_else(|| ConfigError { field: field.into(), accepted: accepted.into() }.to_string())
+}
+
+/// Applies a checked write. The engine's error is returned rather than unwrapped, but
+/// [`check_write`] made its checks, so none is expected.
+pub(crate) fn apply(sim: &mut Sim, write: &Write) -> Result<(), String> {
+    let done = match *write {
+        Write::RpsCpus(q, set) => sim.set_rps_cpus(Some(q), set),
+        Write::FlowCnt(q, n) => sim.set_flow_cnt(Some(q), n),
+        Write::XpsCpus(q, set) => sim.set_xps_cpus(q, set),
+        Write::XpsRxqs(q, set) => sim.set_xps_rxqs(q, set),
+        Write::SockFlow(n) => sim.set_sock_flow_entries(n),
+    };
+    done.map_err(|e| hinted("bash: echo: write error: Invalid argument", &e.to_string()))
+}
+
+/// The entries of a directory of the queue tree, `/sys/class/net/DEV/queues` (`rx-N` and
+/// `tx-N`, as net-sysfs.c `net_rx_queue_update_kobjects` / `netdev_queue_update_kobjects`
+/// make them) or one queue's directory (the files steerlab models: every file of an RX
+/// queue, `xps_cpus` and `xps_rxqs` of a TX queue), in no particular order; `None` when `dir`
+/// is not such a directory. The shell's globs match against this.
+pub(crate) fn list_dir(sim: &Sim, dir: &str) -> Option<Vec<String>> {
+    let cfg = sim.config();
+    if dir == format!("/sys/class/net/{DEVICE}/queues") {
+        let rx = (0..cfg.rx_queues).map(|q| format!("rx-{q}"));
+        return Some(rx.chain((0..cfg.tx_queues).map(|q| format!("tx-{q}"))).collect());
     }
-    Ok(String::new())
+    let names = ["rps_cpus", "rps_flow_cnt", "xps_cpus", "xps_rxqs"].into_iter();
+    let entries: Vec<String> = names.filter(|n| file(sim, &format!("{dir}/{n}")).is_some()).map(str::to_string).collect();
+    (!entries.is_empty()).then_some(entries)
 }
 
 /// What `proc_dointvec` accepts for `rps_sock_flow_entries`: a non-negative decimal int.
@@ -118,7 +184,7 @@ fn sock_flow_value(text: &str) -> Option<u32> {
 pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
     let cfg = sim.config();
     let text = match file(sim, path) {
-        None => return Err(hinted(format!("cat: {path}: No such file or directory"), &files_hint(sim))),
+        None => return Err(hinted(format!("cat: {}: No such file or directory", quotef(path)), &files_hint(sim))),
         Some(File::RpsCpus(q)) => sim.rps_cpus(q).to_hex(cfg.cpus),
         Some(File::RpsFlowCnt(q)) => sim.flow_cnt(q).to_string(),
         Some(File::XpsCpus(q)) => sim.xps_cpus(q).unwrap_or_default().to_hex(cfg.cpus),
@@ -180,4 +246,53 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use steerlab_engine::HostConfig;
+
+    use super::*;
+
+    /// `check_write` is what lets a loop check every write before the first: it must refuse
+    /// exactly what the engine's setters refuse, and what it passes must apply.
+    #[test]
+    fn checks_refuse_what_the_engine_refuses() {
+        let sim = Sim::new(HostConfig { cpus: 8, rx_queues: 4, tx_queues: 4, reta_size: 16, ..HostConfig::default() }).unwrap();
+        let q = "/sys/class/net/eth0/queues";
+        for m in ["0", "1", "f", "80", "ff", "100", "1ff", "f0", "8", "10", "1,00000000", "ffffffff,ffffffff"] {
+            let set = CpuSet::parse_hex(m).unwrap();
+            let engine = [
+                (format!("{q}/rx-1/rps_cpus"), sim.clone().set_rps_cpus(Some(1), set).is_ok()),
+                (format!("{q}/tx-1/xps_cpus"), sim.clone().set_xps_cpus(1, set).is_ok()),
+                (format!("{q}/tx-1/xps_rxqs"), sim.clone().set_xps_rxqs(1, set).is_ok()),
+            ];
+            for (path, accepted) in engine {
+                assert_eq!(check_write(&sim, &path, m, Writer::Echo).is_ok(), accepted, "{path} {m}");
+            }
+        }
+        for n in [0, 1, 300, 65535, 65536, 65537, 1 << 22, (1 << 22) + 1, i32::MAX as u32, u32::MAX] {
+            let path = format!("{q}/rx-3/rps_flow_cnt");
+            assert_eq!(check_write(&sim, &path, &n.to_string(), Writer::Tee).is_ok(), sim.clone().set_flow_cnt(Some(3), n).is_ok(), "{n}");
+            let sock = check_write(&sim, "/proc/sys/net/core/rps_sock_flow_entries", &n.to_string(), Writer::Echo);
+            assert_eq!(sock.is_ok(), sim.clone().set_sock_flow_entries(n).is_ok(), "{n}");
+        }
+        let mut s = sim.clone();
+        let w = check_write(&s, &format!("{q}/rx-2/rps_cpus"), "f0", Writer::Echo).unwrap();
+        apply(&mut s, &w).unwrap();
+        assert_eq!(s.rps_cpus(2).to_list(), "4-7");
+    }
+
+    /// The queue tree lists the host's queues and each queue's modelled files; a queue beyond
+    /// the device's count is no directory.
+    #[test]
+    fn the_queue_tree_lists_the_hosts_queues() {
+        let sim = Sim::new(HostConfig { cpus: 8, rx_queues: 2, tx_queues: 3, reta_size: 16, ..HostConfig::default() }).unwrap();
+        let q = "/sys/class/net/eth0/queues";
+        assert_eq!(list_dir(&sim, q).unwrap(), ["rx-0", "rx-1", "tx-0", "tx-1", "tx-2"]);
+        assert_eq!(list_dir(&sim, &format!("{q}/rx-1")).unwrap(), ["rps_cpus", "rps_flow_cnt"]);
+        assert_eq!(list_dir(&sim, &format!("{q}/tx-2")).unwrap(), ["xps_cpus", "xps_rxqs"]);
+        assert!(list_dir(&sim, &format!("{q}/rx-2")).is_none());
+        assert!(list_dir(&sim, "/sys/class/net/eth1/queues").is_none());
+    }
 }

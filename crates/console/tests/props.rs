@@ -39,6 +39,11 @@ const VALID: &[&str] = &[
     "echo 3 > /sys/class/net/eth0/queues/tx-1/xps_rxqs",
     "echo 1024 > /proc/sys/net/core/rps_sock_flow_entries",
     "cat /sys/class/net/eth0/queues/rx-1/rps_cpus",
+    "cat /sys/class/net/eth0/queues/rx-*/rps_flow_cnt",
+    "echo 2048 | sudo tee /sys/class/net/eth0/queues/rx-*/rps_flow_cnt > /dev/null",
+    "for q in /sys/class/net/eth0/queues/rx-*; do echo f0 > $q/rps_cpus; done",
+    "for q in 0 1 2; do echo 3 > /sys/class/net/eth0/queues/tx-$q/xps_rxqs; cat /sys/class/net/eth0/queues/tx-${q}/xps_rxqs; done",
+    "echo 1 > /sys/class/net/eth0/queues/tx-0/xps_rxqs; echo 2 > /sys/class/net/eth0/queues/tx-1/xps_rxqs",
     "cat /sys/class/net/eth0/queues/tx-2/xps_cpus",
     "cat /proc/net/softnet_stat",
     "cat /proc/interrupts",
@@ -105,9 +110,9 @@ fn number() -> impl Strategy<Value = String> {
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         proptest::collection::vec(any::<char>(), 0..8).prop_map(|c| c.into_iter().collect()),
-        proptest::collection::vec(proptest::sample::select(vec!['>', '"', '\'', ' ', ':', ',', '-', '[', ']', '/', '=', '.', 'x', '\t', '#']), 1..4)
+        proptest::collection::vec(proptest::sample::select(vec!['>', '"', '\'', ' ', ':', ',', '-', '[', ']', '/', '=', '.', 'x', '\t', '#', '*', ';', '|', '$', '{', '}', '\\']), 1..4)
             .prop_map(|c| c.into_iter().collect()),
-        proptest::sample::select(vec!["eth0", "eth1", "dev", "m", "loc", "action", "on", "off", "xdp", "obj", ">", "rx-0", "::", "10.0.0.1", "-force", "-w"])
+        proptest::sample::select(vec!["eth0", "eth1", "dev", "m", "loc", "action", "on", "off", "xdp", "obj", ">", "rx-0", "::", "10.0.0.1", "-force", "-w", "do", "done", ";", "|", "tee", "sudo", "$q", "rx-*", "for"])
             .prop_map(str::to_string),
     ]
 }
