@@ -919,7 +919,11 @@ impl Sim {
     /// Switches the driver model; filters of the old driver are gone.
     pub fn set_driver(&mut self, driver: Driver) {
         self.cfg.driver = driver;
+        // The sandbox's aRFS tallies run on across the switch, as every other counter does
+        // (a real NIC's `ethtool -S` would start from zero: it is another device).
+        let counters = core::mem::take(&mut self.arfs.counters);
         self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
+        self.arfs.counters = counters;
         self.arfs.track_flows(self.flows.len());
         // The old driver's filter ids mean nothing to the new one (a different NIC).
         for q in &mut self.queues {
