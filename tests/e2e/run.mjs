@@ -1,5 +1,6 @@
 // Runs every tests/e2e/*.e2e.mjs against the built bundle. Usage: node tests/e2e/run.mjs DIST_DIR
-// (E2E_ONLY=wire runs only the files whose name contains "wire").
+// (E2E_ONLY=wire runs only the files whose name contains "wire"; E2E_TEST=text only the tests
+// whose name contains that text).
 // Each test module exports `tests`: an array of { name, timeoutMs, run(page, baseUrl) }.
 // Every test gets a fresh browser context; console errors and page errors fail the test.
 import { readdirSync } from "node:fs";
@@ -16,6 +17,8 @@ try {
   for (const file of files) {
     const { tests } = await import(new URL(file, import.meta.url));
     for (const t of tests) {
+      // E2E_TEST=text runs only the tests whose name contains it.
+      if (!t.name.includes(process.env.E2E_TEST ?? "")) continue;
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
       const page = await context.newPage();
       const errors = [];

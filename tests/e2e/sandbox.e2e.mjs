@@ -42,7 +42,7 @@ export const tests = [
     },
   },
   {
-    name: "a bad address shows the error banner and changes nothing",
+    name: "a bad address is named beside its field; a key the host refuses shows the error banner; nothing changes",
     timeoutMs: 30_000,
     async run(page, base) {
       await page.goto(base);
@@ -50,8 +50,14 @@ export const tests = [
       const before = await text(page, "flow-count");
       await page.getByTestId("flow-src").fill("10.0.0.300");
       await page.getByTestId("flow-submit").click();
+      await page.getByTestId("flow-src-error").waitFor();
+      expect((await text(page, "flow-src-error")).includes("source"), "the error names the field");
+      // Each field is good, the pair is not (IPv4 to IPv6): the host refuses it.
+      await page.getByTestId("flow-src").fill("10.0.0.3");
+      await page.getByTestId("flow-dst").fill("fd00::1");
+      await page.getByTestId("flow-submit").click();
       await page.getByTestId("error-banner").waitFor();
-      expect((await text(page, "error-banner")).includes("source"), "banner names the field");
+      expect((await text(page, "error-banner")).includes("IPv4"), `the banner says why: ${await text(page, "error-banner")}`);
       expect((await text(page, "flow-count")) === before, "flow count unchanged");
     },
   },

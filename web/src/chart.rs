@@ -27,8 +27,10 @@ pub const PALETTE: [RGBColor; 8] = [
 pub enum ChartData {
     /// One bar per item (RX queue, CPU); `warn` bars are drawn in the warning colour.
     Bars { title: &'static str, x: &'static str, y: &'static str, values: Vec<u64>, warn: Vec<bool> },
-    /// Lines over the last samples (per 100 ms of simulated time).
-    Lines { title: &'static str, y: &'static str, series: Vec<Series> },
+    /// Lines over the last samples (per 100 ms of simulated time); `log`: a log10 y axis
+    /// (a storm of thousands per second stays visible beside a million, values below 1 sit
+    /// at 1).
+    Lines { title: &'static str, y: &'static str, series: Vec<Series>, log: bool },
 }
 
 impl ChartData {
@@ -257,16 +259,24 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 }))
                 .map_err(|e| e.to_string())?;
         }
-        ChartData::Lines { title, y, series } => {
+        ChartData::Lines { title, y, series, log } => {
             let n = series.iter().map(|s| s.values.len()).max().unwrap_or(0).max(2);
+            // On a log axis a line is drawn at log10(v); ticks name whole powers of ten only.
+            let at = |v: f64| if *log { v.max(1.0).log10() } else { v };
             let top = series.iter().flat_map(|s| s.values.iter().copied()).fold(1.0f64, f64::max);
-            let mut chart = frame(&root, title, 0f64..(n - 1) as f64 / 10.0, 0f64..top * 1.1, scale)?;
+            let ys = if *log { 0f64..(at(top) + 0.3).ceil() } else { 0f64..top * 1.1 };
+            let mut chart = frame(&root, title, 0f64..(n - 1) as f64 / 10.0, ys, scale)?;
+            let label = |v: &f64| match *log {
+                false => compact(*v),
+                true if (v - v.round()).abs() < 1e-6 => compact(10f64.powf(v.round())),
+                true => String::new(),
+            };
             chart
                 .configure_mesh()
                 .max_light_lines(1)
                 .x_desc("simulated seconds (last 12 s)")
                 .y_desc(*y)
-                .y_label_formatter(&|v| compact(*v))
+                .y_label_formatter(&label)
                 .label_style(font(11.0))
                 .axis_desc_style(font(12.0))
                 .draw()
@@ -274,7 +284,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
             let colour = |k: usize, s: &Series| if s.name == "remote" { PALETTE[5] } else { PALETTE[k % 5] };
             for (k, s) in series.iter().enumerate() {
                 chart
-                    .draw_series(LineSeries::new(s.values.iter().enumerate().map(|(i, &v)| (i as f64 / 10.0, v)), colour(k, s).stroke_width(px(2.0))))
+                    .draw_series(LineSeries::new(s.values.iter().enumerate().map(|(i, &v)| (i as f64 / 10.0, at(v))), colour(k, s).stroke_width(px(2.0))))
                     .map_err(|e| e.to_string())?;
             }
             // The legend, top left in the plot (the newest values are on the right). Drawn

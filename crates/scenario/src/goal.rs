@@ -1,6 +1,7 @@
 //! A lesson's goal check, computed from the engine's state (reports sampled over simulated
 //! time): "in the last `over_ms`, metric M changed by (op) value", or, with `over_ms` = 0,
-//! "metric M now is (op) value". Only what the lesson is about is assessed.
+//! "metric M now is (op) value". Only what the lesson is about is assessed; a goal of several
+//! checks is met when all of them are ([`all_met`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -65,4 +66,18 @@ impl Check {
             Op::Gt => x > self.value,
         })
     }
+}
+
+/// Whether every check of a goal holds: `Some(false)` as soon as one fails, `None` while one
+/// cannot be assessed yet (and none fails), `None` for an empty goal.
+pub fn all_met(checks: &[Check], history: &[(u64, Report)], since_ns: u64) -> Option<bool> {
+    let mut all = if checks.is_empty() { None } else { Some(true) };
+    for c in checks {
+        match c.met(history, since_ns) {
+            Some(false) => return Some(false),
+            None => all = None,
+            Some(true) => {}
+        }
+    }
+    all
 }

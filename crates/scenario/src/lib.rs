@@ -14,10 +14,10 @@ pub mod permalink;
 mod report;
 mod spec;
 
-pub use goal::{Check, Op};
+pub use goal::{all_met, Check, Op};
 pub use lessons::{lesson, lesson_ids, LESSONS};
 pub use report::Report;
-pub use spec::{is_testid, FlowGroup, Lesson, Scenario, ThreadGroup, TimedCommand, TxGroup, XdpSection, XpsSection};
+pub use spec::{is_testid, Better, Evidence, FlowGroup, Lesson, Step, Scenario, ThreadGroup, TimedCommand, TxGroup, XdpSection, XpsSection};
 
 use std::fmt;
 

@@ -2,6 +2,7 @@
 //! and as a table.
 
 use serde_json::{json, Value};
+use steerlab_engine::xdp::{Kfunc, Meta};
 use steerlab_engine::Sim;
 
 use crate::Scenario;
@@ -86,6 +87,10 @@ impl Report {
             "xdp": {
                 "ns_per_pkt": xdp_ns, "mpps_per_core": xdp_mpps, "kfunc_calls": c.xdp_kfunc_calls,
                 "unsupported": c.xdp_unsupported, "tx": c.xdp_tx, "redirect": c.xdp_redirect,
+                "program": sim.xdp().map_or("", |p| p.name.as_str()),
+                // 1 when the program uses the RX hash (from the kfunc, or computed by the
+                // program where the driver answers "not supported"): a check reads numbers.
+                "reads_hash": u8::from(sim.xdp().is_some_and(|p| p.kfuncs.contains(&Kfunc::Read(Meta::Hash)))),
             },
             "ledger": ledger,
             "queues": {"rx": queues, "tx": txq},

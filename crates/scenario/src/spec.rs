@@ -45,19 +45,128 @@ pub struct Lesson {
     /// What the learner should achieve.
     pub goal: String,
     /// Guided steps.
-    pub steps: Vec<String>,
+    pub steps: Vec<Step>,
     /// Kernel source files the lesson is about.
     pub kernel_files: Vec<String>,
     /// Where the effect comes from (a seed, a document).
     pub source: String,
-    /// The goal check (absent = no goal).
-    pub check: Option<crate::Check>,
+    /// The goal: every check must hold (empty = no goal). One check or an array of them.
+    #[serde(deserialize_with = "one_or_many")]
+    pub check: Vec<crate::Check>,
     /// Where each guided step points: a `data-testid` to highlight (same length as `steps`
     /// or empty).
     pub highlight: Vec<String>,
     /// The rows of the seed's own table, as `[label, metric path]`: what
     /// `steerlab run ID --vary ...` prints side by side (empty: every metric).
     pub table: Vec<(String, String)>,
+    /// The figures that prove the goal, shown before → now on the lesson screen.
+    pub evidence: Vec<Evidence>,
+    /// The `data-testid` of the chart or panel the lesson screen shows beside the host (empty:
+    /// the locality chart).
+    pub chart: String,
+}
+
+/// A guided step: what to read or look at, the exact commands that do it (what a newcomer
+/// types; tests type them too), and in words which kernel functions decided what happened.
+/// In a file a step is either its text alone or `{"text", "commands", "kernel"}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Step {
+    /// What the learner reads.
+    pub text: String,
+    /// Console lines that carry the step out, in order (empty: a step to look, not to type).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+    /// What happened in the kernel, in words.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kernel: String,
+}
+
+/// The object spelling of a [`Step`] in a scenario file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepFields {
+    text: String,
+    #[serde(default)]
+    commands: Vec<String>,
+    #[serde(default)]
+    kernel: String,
+}
+
+/// Reads a step from its text or its object. A visitor rather than `#[serde(untagged)]`:
+/// untagged enums buffer the input in serde's `Content` type, which cost the page's bundle
+/// kilobytes, and their error names no field.
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Step;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a step: its text, or {\"text\", \"commands\": [...], \"kernel\"}")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Step, E> {
+                Ok(Step { text: text.to_string(), ..Step::default() })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Step, A::Error> {
+                let f = StepFields::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
+                Ok(Step { text: f.text, commands: f.commands, kernel: f.kernel })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Which way a lesson's figure moves when the learner succeeds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    /// Lower is better (an update storm calming).
+    Down,
+    /// Higher is better (a message rate rising).
+    Up,
+    /// Neither: a figure to watch (the price of a trade-off, a count of avoided mistakes).
+    #[default]
+    Watch,
+}
+
+/// One figure of the `lesson-evidence` strip.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// What the page calls it (the name the steps use).
+    pub label: String,
+    /// A report path (`arfs.update`).
+    pub metric: String,
+    /// `true` (default): a counter shown as its rate per simulated second; `false`: the value.
+    #[serde(default = "yes")]
+    pub rate: bool,
+    /// The unit printed after the value (`/s` for rates when empty).
+    #[serde(default)]
+    pub unit: String,
+    /// The direction that means success.
+    #[serde(default)]
+    pub better: Better,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One check, or an array of them (a visitor, as for [`Step`]).
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<crate::Check>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<crate::Check>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a check {\"metric\", \"over_ms\", \"op\", \"value\"} or an array of them")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
+            Ok(vec![crate::Check::deserialize(serde::de::value::MapAccessDeserializer::new(m))?])
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, s: A) -> Result<Self::Value, A::Error> {
+            Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
+        }
+    }
+    d.deserialize_any(V)
 }
 
 /// `host.*`
@@ -493,9 +602,12 @@ impl Scenario {
                 return Err(err(&format!("lesson.highlight[{i}]"), format!("{h:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)")));
             }
         }
-        if let Some(c) = &self.lesson.check {
+        if !self.lesson.chart.is_empty() && !is_testid(&self.lesson.chart) {
+            return Err(err("lesson.chart", format!("{:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)", self.lesson.chart)));
+        }
+        for (i, c) in self.lesson.check.iter().enumerate() {
             if c.over_ms > DAY_MS {
-                return Err(err("lesson.check.over_ms", format!("out of range (accepted: 0..={DAY_MS})")));
+                return Err(err(&format!("lesson.check[{i}].over_ms"), format!("out of range (accepted: 0..={DAY_MS})")));
             }
         }
         for (i, t) in self.threads.iter().enumerate() {

@@ -14,7 +14,8 @@ fn every_built_in_lesson_parses_and_validates() {
     for id in lesson_ids() {
         let s = load(id, &[]).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert_eq!(s.id, id);
-        assert!(s.lesson.check.is_some(), "{id} has a goal check");
+        assert!(!s.lesson.check.is_empty(), "{id} has a goal check");
+        assert!(!s.lesson.evidence.is_empty(), "{id} names its evidence figures");
         assert!(!s.lesson.kernel_files.is_empty(), "{id} names its kernel files");
         assert!(s.lesson.highlight.is_empty() || s.lesson.highlight.len() == s.lesson.steps.len(), "{id}: one highlight per step");
     }
@@ -70,4 +71,45 @@ fn overrides_keep_types_and_lists_stay_strings() {
     assert_eq!((s.host.cpus, s.rps.cpus.as_str()), (8, "0-7"));
     let s = load("rss-basics", &["kernel=6.14".into(), "nic.driver=ice".into()]).unwrap();
     assert_eq!(s.kernel.0.name(), "6.14");
+}
+
+#[test]
+fn a_step_is_its_text_or_an_object_and_a_goal_one_check_or_many() {
+    let s = parse(
+        r#"{"schema":1,"id":"t","lesson":{"steps":["look",{"text":"type","commands":["nic driver ice"],"kernel":"why"}],
+            "check":[{"metric":"arfs.update","over_ms":100,"op":"lt","value":1},{"metric":"xdp.reads_hash","op":"eq","value":1}],
+            "evidence":[{"label":"updates","metric":"arfs.update","better":"down"}]}}"#,
+        &[],
+    )
+    .unwrap();
+    let l = &s.lesson;
+    assert_eq!((l.steps[0].text.as_str(), l.steps[0].commands.len()), ("look", 0));
+    assert_eq!((l.steps[1].commands[0].as_str(), l.steps[1].kernel.as_str()), ("nic driver ice", "why"));
+    assert_eq!(l.check.len(), 2);
+    assert!(l.evidence[0].rate, "evidence is a rate unless it says not");
+    let one = parse(r#"{"schema":1,"id":"t","lesson":{"check":{"metric":"m","op":"eq","value":0}}}"#, &[]).unwrap();
+    assert_eq!(one.lesson.check.len(), 1, "one check object, as older files have it");
+    for (text, want) in [
+        (r#"{"schema":1,"id":"t","lesson":{"steps":[{"txt":"b"}]}}"#, "unknown field `txt`"),
+        (r#"{"schema":1,"id":"t","lesson":{"steps":[3]}}"#, "a step: its text"),
+        (r#"{"schema":1,"id":"t","lesson":{"check":3}}"#, "a check"),
+        (r#"{"schema":1,"id":"t","lesson":{"evidence":[{"label":"x","metric":"m","better":"sideways"}]}}"#, "sideways"),
+        (r#"{"schema":1,"id":"t","lesson":{"chart":"Not A Testid"}}"#, "lesson.chart"),
+    ] {
+        let e = err(text, &[]);
+        assert!(e.contains(want) && e.contains("lesson"), "{text}: {e}");
+    }
+}
+
+#[test]
+fn every_lessons_goal_and_evidence_name_figures_its_report_has() {
+    for id in lesson_ids() {
+        let s = load(id, &[]).unwrap();
+        let sim = s.build().unwrap();
+        let report = steerlab_scenario::Report::new(&s, &sim);
+        let metrics = s.lesson.check.iter().map(|c| &c.metric).chain(s.lesson.evidence.iter().map(|e| &e.metric));
+        for m in metrics {
+            assert!(report.get(m).is_some(), "{id}: {m} is not a report path");
+        }
+    }
 }

@@ -15,7 +15,8 @@ use crate::components::chart::Chart;
 use crate::components::console::Console;
 use crate::components::features::Features;
 use crate::components::host::Host;
-use crate::components::lesson::LessonPanel;
+use crate::components::icon::{icon, Icon};
+use crate::components::lesson::{EvidenceStrip, LessonPanel};
 use crate::components::migrate::Migrate;
 use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
 use crate::components::paths::Paths;
@@ -141,8 +142,9 @@ fn host_actions(msg: HostMessage) -> Vec<Action> {
 pub fn Sandbox(props: &SandboxProps) -> Html {
     let error = use_state(|| None::<String>);
     let allow = use_memo((), |_| crate::embed::parse_allow_list(url_param("origin").as_deref()));
+    let copied = use_state(|| false);
     let on_event = {
-        let (error, allow) = (error.clone(), allow.clone());
+        let (error, allow, copied) = (error.clone(), allow.clone(), copied.clone());
         Callback::from(move |e: SimEvent| match e {
             SimEvent::Banner(b) => error.set(b),
             SimEvent::Host(msg) => post_json_to_parent(&allow, &msg),
@@ -150,6 +152,10 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 let Some(w) = web_sys::window() else { return };
                 let _ = w.location().set_hash(&format!("s={link}"));
                 let _ = w.navigator().clipboard().write_text(&format!("{}#s={link}", base_url()));
+                // "copied" for two seconds beside the share link.
+                copied.set(true);
+                let copied = copied.clone();
+                gloo::timers::callback::Timeout::new(2000, move || copied.set(false)).forget();
             }
             SimEvent::Lesson(id) => set_url_lesson(&id),
             SimEvent::Ready | SimEvent::RunEnded => {}
@@ -219,7 +225,19 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         *scenario_json.borrow_mut() = AttrValue::from(json.clone());
     }
     let scenario_json = scenario_json.borrow().clone();
-    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} /> }
+    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} copied={*copied} /> }
+}
+
+/// Scrolls the element with this `data-testid` into view, if it is off screen.
+fn scroll_to_testid(id: Option<&str>) {
+    let Some(id) = id.filter(|id| steerlab_scenario::is_testid(id)) else { return };
+    let doc = web_sys::window().and_then(|w| w.document());
+    if let Some(el) = doc.and_then(|d| d.query_selector(&format!("[data-testid=\"{id}\"]")).ok().flatten()) {
+        let opts = web_sys::ScrollIntoViewOptions::new();
+        opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        opts.set_behavior(web_sys::ScrollBehavior::Smooth);
+        el.scroll_into_view_with_scroll_into_view_options(&opts);
+    }
 }
 
 /// Properties of [`Page`].
@@ -235,6 +253,9 @@ pub struct PageProps {
     pub embed: bool,
     /// The scenario's JSON (the download).
     pub scenario_json: AttrValue,
+    /// The share link was just copied.
+    #[prop_or_default]
+    pub copied: bool,
 }
 
 /// The sandbox's layout: every panel drawn from the view, every control an [`Action`].
@@ -270,6 +291,17 @@ pub fn Page(p: &PageProps) -> Html {
     let on_rfs_queue = dispatch.reform(Action::RfsQueue);
     let on_filters = dispatch.reform(Action::FilterWindow);
     let on_next = send(|| Action::NextStep);
+    // "Next step" brings its target into view (the outline alone may be a screen away).
+    {
+        let target = v.lesson.highlight.clone();
+        let step = v.lesson.step;
+        let first = use_mut_ref(|| true);
+        use_effect_with(step, move |_| {
+            if !std::mem::replace(&mut *first.borrow_mut(), false) {
+                scroll_to_testid(target.as_deref());
+            }
+        });
+    }
     let on_seek = dispatch.reform(|e: Event| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
         // A range input's value is always a number in its range.
@@ -293,9 +325,6 @@ pub fn Page(p: &PageProps) -> Html {
         values: v.cpus.iter().map(|c| u64::from(c.softirq_permille)).collect(),
         warn: v.cpus.iter().map(|c| c.softirq_permille > 800).collect(),
     };
-    let arfs = ChartData::Lines { title: "aRFS driver calls per second", y: "per second", series: v.arfs_series.clone() };
-    let locality = ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone() };
-    let cost = ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone() };
     let ncpus = v.cpus.len() as u16;
     let share = format!("{}#s={}", base_url(), v.permalink);
     // The timeline ends at the scenario's length, or where time has played on to.
@@ -305,8 +334,27 @@ pub fn Page(p: &PageProps) -> Html {
     // (the tc panel once the block exists). Scenarios are validated so; the check stays here
     // because only such names may go into a style rule.
     let outline = v.lesson.highlight.as_deref().filter(|id| steerlab_scenario::is_testid(id));
+    // The charts and figure panels, by data-testid: the lesson's own sits beside the host on
+    // the first screen, the others further down.
+    let panels: Vec<(&str, Html)> = vec![
+        ("chart-arfs", html! { <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second, log scale" data={ChartData::Lines { title: "aRFS driver calls per second (log scale)", y: "per second", series: v.arfs_series.clone(), log: true }} /> }),
+        ("chart-locality", html! { <Chart testid="chart-locality" label="local and remote packets per second" data={ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone(), log: false }} /> }),
+        ("chart-rxq", html! { <Chart testid="chart-rxq" label="bar chart of packets per RX queue" data={rxq} /> }),
+        ("chart-cpu", html! { <Chart testid="chart-cpu" label="bar chart of softirq load per CPU" data={cpu} /> }),
+        ("chart-cost", html! { <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone(), log: false }} /> }),
+        ("cost-ledger", html! { <div><h2>{ "Where the time goes" }</h2><Ledger figures={v.figures.clone()} /></div> }),
+        ("tc-counters", html! { <div><h2>{ "tc ingress block" }</h2><TcCounters figures={v.figures.clone()} /></div> }),
+    ];
+    let key = panels.iter().position(|(id, _)| *id == v.lesson.chart).unwrap_or(1);
+    let focus_console = Callback::from(|_: MouseEvent| {
+        let input = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector("[data-testid=console-input]").ok().flatten());
+        if let Some(el) = input.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = el.focus();
+        }
+    });
     html! {
         <main class={classes!("sandbox", embed.then_some("embed"))}>
+            <button class="skip" data-testid="skip-to-console" onclick={focus_console}>{ "Skip to the console" }</button>
             if let Some(id) = outline {
                 <style data-testid="step-highlight" data-target={id.to_string()}>
                     { format!("[data-testid=\"{id}\"] {{ outline: 3px dashed var(--c1) !important; outline-offset: 3px; }}") }
@@ -319,14 +367,18 @@ pub fn Page(p: &PageProps) -> Html {
                     <h1>{ "steerlab" }</h1>
                 }
                 <Transport playing={sv.playing} speed={sv.speed} sim_time={v.sim_time.clone()} progress={v.progress_permille}
-                    {on_play} {on_step} {on_speed} {on_reset} on_run_end={Some(on_run_end)} eta={sv.eta.clone().map(AttrValue::from)} />
+                    {on_play} {on_step} {on_speed} {on_reset} on_run_end={Some(on_run_end)} eta={sv.eta.clone().map(AttrValue::from)}
+                    behind={sv.behind.clone().map(AttrValue::from)} />
                 <Settings driver={v.driver.clone()} {on_driver} />
                 <span class="timeline">
-                    <button data-testid="step-back" onclick={on_back} aria-label="step back in time">{ "⏮ Back" }</button>
+                    <button data-testid="step-back" onclick={on_back} aria-label="step back in time">{ icon(Icon::Back) }{ "Back" }</button>
                     <input type="range" data-testid="timeline" min="0" max={duration_ms.to_string()} step="100"
                         value={(v.now_ns / 1_000_000).to_string()} onchange={on_seek} aria-label="simulated time: drag to go back or forward" />
                 </span>
-                <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ "🔗 Share" }</a>
+                <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ icon(Icon::Link) }{ "Share" }</a>
+                if p.copied {
+                    <span class="copied" data-testid="share-copied" role="status">{ "copied" }</span>
+                }
             </header>
             if let Some(message) = &p.error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
@@ -346,29 +398,28 @@ pub fn Page(p: &PageProps) -> Html {
                     { format!(" {}%", p / 10) }
                 </p>
             }
-            <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson} {on_next} />
-            <section class="panel wide" aria-label="host">
-                <h2>{ "Host: RX queues and CPUs" }</h2>
-                <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
-                if let Some(wire) = &v.wire {
-                    <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />
-                }
-                <Paths paths={v.paths.clone()} total={v.paths_total} queues={v.queues.len() as u16} cpus={ncpus} />
-                <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
-                <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} on_command={on_command.clone()} />
-            </section>
+            <div class="lesson-col">
+                <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson} {on_next} on_run={on_command.clone()} />
+                <Console lines={v.console.clone()} typed={v.typed.clone()} on_command={on_command.clone()} />
+            </div>
+            <div class="stage">
+                <EvidenceStrip figures={v.lesson.evidence.clone()} />
+                <section class="panel" aria-label="host">
+                    <h2>{ "Host: RX queues and CPUs" }</h2>
+                    <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
+                    if let Some(wire) = &v.wire {
+                        <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />
+                    }
+                    <Paths paths={v.paths.clone()} total={v.paths_total} queues={v.queues.len() as u16} cpus={ncpus} />
+                    <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
+                    <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} on_command={on_command.clone()} />
+                </section>
+                <section class="panel key" aria-label="the lesson's chart">{ panels[key].1.clone() }</section>
+            </div>
+            <div class="more">
             <section class="panel" aria-label="charts">
-                <Chart testid="chart-rxq" label="bar chart of packets per RX queue" data={rxq} />
-                <Chart testid="chart-locality" label="local and remote packets per second" data={locality} />
+                { for panels.iter().enumerate().filter(|(i, _)| *i != key).map(|(_, (_, h))| h.clone()) }
             </section>
-            <section class="panel" aria-label="CPU and aRFS charts">
-                <Chart testid="chart-cpu" label="bar chart of softirq load per CPU" data={cpu} />
-                <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second" data={arfs} />
-            </section>
-            <section class="panel" aria-label="cost chart">
-                <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={cost} />
-            </section>
-            <Console lines={v.console.clone()} typed={v.typed.clone()} {on_command} />
             <section class="panel">
                 <h2>{ "Add flows" }</h2>
                 <AddFlow on_submit={on_add} />
@@ -394,14 +445,10 @@ pub fn Page(p: &PageProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "RFS tables and XPS map" }</h2>
-                <RfsTables rfs={v.rfs.clone()} queues={v.queues.len() as u16} on_queue={on_rfs_queue} />
-                <XpsMap rows={v.xps.clone()} />
+                <div class="table-wrap"><RfsTables rfs={v.rfs.clone()} queues={v.queues.len() as u16} on_queue={on_rfs_queue} /></div>
+                <div class="table-wrap"><XpsMap rows={v.xps.clone()} /></div>
             </section>
-            <section class="panel">
-                <h2>{ "Where the time goes" }</h2>
-                <Ledger figures={v.figures.clone()} />
-                <TcCounters figures={v.figures.clone()} />
-            </section>
+            </div>
             <footer class="footer">{ "trace digest " }<code data-testid="digest">{ &v.digest }</code></footer>
         </main>
     }

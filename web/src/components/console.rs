@@ -61,13 +61,18 @@ pub fn Console(p: &ConsoleProps) -> Html {
                     el.set_value(i.map_or("", |i| typed[i].as_str()));
                     recall.set(i);
                 }
-                "Tab" => {
-                    e.prevent_default();
-                    let options = steerlab_console::complete(&el.value());
-                    if let [only] = options.as_slice() {
-                        el.set_value(only);
-                    } else if let Some(common) = common_prefix(&options) {
-                        el.set_value(&common);
+                // Tab completes only when that adds to a typed line; otherwise (an empty line,
+                // nothing to add, Shift+Tab) it moves focus on as everywhere else on the page.
+                "Tab" if !e.shift_key() && !el.value().trim().is_empty() => {
+                    let line = el.value();
+                    let options = steerlab_console::complete(&line);
+                    let completed = match options.as_slice() {
+                        [only] => Some(only.clone()),
+                        _ => common_prefix(&options),
+                    };
+                    if let Some(c) = completed.filter(|c| c.len() > line.len()) {
+                        e.prevent_default();
+                        el.set_value(&c);
                     }
                 }
                 _ => {}
@@ -75,7 +80,7 @@ pub fn Console(p: &ConsoleProps) -> Html {
         })
     };
     html! {
-        <section class="panel console" aria-label={p.title.clone()}>
+        <section class="panel console" id={format!("{}-panel", p.testid)} aria-label={p.title.clone()}>
             <h2>{ p.title.clone() }</h2>
             <pre class="console-output" data-testid={format!("{}-output", p.testid)} ref={output} tabindex="0" aria-live="polite">
                 { for p.lines.iter().map(|l| html! {
@@ -91,7 +96,7 @@ pub fn Console(p: &ConsoleProps) -> Html {
             </pre>
             <label class="console-line"><span aria-hidden="true">{ "# " }</span>
                 <input data-testid={format!("{}-input", p.testid)} ref={input} {onkeydown} spellcheck="false" autocomplete="off"
-                    aria-label="command line (Enter runs, Up/Down recall, Tab completes)" placeholder="help" />
+                    aria-label="command line (Enter runs, Up/Down recall, Tab completes a typed word)" placeholder="help" />
             </label>
         </section>
     }

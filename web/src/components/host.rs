@@ -3,6 +3,7 @@
 
 use yew::prelude::*;
 
+use crate::components::count;
 use crate::controller::{CpuView, QueueView};
 
 /// Properties of [`Host`].
@@ -26,14 +27,14 @@ pub fn Host(p: &HostProps) -> Html {
             <ol class={classes!("queues", (p.queues.len() > 16).then_some("many"))} aria-label="RX queues">
                 { for p.queues.iter().map(|q| {
                     let pct = q.packets * 100 / total;
+                    let label = format!("rx-{}: {}, {}, {} dropped, IRQ on CPU {}", q.index, count(q.flows, "flow"), count(q.packets, "packet"), q.drops, q.irq_cpu);
                     html! {
                         <li data-testid={format!("rxq-{}", q.index)} class="queue" tabindex="0"
-                            title={format!("rx-{}: {} flows, {} packets, {} dropped, IRQ on CPU {}", q.index, q.flows, q.packets, q.drops, q.irq_cpu)}
-                            aria-label={format!("rx-{}: {} flows, {} packets, {} dropped, IRQ on CPU {}", q.index, q.flows, q.packets, q.drops, q.irq_cpu)}>
+                            title={label.clone()} aria-label={label}>
                             <span class="qname">{ format!("rx-{}", q.index) }</span>
                             <span class="bar"><span class={classes!("fill", format!("c{}", q.index % 4), (q.drops > 0).then_some("warn"))}
                                 style={format!("width:{pct}%")}></span></span>
-                            <span class="qnum">{ format!("{} flows · {} pkts", q.flows, q.packets) }</span>
+                            <span class="qnum">{ format!("{} · {} pkts", count(q.flows, "flow"), q.packets) }</span>
                         </li>
                     }
                 }) }

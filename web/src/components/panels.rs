@@ -4,6 +4,7 @@
 
 use yew::prelude::*;
 
+use crate::components::count;
 use crate::controller::{driver_names, FilterRow, Figures};
 
 /// Properties of [`Metrics`].
@@ -13,24 +14,26 @@ pub struct MetricsProps {
     pub local: u64,
     /// Remote packets.
     pub remote: u64,
-    /// aRFS updates.
+    /// aRFS updates since the start.
     pub arfs_update: u64,
     /// Flows.
     pub flow_count: u32,
 }
 
-/// The headline numbers, with a bar showing the local share.
+/// The host's totals, with a bar showing the share of packets processed on their reader's
+/// CPU (grey until a packet has been processed).
 #[component]
 pub fn Metrics(p: &MetricsProps) -> Html {
-    let total = (p.local + p.remote).max(1);
-    let local_pct = p.local * 100 / total;
+    let total = p.local + p.remote;
+    let local_pct = p.local * 100 / total.max(1);
+    let label = if total == 0 { "no packet processed yet".to_string() } else { format!("{local_pct}% of packets processed on their reader's CPU") };
     html! {
         <dl class="metrics">
             <div><dt>{ "flows" }</dt><dd data-testid="flow-count">{ p.flow_count }</dd></div>
-            <div><dt>{ "local packets" }</dt><dd data-testid="metric-local">{ p.local }</dd></div>
-            <div><dt>{ "remote packets" }</dt><dd data-testid="metric-remote" class={classes!((p.remote > p.local).then_some("warn"))}>{ p.remote }</dd></div>
+            <div><dt>{ "packets on the reader's CPU" }</dt><dd data-testid="metric-local">{ p.local }</dd></div>
+            <div><dt>{ "packets on another CPU" }</dt><dd data-testid="metric-remote" class={classes!((p.remote > p.local).then_some("warn"))}>{ p.remote }</dd></div>
             <div><dt>{ "aRFS updates" }</dt><dd data-testid="metric-arfs-update">{ p.arfs_update }</dd></div>
-            <div class="locality" role="img" aria-label={format!("{local_pct}% of packets processed on their reader's CPU")}>
+            <div class={classes!("locality", (total == 0).then_some("empty"))} role="img" aria-label={label.clone()} title={format!("{label} ({} local, {} remote)", count(p.local, "packet"), count(p.remote, "packet"))}>
                 <span class="local" style={format!("width:{local_pct}%")}></span>
             </div>
         </dl>
@@ -161,13 +164,22 @@ pub fn Ledger(p: &LedgerProps) -> Html {
                 </tbody>
             </table>
             <dl class="figures">
-                <div><dt>{ "XDP ns/pkt" }</dt><dd data-testid="xdp-ns">{ f("xdp.ns_per_pkt") }</dd></div>
-                <div><dt>{ "XDP Mpps/core" }</dt><dd>{ f("xdp.mpps_per_core") }</dd></div>
+                <div><dt>{ "XDP ns/pkt" }</dt><dd data-testid="xdp-ns">{ no_program(f("xdp.ns_per_pkt")) }</dd></div>
+                <div><dt>{ "XDP Mpps/core" }</dt><dd>{ no_program(f("xdp.mpps_per_core")) }</dd></div>
                 <div><dt>{ "TX hash picks" }</dt><dd data-testid="xps-hash-picks">{ f("xps.hash_picks") }</dd></div>
                 <div><dt>{ "TX map picks" }</dt><dd>{ f("xps.map_picks") }</dd></div>
                 <div><dt>{ "TX msgs/s" }</dt><dd>{ f("xps.msgs_per_sec") }</dd></div>
             </dl>
         </div>
+    }
+}
+
+/// An XDP figure, or "no program" when none is loaded (the report has no value).
+fn no_program(v: String) -> String {
+    if v == "—" {
+        "no program".to_string()
+    } else {
+        v
     }
 }
 

@@ -3,7 +3,7 @@
 
 use yew::prelude::*;
 
-use crate::controller::RfsView;
+use crate::controller::{RfsView, XpsRow};
 
 /// Properties of [`RfsTables`].
 #[derive(Properties, PartialEq)]
@@ -50,20 +50,22 @@ pub fn RfsTables(p: &RfsProps) -> Html {
 /// Properties of [`XpsMap`].
 #[derive(Properties, PartialEq)]
 pub struct XpsProps {
-    /// (TX queue, xps_cpus, xps_rxqs).
-    pub rows: Vec<(u16, String, String)>,
+    /// One row per TX queue.
+    pub rows: Vec<XpsRow>,
 }
 
-/// The XPS map, as `cat tx-N/xps_cpus` and `xps_rxqs` would list it.
+/// The XPS map: `xps_cpus` as `cat tx-N/xps_cpus` prints it (a hex mask), the same CPUs as a
+/// list, and `xps_rxqs`.
 #[component]
 pub fn XpsMap(p: &XpsProps) -> Html {
+    let or_none = |s: &str| if s.is_empty() { "none".to_string() } else { s.to_string() };
     html! {
         <table data-testid="xps-map">
             <caption>{ "XPS map: which CPUs (and RX queues) pick each TX queue; CPUs in none fall back to skb_tx_hash" }</caption>
-            <thead><tr><th>{ "TX queue" }</th><th>{ "xps_cpus" }</th><th>{ "xps_rxqs" }</th></tr></thead>
+            <thead><tr><th>{ "TX queue" }</th><th>{ "xps_cpus (mask)" }</th><th>{ "CPUs" }</th><th>{ "xps_rxqs" }</th></tr></thead>
             <tbody>
-                { for p.rows.iter().map(|(q, cpus, rxqs)| html! {
-                    <tr><td>{ format!("tx-{q}") }</td><td>{ if cpus.is_empty() { "–" } else { cpus } }</td><td>{ if rxqs.is_empty() { "–" } else { rxqs } }</td></tr>
+                { for p.rows.iter().map(|r| html! {
+                    <tr><td>{ format!("tx-{}", r.queue) }</td><td><code>{ &r.cpus_mask }</code></td><td>{ or_none(&r.cpus) }</td><td>{ or_none(&r.rxqs) }</td></tr>
                 }) }
             </tbody>
         </table>

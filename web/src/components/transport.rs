@@ -2,6 +2,7 @@
 
 use yew::prelude::*;
 
+use crate::components::icon::{icon, Icon};
 use crate::controller::SPEEDS;
 
 /// Properties of [`Transport`].
@@ -29,13 +30,40 @@ pub struct TransportProps {
     /// Estimated real time left, when running to the end.
     #[prop_or_default]
     pub eta: Option<AttrValue>,
+    /// The rate time really runs at, when short of the speed asked for.
+    #[prop_or_default]
+    pub behind: Option<AttrValue>,
 }
 
 /// The transport bar.
 #[component]
 pub fn Transport(p: &TransportProps) -> Html {
-    let play = p.on_play.reform(|_: MouseEvent| true);
-    let pause = p.on_play.reform(|_: MouseEvent| false);
+    // Play and Pause are one toggle for the keyboard: the one pressed is disabled at once, so
+    // focus moves to the other rather than falling back to the page.
+    let (play_ref, pause_ref) = (use_node_ref(), use_node_ref());
+    let pressed = use_mut_ref(|| false);
+    {
+        let (play_ref, pause_ref, pressed) = (play_ref.clone(), pause_ref.clone(), pressed.clone());
+        use_effect_with(p.playing, move |playing| {
+            if std::mem::take(&mut *pressed.borrow_mut()) {
+                let to = if *playing { &pause_ref } else { &play_ref };
+                if let Some(b) = to.cast::<web_sys::HtmlElement>() {
+                    let _ = b.focus();
+                }
+            }
+        });
+    }
+    let play = {
+        let pressed = pressed.clone();
+        p.on_play.reform(move |_: MouseEvent| {
+            *pressed.borrow_mut() = true;
+            true
+        })
+    };
+    let pause = p.on_play.reform(move |_: MouseEvent| {
+        *pressed.borrow_mut() = true;
+        false
+    });
     let step = p.on_step.reform(|_: MouseEvent| ());
     let reset = p.on_reset.reform(|_: MouseEvent| ());
     let speed = p.on_speed.reform(|e: Event| {
@@ -44,19 +72,22 @@ pub fn Transport(p: &TransportProps) -> Html {
     });
     html! {
         <nav class="transport" aria-label="transport">
-            <button data-testid="play" onclick={play} disabled={p.playing}>{ "▶ Play" }</button>
-            <button data-testid="pause" onclick={pause} disabled={!p.playing}>{ "❚❚ Pause" }</button>
-            <button data-testid="step" onclick={step}>{ "Step" }</button>
+            <button data-testid="play" ref={play_ref} onclick={play} disabled={p.playing}>{ icon(Icon::Play) }{ "Play" }</button>
+            <button data-testid="pause" ref={pause_ref} onclick={pause} disabled={!p.playing}>{ icon(Icon::Pause) }{ "Pause" }</button>
+            <button data-testid="step" onclick={step} aria-label="one tick forward">{ icon(Icon::Step) }{ "Step" }</button>
             <label>{ "Speed " }
-                <select data-testid="speed" onchange={speed} aria-label="speed">
+                <select data-testid="speed" onchange={speed} aria-label="speed: simulated seconds per real second">
                     { for SPEEDS.iter().enumerate().map(|(i, (name, _))| html! {
                         <option value={i.to_string()} selected={i == p.speed}>{ *name }</option>
                     }) }
                 </select>
             </label>
-            <button data-testid="reset" onclick={reset}>{ "⟲ Reset" }</button>
+            <button data-testid="reset" onclick={reset}>{ icon(Icon::Reset) }{ "Reset" }</button>
             if let Some(cb) = &p.on_run_end {
-                <button data-testid="run-to-end" onclick={cb.reform(|_: MouseEvent| ())} aria-label="run to the end at full speed (Pause cancels)">{ "⏭ Run to end" }</button>
+                <button data-testid="run-to-end" onclick={cb.reform(|_: MouseEvent| ())} aria-label="run to the end at full speed (Pause cancels)">{ icon(Icon::End) }{ "Run to end" }</button>
+            }
+            if let Some(b) = &p.behind {
+                <span class="behind" data-testid="speed-behind" role="status">{ b.clone() }</span>
             }
             <span class="sim-time" aria-label="simulated time">
                 { "t = " }<span data-testid="sim-time">{ p.sim_time.clone() }</span>

@@ -86,6 +86,8 @@ pub struct SessionView {
     pub speed: usize,
     /// Real time left to the end at full speed, e.g. "about 3 s to the end".
     pub eta: Option<String>,
+    /// The rate time really runs at, when it falls short of the speed asked for.
+    pub behind: Option<String>,
     /// Time stopped at the scenario's suggested length (Play goes on past it).
     pub run_ended: bool,
 }

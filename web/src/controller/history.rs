@@ -1,4 +1,5 @@
-//! The past of a host: reports sampled every [`SAMPLE_NS`] (charts and goal checks read them)
+//! The past of a host: reports sampled every [`SAMPLE_NS`] (charts, goal checks and the
+//! lesson's evidence read them)
 //! and engine snapshots every [`CHECKPOINT_NS`], from which stepping back and the timeline
 //! replay the learner's commands deterministically to any earlier time.
 
@@ -38,7 +39,9 @@ pub struct History {
 impl History {
     /// The history of a host at its start: one sample and one snapshot.
     pub fn start(scenario: &Scenario, sim: &Sim) -> History {
-        let arrays = scenario.lesson.check.as_ref().is_some_and(|c| c.metric.starts_with("queues") || c.metric.starts_with("cpus"));
+        let l = &scenario.lesson;
+        let metrics = l.check.iter().map(|c| &c.metric).chain(l.evidence.iter().map(|e| &e.metric));
+        let arrays = metrics.into_iter().any(|m| m.starts_with("queues") || m.starts_with("cpus"));
         let mut h = History { arrays, ..History::default() };
         h.sample(scenario, sim);
         h.checkpoints.push_back((sim.now().0, sim.clone()));
@@ -121,6 +124,7 @@ impl Controller {
             // Commands after `t` are forgotten: stepping back and acting again makes a new
             // branch, as in an editor's undo.
             self.applied.retain(|a| a.at_ns <= t.0);
+            self.progress.rewound(t.0);
             for a in replay {
                 self.run_for(Nanos(a.at_ns - self.sim.now().0));
                 let _ = steerlab_console::execute(&mut self.sim, &a.command);
@@ -142,7 +146,6 @@ impl Controller {
 
     /// Whether the lesson's goal is met now (`None`: not yet assessable).
     pub fn goal_met(&self) -> Option<bool> {
-        let check = self.scenario.lesson.check.as_ref()?;
-        check.met(self.history.samples(), self.since_ns())
+        steerlab_scenario::all_met(&self.scenario.lesson.check, self.history.samples(), self.since_ns())
     }
 }

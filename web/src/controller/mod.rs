@@ -6,6 +6,7 @@
 //!   learner's commands (every control applies the console command a learner would type),
 //!   the lesson's step.
 //! - `history`: sampled reports, engine snapshots, stepping back and the goal check.
+//! - `lesson`: the learner's way through the lesson: current step, goal undone, evidence.
 //! - `restore`: permalinks and their restore a slice at a time.
 //! - `console`: the console's log and recall.
 //! - `view`: the snapshot the page draws.
@@ -16,6 +17,7 @@
 mod action;
 mod console;
 mod history;
+mod lesson;
 mod pacer;
 mod restore;
 mod session;
@@ -31,9 +33,10 @@ use steerlab_scenario::Scenario;
 pub use action::{decode, encode, Action, Event, HostId, Origin, SessionView, ToPage};
 pub use console::{ConsoleLine, ConsoleLog};
 pub use history::{History, SAMPLE_NS};
+pub use lesson::{EvidenceView, Progress, Trend};
 pub use pacer::{Pacer, SPEEDS};
 pub use session::{Next, Session, FLOWS_PER_SLICE};
-pub use view::{driver_names, CpuView, FilterRow, Figures, LessonView, Path, QueueView, RfsView, Series, ThreadView, ViewModel, FILTER_WINDOW};
+pub use view::{driver_names, CpuView, FilterRow, Figures, LessonView, Path, QueueView, RfsView, Series, StepView, ThreadView, ViewModel, XpsRow, FILTER_WINDOW};
 
 use restore::Restore;
 
@@ -61,6 +64,26 @@ pub struct FlowForm {
 }
 
 impl FlowForm {
+    /// Every field's error, by the `data-testid` of its input (empty: the fields are each
+    /// valid; the key as a whole may still be refused, e.g. IPv4 to IPv6): what the form
+    /// shows beside each field.
+    pub fn field_errors(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        for (id, name, text) in [("flow-src", "source", &self.src), ("flow-dst", "destination", &self.dst)] {
+            if text.trim().parse::<IpAddr>().is_err() {
+                let what = if text.trim().is_empty() { "empty".to_string() } else { format!("{:?} is not", text.trim()) };
+                out.push((id, format!("{name}: {what} an IPv4 or IPv6 address, e.g. 10.0.0.1 or fd00::1").replace("empty an", "empty: type an")));
+            }
+        }
+        for (id, name, text) in [("flow-sport", "source port", &self.sport), ("flow-dport", "destination port", &self.dport)] {
+            if text.trim().parse::<u16>().is_err() {
+                let what = if text.trim().is_empty() { "empty: type".to_string() } else { format!("{:?} is not", text.trim()) };
+                out.push((id, format!("{name}: {what} a port number, 0 to 65535")));
+            }
+        }
+        out
+    }
+
     /// Validates the form into a flow key, naming the first bad field.
     pub fn parse(&self) -> Result<FlowKey, String> {
         let ip = |name: &str, text: &str| -> Result<IpAddr, String> {
@@ -122,7 +145,7 @@ pub struct Controller {
     /// Time runs for this host (a restore runs whatever this says, and stops paused).
     playing: bool,
     history: History,
-    step: usize,
+    progress: Progress,
     console: ConsoleLog,
     traced: u32,
     /// Commands that succeeded and are not yet reported to an embedding page.
@@ -166,10 +189,10 @@ impl Controller {
             scenario_json,
             applied: Vec::new(),
             history: History::start(&scenario, &sim),
+            progress: Progress::start(&scenario.lesson),
             scenario,
             sim,
             playing: true,
-            step: 0,
             console: ConsoleLog::default(),
             traced: 0,
             done: Vec::new(),
@@ -236,6 +259,7 @@ impl Controller {
         let out = steerlab_console::execute(&mut self.sim, line);
         if let Ok(output) = &out {
             self.applied.push(Applied { at_ns: self.sim.now().0, command: line.to_string() });
+            self.progress.command(&self.scenario.lesson, line, self.sim.now().0, self.history.samples());
             let kind = match line.split_whitespace().take(2).collect::<Vec<_>>().as_slice() {
                 ["flow", "add"] => "flow-added",
                 ["thread", "migrate"] | ["taskset", _] => "thread-migrated",
@@ -303,7 +327,7 @@ impl Controller {
         let before = self.sim.now();
         let done = self.sim.tick_part(max_flows);
         if done {
-            self.history.advanced(&self.scenario, &self.sim, before);
+            self.advanced(before);
         }
         done
     }
@@ -338,10 +362,18 @@ impl Controller {
             if let Err(e) = self.scenario.run_from(&mut self.sim, to) {
                 self.console.note("(timeline)", Err(e.to_string()));
             }
-            self.history.advanced(&self.scenario, &self.sim, before);
+            self.advanced(before);
             if self.sim.now() == before {
                 break; // less than a tick left
             }
+        }
+    }
+
+    /// After time advanced from `before`: samples, snapshots, and whether the goal was met.
+    fn advanced(&mut self, before: Nanos) {
+        self.history.advanced(&self.scenario, &self.sim, before);
+        if !self.progress.met_once && self.goal_met() == Some(true) {
+            self.progress.met_once = true;
         }
     }
 
@@ -361,10 +393,7 @@ impl Controller {
 
     /// Moves the lesson panel to its next step.
     pub fn next_step(&mut self) {
-        let n = self.scenario.lesson.steps.len();
-        if n > 0 {
-            self.step = (self.step + 1) % n;
-        }
+        self.progress.next();
     }
 }
 
@@ -388,6 +417,19 @@ mod tests {
         assert_eq!(v.queues.iter().map(|q| q.packets).sum::<u64>(), 64_000);
         assert_eq!(v.queues.iter().map(|q| q.flows).sum::<u32>(), 13);
         assert_eq!(v.locality_series[0].values.len(), 10, "one rate sample per 100 ms");
+    }
+
+    #[test]
+    fn the_flow_form_names_every_bad_field() {
+        let form = FlowForm { src: "abc".into(), dst: "10.0.0.2".into(), sport: "".into(), dport: "99999".into(), proto: "tcp".into() };
+        let errors = form.field_errors();
+        let ids: Vec<&str> = errors.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, ["flow-src", "flow-sport", "flow-dport"]);
+        assert!(errors[0].1.contains("\"abc\" is not an IPv4 or IPv6 address"), "{errors:?}");
+        assert!(errors[1].1.contains("empty: type a port number"), "{errors:?}");
+        assert!(errors[2].1.contains("\"99999\" is not a port number, 0 to 65535"), "{errors:?}");
+        let ok = FlowForm { src: "10.0.0.1".into(), dst: "10.0.0.2".into(), sport: "1".into(), dport: "80".into(), proto: "tcp".into() };
+        assert!(ok.field_errors().is_empty());
     }
 
     #[test]
@@ -426,6 +468,57 @@ mod tests {
             run(&mut c, 2500);
             assert_eq!(c.goal_met(), Some(true), "{id}: goal after {actions:?}");
         }
+    }
+
+    /// Every lesson, followed as its own text says: each step's commands, typed in order,
+    /// work; the current step follows them; the goal is met after one of the steps; and a
+    /// later step that undoes it is named on the page.
+    #[test]
+    fn every_lesson_followed_as_written_meets_its_goal() {
+        for id in steerlab_scenario::lesson_ids() {
+            let mut c = Controller::for_lesson(id).unwrap();
+            run(&mut c, 2000);
+            let lesson = c.scenario().lesson.clone();
+            let mut met_after = None;
+            for (k, step) in lesson.steps.iter().enumerate() {
+                for line in &step.commands {
+                    c.command(line).unwrap_or_else(|e| panic!("{id} step {}: {line}: {e}", k + 1));
+                }
+                if !step.commands.is_empty() {
+                    assert_eq!(c.view().lesson.step, (k + 1).min(lesson.steps.len() - 1), "{id}: the current step follows step {}", k + 1);
+                    assert!(c.view().lesson.steps[k].done, "{id}: step {} is marked done", k + 1);
+                }
+                run(&mut c, 2500);
+                let v = c.view().lesson;
+                if v.goal_met == Some(true) {
+                    met_after.get_or_insert(k);
+                } else if met_after.is_some() {
+                    assert_eq!(v.goal_undone_by.as_deref(), step.commands.last().map(String::as_str), "{id}: the page names the change that undid the goal");
+                }
+                assert_eq!(v.evidence.len(), lesson.evidence.len());
+                assert!(v.evidence.iter().all(|e| e.now != "—"), "{id} step {}: every evidence figure has a value: {:?}", k + 1, v.evidence);
+            }
+            assert!(met_after.is_some(), "{id}: following the steps meets the goal");
+            if id == "arfs-collision" {
+                // The one-line form for 144 queues really wrote every queue.
+                assert_eq!(c.command("cat /sys/class/net/eth0/queues/rx-143/rps_flow_cnt").unwrap(), "2048\n");
+            }
+        }
+    }
+
+    /// The evidence strip: before the change and after it, moving the way the lesson says.
+    #[test]
+    fn the_evidence_strip_shows_the_change_and_its_direction() {
+        let mut c = Controller::for_lesson("arfs-collision").unwrap();
+        run(&mut c, 2000);
+        assert!(c.view().lesson.evidence.iter().all(|e| e.before == "—" && e.trend == Trend::Unknown), "no change yet");
+        c.command("nic driver ice").unwrap();
+        run(&mut c, 2000);
+        let ev = c.view().lesson.evidence;
+        let updates = &ev[0];
+        assert_eq!(updates.label, "aRFS updates");
+        assert!(updates.before.ends_with("/s") && updates.before != "0/s", "{updates:?}");
+        assert_eq!((updates.trend, updates.better), (Trend::Down, steerlab_scenario::Better::Down), "{updates:?}");
     }
 
     #[test]

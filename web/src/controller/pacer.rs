@@ -3,9 +3,13 @@
 //! engine decides results by simulated time alone, so the wall clock only decides *when*
 //! ticks run, never what they do.
 
-/// Playback speeds: simulated ns per real ms (`u64::MAX`: as fast as the engine runs).
-/// "1×" is one simulated second per real second, while the engine keeps up.
-pub const SPEEDS: [(&str, u64); 5] = [("0.1×", 100_000), ("1×", 1_000_000), ("10×", 10_000_000), ("100×", 100_000_000), ("max", u64::MAX)];
+/// Playback speeds: simulated ns per real ms (`u64::MAX`: as fast as the engine runs),
+/// named as simulated seconds per real second. "1 s/s" is real time while the engine keeps
+/// up; when it cannot, the page says the rate it really runs at ([`Pacer::behind`]).
+pub const SPEEDS: [(&str, u64); 5] = [("0.1 s/s", 100_000), ("1 s/s", 1_000_000), ("10 s/s", 10_000_000), ("100 s/s", 100_000_000), ("max", u64::MAX)];
+
+/// Real time over which the achieved rate is measured, ms.
+const MEASURE_MS: f64 = 2000.0;
 
 /// The default speed (index into [`SPEEDS`]): real time.
 const DEFAULT_SPEED: usize = 1;
@@ -21,11 +25,15 @@ pub struct Pacer {
     /// (wall ms, simulated ns) from which the target counts: set on the first call after a
     /// start, a speed change or a jump of the hosts' time.
     anchor: Option<(f64, u64)>,
+    /// (wall ms, simulated ns) where the current measuring window began.
+    window: Option<(f64, u64)>,
+    /// Simulated ns per real ms over the last whole window (0: not measured yet).
+    achieved: f64,
 }
 
 impl Default for Pacer {
     fn default() -> Pacer {
-        Pacer { speed: DEFAULT_SPEED, anchor: None }
+        Pacer { speed: DEFAULT_SPEED, anchor: None, window: None, achieved: 0.0 }
     }
 }
 
@@ -38,7 +46,7 @@ impl Pacer {
     /// Sets the speed (clamped to [`SPEEDS`]); the target counts anew from the next call.
     pub fn set_speed(&mut self, speed: usize) {
         self.speed = speed.min(SPEEDS.len() - 1);
-        self.anchor = None;
+        self.restart();
     }
 
     /// As fast as the engine runs.
@@ -48,7 +56,15 @@ impl Pacer {
 
     /// Forgets the anchor: time was paused, or the hosts' time jumped (seek, reset, a step).
     pub fn restart(&mut self) {
-        self.anchor = None;
+        (self.anchor, self.window, self.achieved) = (None, None, 0.0);
+    }
+
+    /// The rate time really ran at over the last two seconds, in simulated seconds per real
+    /// second, when it fell more than 10 % short of the speed asked for (a host too big for
+    /// the engine to keep up): the page says so rather than call it "1 s/s".
+    pub fn behind(&self) -> Option<f64> {
+        let rate = SPEEDS[self.speed].1;
+        (rate != u64::MAX && self.achieved > 0.0 && self.achieved < 0.9 * rate as f64).then(|| self.achieved / 1e6)
     }
 
     /// The simulated time the hosts, now at `sim_ns`, should have reached at wall time
@@ -57,6 +73,14 @@ impl Pacer {
         let rate = SPEEDS[self.speed].1;
         if rate == u64::MAX {
             return u64::MAX;
+        }
+        match self.window {
+            Some((w, s)) if now_ms - w >= MEASURE_MS => {
+                self.achieved = sim_ns.saturating_sub(s) as f64 / (now_ms - w);
+                self.window = Some((now_ms, sim_ns));
+            }
+            None => self.window = Some((now_ms, sim_ns)),
+            Some(_) => {}
         }
         let (t0, s0) = *self.anchor.get_or_insert((now_ms, sim_ns));
         let due = s0.saturating_add(((now_ms - t0).max(0.0) * rate as f64) as u64);

@@ -389,7 +389,8 @@ impl Session {
             let left = c.duration().0.saturating_sub(c.sim().now().0) as f64;
             format!("about {:.0} s to the end", left / self.rate / 1000.0)
         });
-        SessionView { hosts, playing: self.playing(), speed: self.pacer.speed(), eta, run_ended: self.run_ended }
+        let behind = self.playing().then(|| self.pacer.behind()).flatten().map(|r| format!("running at {r:.2} s/s: the engine cannot keep up with this host"));
+        SessionView { hosts, playing: self.playing(), speed: self.pacer.speed(), eta, behind, run_ended: self.run_ended }
     }
 }
 

@@ -4,7 +4,7 @@
 //! ledger and the figures rather than the whole run report.
 
 use serde::{Deserialize, Serialize};
-use steerlab_engine::{Driver, FlowView, NamedEnum, Nanos};
+use steerlab_engine::{CpuSet, Driver, FlowView, NamedEnum, Nanos};
 use steerlab_scenario::Report;
 
 use super::console::ConsoleLine;
@@ -87,8 +87,8 @@ pub struct LessonView {
     /// Goal.
     pub goal: String,
     /// Guided steps.
-    pub steps: Vec<String>,
-    /// Current step.
+    pub steps: Vec<StepView>,
+    /// Current step: it follows the commands the learner runs, and "Next step".
     pub step: usize,
     /// Every built-in lesson id (the lesson select).
     pub lesson_ids: Vec<String>,
@@ -98,8 +98,40 @@ pub struct LessonView {
     pub source: String,
     /// Goal check result: `None` until it can be assessed.
     pub goal_met: Option<bool>,
+    /// The goal was met, and a later change undid it: the command that did.
+    pub goal_undone_by: Option<String>,
+    /// The lesson's key figures, before the last change and now.
+    pub evidence: Vec<super::EvidenceView>,
+    /// The chart or panel shown beside the host (a `data-testid`).
+    pub chart: String,
     /// The `data-testid` the current step points at (highlighted on the page).
     pub highlight: Option<String>,
+}
+
+/// One TX queue's XPS map.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct XpsRow {
+    /// TX queue.
+    pub queue: u16,
+    /// `xps_cpus` as `cat` prints it (the kernel's `%*pb` mask).
+    pub cpus_mask: String,
+    /// The same CPUs as a list (empty: none).
+    pub cpus: String,
+    /// `xps_rxqs` as a list of RX queues (empty: none).
+    pub rxqs: String,
+}
+
+/// A guided step as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepView {
+    /// What to read or look at.
+    pub text: String,
+    /// The exact console lines that carry it out.
+    pub commands: Vec<String>,
+    /// What the kernel did, in words.
+    pub kernel: String,
+    /// The learner has run all its commands.
+    pub done: bool,
 }
 
 /// A chart series: name and values per sample.
@@ -185,8 +217,8 @@ pub struct ViewModel {
     pub scenario_json: Option<String>,
     /// RFS tables: the socket table's size and used entries, and one queue's flow table.
     pub rfs: RfsView,
-    /// XPS map per TX queue: (queue, xps_cpus list, xps_rxqs list).
-    pub xps: Vec<(u16, String, String)>,
+    /// XPS map per TX queue (the first 64).
+    pub xps: Vec<XpsRow>,
     /// A small host's flows packet by packet (`None`: drawn by density only).
     pub wire: Option<std::rc::Rc<crate::wire::WireView>>,
     /// A permalink's restore in progress, per mille of its time.
@@ -341,6 +373,7 @@ impl Controller {
         let wire = self.wire_view(&flow_views, &queues, &cpus);
         let (paths, paths_total) = busiest_paths(&flow_views);
         let l = &self.scenario.lesson;
+        let goal_met = self.goal_met();
         let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
         ViewModel {
             sim_time: snap.now.to_string(),
@@ -362,13 +395,16 @@ impl Controller {
                 id: self.scenario.id.clone(),
                 title: l.title.clone(),
                 goal: l.goal.clone(),
-                steps: l.steps.clone(),
-                step: self.step,
+                steps: l.steps.iter().zip(self.progress.steps_done()).map(|(s, done)| StepView { text: s.text.clone(), commands: s.commands.clone(), kernel: s.kernel.clone(), done }).collect(),
+                step: self.progress.step,
                 lesson_ids: steerlab_scenario::lesson_ids().map(String::from).collect(),
                 kernel_files: l.kernel_files.clone(),
                 source: l.source.clone(),
-                goal_met: self.goal_met(),
-                highlight: l.highlight.get(self.step).filter(|h| !h.is_empty()).cloned(),
+                goal_met,
+                goal_undone_by: (self.progress.met_once && goal_met == Some(false)).then(|| self.applied.last().map(|a| a.command.clone())).flatten(),
+                evidence: self.progress.evidence(l, self.history.samples()),
+                chart: if l.chart.is_empty() { "chart-locality".to_string() } else { l.chart.clone() },
+                highlight: l.highlight.get(self.progress.step).filter(|h| !h.is_empty()).cloned(),
             },
             console: self.console.lines().cloned().collect(),
             typed: self.console.typed().to_vec(),
@@ -393,7 +429,15 @@ impl Controller {
             scenario_json: None,
             rfs: self.rfs_view(),
             xps: (0..sim.config().tx_queues.min(64))
-                .map(|q| (q, sim.xps_cpus(q).map(|s| s.to_list()).unwrap_or_default(), sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default()))
+                .map(|q| {
+                    let cpus = sim.xps_cpus(q);
+                    XpsRow {
+                        queue: q,
+                        cpus_mask: cpus.map_or_else(|| CpuSet::default().to_hex(sim.config().cpus), |s| s.to_hex(sim.config().cpus)),
+                        cpus: cpus.map(|s| s.to_list()).unwrap_or_default(),
+                        rxqs: sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default(),
+                    }
+                })
                 .collect(),
             wire,
             restoring: self.restore_progress(),
