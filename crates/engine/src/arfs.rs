@@ -95,6 +95,17 @@ pub struct ArfsCounters {
     pub hw_writes: u64,
 }
 
+/// What happened to the filters of one RX queue (the page's aRFS strip per queue).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueTally {
+    /// Filters added towards this queue.
+    pub add: u64,
+    /// Filters re-pointed to this queue.
+    pub update: u64,
+    /// Filters on this queue removed by expiry.
+    pub expire: u64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum IceState {
     Inactive,
@@ -182,6 +193,8 @@ pub struct Arfs {
     pub service_due: Option<Nanos>,
     /// Driver counters.
     pub counters: ArfsCounters,
+    /// The same per RX queue (grown on first use; counters only, never read by the model).
+    pub per_queue: Vec<QueueTally>,
 }
 
 /// The stack's answer to `rps_may_expire_flow(dev, rxq, flow_id, filter_id)`.
@@ -205,7 +218,7 @@ impl Arfs {
         // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
         // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
         let last_id = if driver == Driver::Mlx5 { FILTER_ID_SPACE - 1 } else { 0 };
-        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), service_scheduled: false, pending: Vec::new(), service_due: None, counters: ArfsCounters::default() }
+        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), service_scheduled: false, pending: Vec::new(), service_due: None, counters: ArfsCounters::default(), per_queue: Vec::new() }
     }
 
     /// Whether the driver implements `ndo_rx_flow_steer`.
@@ -349,13 +362,19 @@ impl Arfs {
                 pending.push(idx);
             }
         }
-        match d.answer {
-            Steer::Add(_) => {
-                self.next_id();
-                self.live += 1;
-                self.counters.add += 1;
-            }
-            _ => self.counters.update += 1,
+        let added = matches!(d.answer, Steer::Add(_));
+        if added {
+            self.next_id();
+            self.live += 1;
+            self.counters.add += 1;
+        } else {
+            self.counters.update += 1;
+        }
+        let q = Self::tally(&mut self.per_queue, req.rxq);
+        if added {
+            q.add += 1;
+        } else {
+            q.update += 1;
         }
         (d.answer, d.changes_state())
     }
@@ -381,6 +400,15 @@ impl Arfs {
                 }
             }
         }
+    }
+
+    /// The tally of queue `q`, grown to hold it.
+    fn tally(per_queue: &mut Vec<QueueTally>, q: u16) -> &mut QueueTally {
+        let i = usize::from(q);
+        if per_queue.len() <= i {
+            per_queue.resize(i + 1, QueueTally::default());
+        }
+        &mut per_queue[i]
     }
 
     fn program(hw: &mut [Option<u16>], counters: &mut ArfsCounters, e: &mut IceEntry, now: Nanos) {
@@ -412,6 +440,7 @@ impl Arfs {
                         let expired = oracle.may_expire(e.q_index, e.flow_id, e.fltr_id)
                             || (e.udp && now.saturating_sub(e.activated) >= ICE_UDP_EXPIRY);
                         if expired {
+                            Self::tally(&mut self.per_queue, e.q_index).expire += 1;
                             self.hw[e.flow as usize] = None;
                             entries[idx as usize] = None;
                             bucket.remove(i);
@@ -449,6 +478,7 @@ impl Arfs {
             }
             let Some(rule) = slot else { continue };
             if !rule.pending && oracle.may_expire(rule.rxq, rule.flow_id, rule.filter_id) {
+                Self::tally(&mut self.per_queue, rule.rxq).expire += 1;
                 self.hw[rule.flow as usize] = None;
                 by_flow[rule.flow as usize] = NONE;
                 *slot = None;
@@ -583,6 +613,9 @@ mod tests {
         assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Update(_)));
         assert!(a.mlx5_work(&Always));
         assert_eq!(a.counters.expire, 62);
+        // The per-queue tallies add up to the driver's counters.
+        let sum = |f: fn(&QueueTally) -> u64| a.per_queue.iter().map(f).sum::<u64>();
+        assert_eq!((sum(|t| t.add), sum(|t| t.update), sum(|t| t.expire)), (a.counters.add, a.counters.update, a.counters.expire));
         assert!(!a.mlx5_work(&Always), "no work, no expiry");
     }
 }

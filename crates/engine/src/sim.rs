@@ -338,6 +338,9 @@ pub struct FlowView {
     pub cpu: u16,
     /// CPU of its reader (`NO_CPU` when none).
     pub reader_cpu: u16,
+    /// The RX queue aRFS would steer it to: its reader's CPU through the CPU → queue map
+    /// (`u16::MAX` when it has no reader).
+    pub reader_queue: u16,
     /// The NIC's hash.
     pub hash: u32,
     /// What picks its RX queue now: an exact-match filter or the indirection table.
@@ -352,6 +355,13 @@ impl FlowView {
     /// Its last packet was processed on a CPU other than its reader's (`steering.remote`).
     pub fn away_from_reader(&self) -> bool {
         self.reader_cpu != NO_CPU && self.reader_cpu != self.cpu
+    }
+
+    /// An aRFS filter sends it to a queue that is not its reader's (`arfs.missteered`): the
+    /// filter was re-pointed by another flow (ice before the fix) or not yet moved after its
+    /// reader.
+    pub fn by_wrong_filter(&self) -> bool {
+        self.rule == QueueRule::Arfs && self.reader_cpu != NO_CPU && self.reader_queue != self.queue
     }
 }
 
@@ -922,8 +932,9 @@ impl Sim {
         // The sandbox's aRFS tallies run on across the switch, as every other counter does
         // (a real NIC's `ethtool -S` would start from zero: it is another device).
         let counters = core::mem::take(&mut self.arfs.counters);
+        let per_queue = core::mem::take(&mut self.arfs.per_queue);
         self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
-        self.arfs.counters = counters;
+        (self.arfs.counters, self.arfs.per_queue) = (counters, per_queue);
         self.arfs.track_flows(self.flows.len());
         // The old driver's filter ids mean nothing to the new one (a different NIC).
         for q in &mut self.queues {
@@ -1750,12 +1761,25 @@ impl Sim {
         let fl = self.flows.get(f as usize)?;
         let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);
         let (_, rule) = self.rx_queue(f as usize);
-        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, hash: fl.nic_hash, rule, packets: fl.sent, dropped: fl.last_drop })
+        let reader_queue = self.rmap.get(usize::from(reader_cpu)).copied().unwrap_or(u16::MAX);
+        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, reader_queue, hash: fl.nic_hash, rule, packets: fl.sent, dropped: fl.last_drop })
+    }
+
+    /// Packets each flow has offered so far, in flow order (cheaper than a view per flow:
+    /// the page samples it to draw rates per queue and CPU).
+    pub fn flows_sent(&self) -> impl Iterator<Item = u64> + '_ {
+        self.flows.iter().map(|f| f.sent)
     }
 
     /// The queue the NIC would pick for flow `f` now.
     pub fn flow_queue_now(&self, f: u32) -> Option<u16> {
         (f < self.flow_count()).then(|| self.rx_queue(f as usize).0)
+    }
+
+    /// aRFS adds, re-points and expiries per RX queue since the start (index = queue; queues
+    /// without any are absent at the end).
+    pub fn arfs_per_queue(&self) -> &[crate::arfs::QueueTally] {
+        &self.arfs.per_queue
     }
 
     /// The live aRFS filters, with the flows they match.

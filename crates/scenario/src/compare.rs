@@ -102,7 +102,7 @@ pub fn table(rows: &[(String, String)], columns: &[(String, Report)]) -> String 
 
 /// A metric as the seeds print it: integers with thousands separators, `*_ns` totals in
 /// seconds, anything else as is; "-" when the report has no such metric.
-fn cell(r: &Report, path: &str) -> String {
+pub fn cell(r: &Report, path: &str) -> String {
     match r.get(path) {
         Some(serde_json::Value::Number(n)) if path.ends_with("_ns") => format!("{:.1} s", n.as_f64().unwrap_or(0.0) / 1e9),
         Some(serde_json::Value::Number(n)) => match n.as_u64() {

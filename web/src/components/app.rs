@@ -19,7 +19,7 @@ use crate::components::icon::{icon, Icon};
 use crate::components::lesson::{EvidenceStrip, LessonPanel};
 use crate::components::migrate::Migrate;
 use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
-use crate::components::paths::Paths;
+use crate::components::matrix::HostMatrix;
 use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
 use crate::components::transport::Transport;
@@ -228,6 +228,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} copied={*copied} /> }
 }
 
+/// Hosts with more CPUs show their queue and CPU chips on demand only.
+const BIG_HOST_CPUS: usize = 32;
+
 /// Scrolls the element with this `data-testid` into view, if it is off screen.
 fn scroll_to_testid(id: Option<&str>) {
     let Some(id) = id.filter(|id| steerlab_scenario::is_testid(id)) else { return };
@@ -262,6 +265,7 @@ pub struct PageProps {
 #[component]
 pub fn Page(p: &PageProps) -> Html {
     let random_n = use_state(|| 16u32);
+    let show_threads = use_state(|| false);
     let (sv, dispatch, embed) = (&p.view, &p.dispatch, p.embed);
     let v = &sv.hosts[0];
     let send = |a: fn() -> Action| dispatch.reform(move |_| a());
@@ -288,6 +292,11 @@ pub fn Page(p: &PageProps) -> Html {
     let on_migrate = command(Origin::Control).reform(|(tid, cpu): (u32, u16)| format!("thread migrate {tid} {cpu}"));
     let on_driver = command(Origin::Control).reform(|d: String| format!("nic driver {d}"));
     let on_trace = dispatch.reform(Action::Trace);
+    // A flow picked in the matrix: traced, and the trace panel brought into view.
+    let on_trace_here = dispatch.reform(|f: u32| {
+        scroll_to_testid(Some("flow-trace"));
+        Action::Trace(f)
+    });
     let on_rfs_queue = dispatch.reform(Action::RfsQueue);
     let on_filters = dispatch.reform(Action::FilterWindow);
     let on_next = send(|| Action::NextStep);
@@ -346,6 +355,9 @@ pub fn Page(p: &PageProps) -> Html {
         ("tc-counters", html! { <div><h2>{ "tc ingress block" }</h2><TcCounters figures={v.figures.clone()} /></div> }),
     ];
     let key = panels.iter().position(|(id, _)| *id == v.lesson.chart).unwrap_or(1);
+    // The tc panel only where the host has an ingress block (or the lesson is about it).
+    let no_tc = v.figures.get("tc.filtercnt") == "0";
+    let shown = |i: usize, id: &str| i != key && !(id == "tc-counters" && no_tc);
     let focus_console = Callback::from(|_: MouseEvent| {
         let input = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector("[data-testid=console-input]").ok().flatten());
         if let Some(el) = input.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
@@ -410,16 +422,27 @@ pub fn Page(p: &PageProps) -> Html {
                     if let Some(wire) = &v.wire {
                         <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />
                     }
-                    <Paths paths={v.paths.clone()} total={v.paths_total} queues={v.queues.len() as u16} cpus={ncpus} />
-                    <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
-                    <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} on_command={on_command.clone()} />
+                    if let Some(m) = &v.matrix {
+                        <HostMatrix view={m.clone()} cpus={v.cpus.clone()} on_select={dispatch.reform(Action::MatrixCell)} on_trace={on_trace_here.clone()} />
+                    }
                 </section>
                 <section class="panel key" aria-label="the lesson's chart">{ panels[key].1.clone() }</section>
             </div>
             <div class="more">
-            <section class="panel" aria-label="charts">
-                { for panels.iter().enumerate().filter(|(i, _)| *i != key).map(|(_, (_, h))| h.clone()) }
+            <section class="panel threads-panel" aria-label="threads on CPUs">
+                <h2>{ "Threads on CPUs" }</h2>
+                // A big host's queue and CPU chips (288 at seed 000's) cost most of a frame to
+                // draw: shown on demand there (the matrix above says where packets go).
+                if v.cpus.len() <= BIG_HOST_CPUS || *show_threads {
+                    <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={on_migrate.clone()} />
+                } else {
+                    <button data-testid="show-threads" onclick={{ let s = show_threads.clone(); move |_: MouseEvent| s.set(true) }}>
+                        { format!("Show the {} queues and {} CPUs with their threads (drag to migrate)", v.queues.len(), ncpus) }
+                    </button>
+                }
+                <Migrate threads={v.threads.clone()} cpus={ncpus} {on_migrate} on_command={on_command.clone()} />
             </section>
+            { for panels.iter().enumerate().filter(|(i, (id, _))| shown(*i, id)).map(|(_, (_, h))| html! { <section class="panel">{ h.clone() }</section> }) }
             <section class="panel">
                 <h2>{ "Add flows" }</h2>
                 <AddFlow on_submit={on_add} />
@@ -444,8 +467,11 @@ pub fn Page(p: &PageProps) -> Html {
                 <ArfsTable rows={Rc::new(v.filters.clone())} first={v.filters_first} total={v.filters_total} on_scroll={on_filters} />
             </section>
             <section class="panel">
-                <h2>{ "RFS tables and XPS map" }</h2>
-                <div class="table-wrap"><RfsTables rfs={v.rfs.clone()} queues={v.queues.len() as u16} on_queue={on_rfs_queue} /></div>
+                <h2>{ "RFS tables" }</h2>
+                <RfsTables rfs={v.rfs.clone()} queues={v.queues.len() as u16} on_queue={on_rfs_queue} />
+            </section>
+            <section class="panel">
+                <h2>{ "XPS map" }</h2>
                 <div class="table-wrap"><XpsMap rows={v.xps.clone()} /></div>
             </section>
             </div>

@@ -1,10 +1,15 @@
 //! A plotters chart on a canvas, redrawn when its data changes, with PNG and CSV export.
 
+use std::rc::Rc;
+
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::chart::{draw, ChartData, CssSize};
+
+/// Least real time between two draws of one chart, ms (its data changes up to every frame).
+const MIN_REDRAW_MS: f64 = 250.0;
 
 /// A canvas size cache that forgets when the window resizes.
 #[hook]
@@ -31,6 +36,14 @@ pub struct ChartProps {
     pub data: ChartData,
 }
 
+/// Whether any of `el` is in the window's viewport.
+fn on_screen(el: &HtmlCanvasElement) -> bool {
+    let Some(w) = web_sys::window() else { return true };
+    let r = el.get_bounding_client_rect();
+    let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(f64::MAX);
+    r.bottom() > 0.0 && r.top() < height
+}
+
 /// Starts a download of `href` as `name`.
 fn download(href: &str, name: &str) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
@@ -48,31 +61,71 @@ fn download(href: &str, name: &str) {
 pub fn Chart(props: &ChartProps) -> Html {
     let canvas = use_node_ref();
     let size = use_css_size();
+    let last_draw = use_mut_ref(|| f64::NEG_INFINITY);
+    let pending = use_mut_ref(|| None::<gloo::timers::callback::Timeout>);
+    // Data not drawn because the chart was off screen: drawn when it scrolls into view.
+    let stale = use_mut_ref(|| None::<ChartData>);
+    let paint = {
+        let (canvas, size, last_draw) = (canvas.clone(), size.clone(), last_draw.clone());
+        Rc::new(move |data: &ChartData| {
+            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+                *last_draw.borrow_mut() = crate::components::now_ms();
+                let css = size.of(&el);
+                if let Err(e) = draw(el, css, data) {
+                    gloo::console::error!(e);
+                }
+            }
+        })
+    };
     {
-        let canvas = canvas.clone();
+        let (canvas, stale, paint) = (canvas.clone(), stale.clone(), paint.clone());
         use_effect_with(props.data.clone(), move |data| {
             // Drawn once the browser has styled and laid out the page's changes: a canvas
             // resolves its font against the page's styles, so drawing text right after the
             // page changed makes the browser restyle the whole page first (for seed 000's
-            // host, most of a frame). A newer draw replaces one still waiting.
+            // host, most of a frame). A newer draw replaces one still waiting; a chart is
+            // drawn at most every MIN_REDRAW_MS, and only while on screen: at full speed every
+            // view brings new samples, and five charts drawn per frame were most of a 144-CPU
+            // frame.
             let data = data.clone();
+            let wait = (*last_draw.borrow() + MIN_REDRAW_MS - crate::components::now_ms()).max(0.0);
             let frame = gloo::render::request_animation_frame(move |_| {
-                let later = gloo::timers::callback::Timeout::new(0, move || {
-                    if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
-                        let css = size.of(&el);
-                        if let Err(e) = draw(el, css, &data) {
-                            gloo::console::error!(e);
-                        }
+                // Replacing the pending draw cancels it.
+                *pending.borrow_mut() = Some(gloo::timers::callback::Timeout::new(wait as u32, move || {
+                    if canvas.cast::<HtmlCanvasElement>().is_some_and(|el| on_screen(&el)) {
+                        stale.borrow_mut().take();
+                        paint(&data);
+                    } else {
+                        *stale.borrow_mut() = Some(data);
                     }
-                });
-                later.forget();
+                }));
             });
             move || drop(frame)
         });
     }
+    {
+        let (canvas, stale, paint) = (canvas.clone(), stale.clone(), paint.clone());
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                gloo::events::EventListener::new(&w, "scroll", move |_| {
+                    if stale.borrow().is_some() && canvas.cast::<HtmlCanvasElement>().is_some_and(|el| on_screen(&el)) {
+                        if let Some(data) = stale.borrow_mut().take() {
+                            paint(&data);
+                        }
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
     let png = {
         let (canvas, name) = (canvas.clone(), props.testid.clone());
+        let (stale, paint) = (stale.clone(), paint.clone());
         Callback::from(move |_| {
+            // A chart off screen may hold older data: drawn first.
+            if let Some(data) = stale.borrow_mut().take() {
+                paint(&data);
+            }
             if let Some(url) = canvas.cast::<HtmlCanvasElement>().and_then(|c| c.to_data_url().ok()) {
                 download(&url, &format!("{name}.png"));
             }

@@ -1,6 +1,8 @@
 //! A/B compare (`?view=compare`): the same scenario on two hosts side by side, one transport.
 //! Both hosts live in one worker session and advance tick by tick in lockstep; change the
-//! driver, or type a command in one side's console, and watch the two diverge.
+//! driver, or type a command in one side's console, and watch the two diverge. Big hosts show
+//! one host matrix each; the lesson's own table (the rows its seed reported, as
+//! `steerlab run --vary` prints them) compares the two live, with their ratio.
 
 use yew::prelude::*;
 
@@ -9,6 +11,7 @@ use crate::client::use_session;
 use crate::components::chart::Chart;
 use crate::components::console::Console;
 use crate::components::host::Host;
+use crate::components::matrix::HostMatrix;
 use crate::components::panels::{Metrics, Settings};
 use crate::components::transport::Transport;
 use crate::components::wire::Wire;
@@ -35,7 +38,12 @@ fn side((label, id, host): (&'static str, &'static str, HostId), v: &ViewModel, 
             if let Some(wire) = &v.wire {
                 <Wire view={wire.clone()} on_select={Callback::noop()} />
             }
-            <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={Callback::noop()} />
+            if let Some(m) = &v.matrix {
+                <HostMatrix view={m.clone()} cpus={v.cpus.clone()} testid={format!("host-matrix-{id}")}
+                    on_select={dispatch.reform(move |cell| Action::MatrixCellOf(host, cell))} on_trace={Callback::noop()} />
+            } else {
+                <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={Callback::noop()} />
+            }
             <Chart testid={format!("chart-rxq-{id}")} label={format!("packets per RX queue, host {label}")} data={rxq} />
             <Console lines={v.console.clone()} typed={v.typed.clone()} {on_command}
                 testid={format!("console-{id}")} title={format!("Console, host {label}")} />
@@ -62,6 +70,7 @@ pub fn Compare(p: &CompareProps) -> Html {
         return html! { <main class="sandbox compare">{ for banner }<p class="notice" role="status" data-testid="loading">{ "Starting the simulation…" }</p></main> };
     };
     let (va, vb) = (&sv.hosts[0], &sv.hosts[1]);
+    let l = &va.lesson;
     html! {
         <main class="sandbox compare">
             <header class="topbar">
@@ -72,8 +81,37 @@ pub fn Compare(p: &CompareProps) -> Html {
                     on_reset={dispatch.reform(|()| Action::Reset)} />
             </header>
             { for banner }
+            <section class="panel compare-lesson">
+                <h2>{ &l.title }</h2>
+                <p class="goal"><strong>{ "Goal: " }</strong>{ &l.goal }</p>
+                <p class="muted">{ "Both hosts run this lesson on one clock. Change one (its driver, or a command in its console) and compare." }</p>
+                { table(va, vb) }
+            </section>
             { side(("A", "a", 0), va, &dispatch) }
             { side(("B", "b", 1), vb, &dispatch) }
         </main>
+    }
+}
+
+/// The lesson's table for both hosts, totals since the start, and B's value over A's.
+fn table(a: &ViewModel, b: &ViewModel) -> Html {
+    if a.table.is_empty() {
+        return html! {};
+    }
+    let ratio = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) if x != 0.0 => format!("×{:.2}", y / x),
+        (Some(_), Some(0.0)) => "=".to_string(),
+        _ => "—".to_string(),
+    };
+    html! {
+        <table class="compare-table" data-testid="compare-table">
+            <caption>{ format!("The lesson's figures since the start ({}), as steerlab run --vary prints them", a.sim_time) }</caption>
+            <thead><tr><th>{ "figure" }</th><th class="num">{ "host A" }</th><th class="num">{ "host B" }</th><th class="num">{ "B / A" }</th></tr></thead>
+            <tbody>
+                { for a.table.iter().zip(&b.table).map(|(x, y)| html! {
+                    <tr><th scope="row">{ &x.label }</th><td class="num">{ &x.value }</td><td class="num">{ &y.value }</td><td class="num">{ ratio(x.raw, y.raw) }</td></tr>
+                }) }
+            </tbody>
+        </table>
     }
 }

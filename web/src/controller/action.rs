@@ -65,6 +65,10 @@ pub enum Action {
     RfsQueue(u16),
     /// The first row of the aRFS table's scroll window.
     FilterWindow(u32),
+    /// Select a cell of the host matrix (RX queue, CPU), or none: its busiest flows are listed.
+    MatrixCell(Option<(u16, u16)>),
+    /// The same on one host of the compare view.
+    MatrixCellOf(HostId, Option<(u16, u16)>),
     /// The lesson's next step.
     NextStep,
     /// Answer with `steerlab:state` for the embedding page.

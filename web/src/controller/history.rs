@@ -120,6 +120,7 @@ impl Controller {
             };
             self.sim = base;
             let from = self.sim.now().0;
+            self.matrix.rewind(from);
             let replay: Vec<Applied> = self.applied.iter().filter(|a| a.at_ns >= from && a.at_ns <= t.0).cloned().collect();
             // Commands after `t` are forgotten: stepping back and acting again makes a new
             // branch, as in an editor's undo.

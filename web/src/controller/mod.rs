@@ -7,6 +7,7 @@
 //!   the lesson's step.
 //! - `history`: sampled reports, engine snapshots, stepping back and the goal check.
 //! - `lesson`: the learner's way through the lesson: current step, goal undone, evidence.
+//! - `matrix`: the queue × CPU picture of a big host.
 //! - `restore`: permalinks and their restore a slice at a time.
 //! - `console`: the console's log and recall.
 //! - `view`: the snapshot the page draws.
@@ -18,6 +19,7 @@ mod action;
 mod console;
 mod history;
 mod lesson;
+mod matrix;
 mod pacer;
 mod restore;
 mod session;
@@ -34,9 +36,10 @@ pub use action::{decode, encode, Action, Event, HostId, Origin, SessionView, ToP
 pub use console::{ConsoleLine, ConsoleLog};
 pub use history::{History, SAMPLE_NS};
 pub use lesson::{EvidenceView, Progress, Trend};
+pub use matrix::{Cell, CellFlow, Fates, MatrixView};
 pub use pacer::{Pacer, SPEEDS};
 pub use session::{Next, Session, FLOWS_PER_SLICE};
-pub use view::{driver_names, CpuView, FilterRow, Figures, LessonView, Path, QueueView, RfsView, Series, StepView, ThreadView, ViewModel, XpsRow, FILTER_WINDOW};
+pub use view::{driver_names, CpuView, FilterRow, Figures, LessonView, QueueView, RfsView, Series, StepView, TableRow, ThreadView, ViewModel, XpsRow, FILTER_WINDOW};
 
 use restore::Restore;
 
@@ -156,6 +159,10 @@ pub struct Controller {
     filters_first: u32,
     /// A permalink being restored, a slice at a time.
     restoring: Option<Restore>,
+    /// Recent per-flow and per-queue samples for the host matrix.
+    matrix: matrix::MatrixHistory,
+    /// The host matrix's selected cell (RX queue, CPU).
+    matrix_cell: Option<(u16, u16)>,
     /// Why the last restore stopped early (a link command the host refused).
     link_error: Option<String>,
 }
@@ -190,6 +197,12 @@ impl Controller {
             applied: Vec::new(),
             history: History::start(&scenario, &sim),
             progress: Progress::start(&scenario.lesson),
+            matrix: {
+                let mut m = matrix::MatrixHistory::default();
+                m.sample(&sim);
+                m
+            },
+            matrix_cell: None,
             scenario,
             sim,
             playing: true,
@@ -372,6 +385,9 @@ impl Controller {
     /// After time advanced from `before`: samples, snapshots, and whether the goal was met.
     fn advanced(&mut self, before: Nanos) {
         self.history.advanced(&self.scenario, &self.sim, before);
+        if self.sim.now().0 / SAMPLE_NS > before.0 / SAMPLE_NS {
+            self.matrix.sample(&self.sim);
+        }
         if !self.progress.met_once && self.goal_met() == Some(true) {
             self.progress.met_once = true;
         }

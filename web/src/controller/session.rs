@@ -230,6 +230,12 @@ impl Session {
             Action::Trace(f) => self.first().trace(f),
             Action::RfsQueue(q) => self.first().show_rfs_queue(q),
             Action::FilterWindow(first) => self.first().show_filters_from(first),
+            Action::MatrixCell(cell) => self.first().select_cell(cell),
+            Action::MatrixCellOf(host, cell) => {
+                if let Some(h) = self.hosts.get_mut(usize::from(host)) {
+                    h.c.select_cell(cell);
+                }
+            }
             Action::NextStep => self.first().next_step(),
             Action::GetState => {
                 let state = self.state();

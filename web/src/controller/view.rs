@@ -10,12 +10,6 @@ use steerlab_scenario::Report;
 use super::console::ConsoleLine;
 use super::Controller;
 
-/// A path RX queue → CPU: (queue, CPU, processed away from the reader, flows on it).
-pub type Path = (u16, u16, bool, u32);
-
-/// Paths sent per view (the busiest): what the page draws of a big host.
-const MAX_PATHS: usize = 400;
-
 /// aRFS filter rows sent per view: the table's scroll window and its overscan.
 pub const FILTER_WINDOW: u32 = 64;
 
@@ -106,6 +100,17 @@ pub struct LessonView {
     pub chart: String,
     /// The `data-testid` the current step points at (highlighted on the page).
     pub highlight: Option<String>,
+}
+
+/// A row of the lesson's own table (as `steerlab run --vary` prints it), for this host now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableRow {
+    /// The seed's label.
+    pub label: String,
+    /// The value as the CLI prints it.
+    pub value: String,
+    /// The number, for a ratio between hosts.
+    pub raw: Option<f64>,
 }
 
 /// One TX queue's XPS map.
@@ -203,11 +208,6 @@ pub struct ViewModel {
     pub trace: Option<steerlab_engine::FlowTrace>,
     /// The RSS key.
     pub rss_key: Vec<u8>,
-    /// Paths in use, the [`MAX_PATHS`] busiest in queue order: (RX queue, processing CPU,
-    /// processed away from the reader, flows).
-    pub paths: Vec<Path>,
-    /// Over all paths: flows processed away from their reader, flows, paths.
-    pub paths_total: (u32, u32, u32),
     /// `ethtool -K ntuple` state.
     pub ntuple: bool,
     /// `rps_sock_flow_entries` in force.
@@ -217,10 +217,14 @@ pub struct ViewModel {
     pub scenario_json: Option<String>,
     /// RFS tables: the socket table's size and used entries, and one queue's flow table.
     pub rfs: RfsView,
+    /// The lesson's table rows for this host, totals since the start.
+    pub table: Vec<TableRow>,
     /// XPS map per TX queue (the first 64).
     pub xps: Vec<XpsRow>,
     /// A small host's flows packet by packet (`None`: drawn by density only).
     pub wire: Option<std::rc::Rc<crate::wire::WireView>>,
+    /// A bigger host's queue × CPU picture (`None` when the wire view draws it).
+    pub matrix: Option<std::rc::Rc<super::MatrixView>>,
     /// A permalink's restore in progress, per mille of its time.
     pub restoring: Option<u32>,
 }
@@ -368,12 +372,12 @@ impl Controller {
         let filters_total = filters.len();
         let filters_first = self.filters_first.min(filters_total as u32);
         let filters: Vec<FilterRow> = filters.drain(filters_first as usize..).take(FILTER_WINDOW as usize).collect();
-        // Where each flow's packets go now: the wire view and the paths both draw them.
+        // Where each flow's packets go now: the wire view and the host matrix draw them.
         let flow_views: Vec<FlowView> = (0..sim.flow_count()).filter_map(|f| sim.flow_view(f)).collect();
         let wire = self.wire_view(&flow_views, &queues, &cpus);
-        let (paths, paths_total) = busiest_paths(&flow_views);
         let l = &self.scenario.lesson;
         let goal_met = self.goal_met();
+        let totals = Report::totals(&self.scenario, sim);
         let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
         ViewModel {
             sim_time: snap.now.to_string(),
@@ -414,7 +418,8 @@ impl Controller {
             cost_series: self.delta_series(&[("softirq", "cpu.softirq_ns"), ("sys", "cpu.sys_ns"), ("user", "cpu.user_ns")], |_, a, b| {
                 b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64
             }),
-            figures: Figures::of(&Report::totals(&self.scenario, sim)),
+            figures: Figures::of(&totals),
+            table: l.table.iter().map(|(label, path)| TableRow { label: label.clone(), value: steerlab_scenario::compare::cell(&totals, path), raw: totals.get(path).and_then(serde_json::Value::as_f64) }).collect(),
             // Every view carries its link (a few µs of deflate for a learner's commands): the
             // share link and the embed's "open full sandbox" are real links while time runs too;
             // the share button asks for the state at its click.
@@ -439,10 +444,9 @@ impl Controller {
                     }
                 })
                 .collect(),
+            matrix: wire.is_none().then(|| std::rc::Rc::new(self.matrix_view(&flow_views))),
             wire,
             restoring: self.restore_progress(),
-            paths,
-            paths_total,
         }
     }
 
@@ -477,22 +481,4 @@ impl Controller {
 /// The driver names for the driver select.
 pub fn driver_names() -> Vec<&'static str> {
     Driver::ALL.iter().map(|d| d.as_name()).collect()
-}
-
-/// The [`MAX_PATHS`] busiest paths RX queue → CPU of `flows` in queue order, and over all
-/// paths: flows processed away from their reader, flows, paths.
-fn busiest_paths(flows: &[FlowView]) -> (Vec<Path>, (u32, u32, u32)) {
-    let mut m = std::collections::BTreeMap::<(u16, u16, bool), u32>::new();
-    for fv in flows {
-        *m.entry((fv.queue, fv.cpu, fv.away_from_reader())).or_default() += 1;
-    }
-    let mut paths: Vec<Path> = m.into_iter().map(|((q, c, r), n)| (q, c, r, n)).collect();
-    let remote = paths.iter().filter(|p| p.2).map(|p| p.3).sum();
-    let total = (remote, flows.len() as u32, paths.len() as u32);
-    if paths.len() > MAX_PATHS {
-        paths.sort_by_key(|&(q, c, r, n)| (core::cmp::Reverse(n), q, c, r));
-        paths.truncate(MAX_PATHS);
-        paths.sort_unstable();
-    }
-    (paths, total)
 }

@@ -1,0 +1,229 @@
+//! The host matrix: a canvas of RX queues (rows) × CPUs (columns) for hosts too big for the
+//! wire view. A cell's colour says where its packets of the last second were processed (green
+//! on their reader's CPU, vermillion elsewhere) and its strength how many (log scale); the left
+//! margin is each queue's packets per second, the bottom margin each CPU's softirq load, and
+//! the strip right of the cells each queue's aRFS filters added, re-pointed and expired per
+//! second. Hover names a cell; a click lists its busiest flows, each one a button that opens
+//! its trace. Drawing is a few thousand rectangles per view, where 288 DOM chips and 400 SVG
+//! paths took most of a frame at 144 CPUs.
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use yew::prelude::*;
+
+use crate::chart::{fit_to_device_pixels, PALETTE};
+use crate::components::chart::use_css_size;
+use crate::controller::{CpuView, MatrixView};
+
+/// Left margin (queue labels and packets/s bars), CSS px.
+const LEFT: f64 = 70.0;
+/// The aRFS strip and the right margin, CSS px.
+const RIGHT: f64 = 26.0;
+/// Top margin (CPU labels), CSS px.
+const TOP: f64 = 16.0;
+/// Bottom margin (softirq bars and their label), CSS px.
+const BOTTOM: f64 = 40.0;
+
+/// The height of the cells' area for `queues` rows, CSS px.
+fn rows_height(queues: u16) -> f64 {
+    (f64::from(queues) * 14.0).clamp(160.0, 480.0)
+}
+
+/// The cell under CSS point (x, y), if any.
+fn cell_at(m: &MatrixView, width: f64, (x, y): (f64, f64)) -> Option<(u16, u16)> {
+    let (cw, ch) = ((width - LEFT - RIGHT) / f64::from(m.cpus.max(1)), rows_height(m.queues) / f64::from(m.queues.max(1)));
+    let (c, q) = (((x - LEFT) / cw).floor(), ((y - TOP) / ch).floor());
+    (c >= 0.0 && q >= 0.0 && c < f64::from(m.cpus) && q < f64::from(m.queues)).then_some((q as u16, c as u16))
+}
+
+/// `rgba(...)` of palette colour `i` at `alpha`.
+fn rgba(i: usize, alpha: f64) -> String {
+    let plotters::style::RGBColor(r, g, b) = PALETTE[i];
+    format!("rgba({r},{g},{b},{alpha:.3})")
+}
+
+/// Draws the matrix on `ctx` (already scaled to CSS px), `width` CSS px wide.
+fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width: f64) {
+    let rows_h = rows_height(m.queues);
+    let height = TOP + rows_h + BOTTOM;
+    ctx.clear_rect(0.0, 0.0, width, height);
+    let (n_c, n_q) = (f64::from(m.cpus.max(1)), f64::from(m.queues.max(1)));
+    let (cw, ch) = ((width - LEFT - RIGHT) / n_c, rows_h / n_q);
+    ctx.set_fill_style_str("#f3f5f7");
+    ctx.fill_rect(LEFT, TOP, width - LEFT - RIGHT, rows_h);
+    // Cells: hue by the share processed off the reader's CPU, strength by log packets/s.
+    let top = m.cells.iter().map(|c| c.local + c.remote).max().unwrap_or(1).max(1);
+    let log_top = f64::from(top).ln_1p();
+    // Cells are drawn in LEVELS strengths per colour, one fill style each: a style string is
+    // parsed by the canvas every time it is set, and seed 000 has thousands of cells.
+    const LEVELS: usize = 8;
+    let mut row_pps = vec![0u64; usize::from(m.queues)];
+    let mut buckets: [Vec<(u16, u16)>; 2 * LEVELS] = Default::default();
+    for c in &m.cells {
+        let n = c.local + c.remote;
+        row_pps[usize::from(c.queue)] += u64::from(n);
+        let level = ((f64::from(n).ln_1p() / log_top) * (LEVELS - 1) as f64).round() as usize;
+        buckets[usize::from(c.remote * 2 > n) * LEVELS + level.min(LEVELS - 1)].push((c.queue, c.cpu));
+    }
+    for (b, cells) in buckets.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+        let strength = 0.25 + 0.75 * (b % LEVELS) as f64 / (LEVELS - 1) as f64;
+        ctx.set_fill_style_str(&rgba(if b >= LEVELS { 5 } else { 2 }, strength));
+        for &(q, c) in cells {
+            ctx.fill_rect(LEFT + f64::from(c) * cw, TOP + f64::from(q) * ch, cw.max(1.0), ch.max(1.0));
+        }
+    }
+    // Left margin: each queue's packets per second, as a bar growing leftwards.
+    let row_top = row_pps.iter().copied().max().unwrap_or(1).max(1) as f64;
+    ctx.set_fill_style_str(&rgba(0, 0.8));
+    for (q, &n) in row_pps.iter().enumerate() {
+        let w = 40.0 * n as f64 / row_top;
+        ctx.fill_rect(LEFT - 2.0 - w, TOP + q as f64 * ch, w, (ch - 0.5).max(0.5));
+    }
+    // The aRFS strip: add (blue), re-point (vermillion), expire (black), log strength.
+    let strip_top = m.arfs.iter().flatten().copied().max().unwrap_or(1).max(1);
+    let log_strip = f64::from(strip_top).ln_1p();
+    for (q, counts) in m.arfs.iter().enumerate() {
+        for (k, (&n, colour)) in counts.iter().zip([0usize, 5, 7]).enumerate() {
+            if n > 0 {
+                ctx.set_fill_style_str(&rgba(colour, 0.2 + 0.8 * f64::from(n).ln_1p() / log_strip));
+                ctx.fill_rect(width - RIGHT + 3.0 + k as f64 * 7.0, TOP + q as f64 * ch, 6.0, ch.max(1.0));
+            }
+        }
+    }
+    // Bottom margin: softirq load per CPU, scaled to the busiest (red above 80 %).
+    let busiest = cpus.iter().map(|c| c.softirq_permille).max().unwrap_or(1).clamp(1, 1000);
+    for c in cpus.iter().take(usize::from(m.cpus)) {
+        let h = 24.0 * f64::from(c.softirq_permille.min(1000)) / f64::from(busiest);
+        ctx.set_fill_style_str(&rgba(if c.softirq_permille > 800 { 5 } else { 1 }, 0.9));
+        ctx.fill_rect(LEFT + f64::from(c.index) * cw, TOP + rows_h + 2.0 + 24.0 - h, cw.max(1.0), h);
+    }
+    // Labels: every k-th queue and CPU, k so that labels do not overlap.
+    ctx.set_fill_style_str("#5b6470");
+    ctx.set_font("10px sans-serif");
+    let every = |size: f64, room: f64| ((room / size).ceil() as u16).max(1);
+    let (kq, kc) = (every(ch, 12.0), every(cw, 28.0));
+    for q in (0..m.queues).step_by(usize::from(kq)) {
+        let _ = ctx.fill_text(&format!("rx-{q}"), 0.0, TOP + f64::from(q) * ch + ch.min(10.0));
+    }
+    for c in (0..m.cpus).step_by(usize::from(kc)) {
+        let _ = ctx.fill_text(&c.to_string(), LEFT + f64::from(c) * cw, TOP - 4.0);
+    }
+    let _ = ctx.fill_text(&format!("softirq load per CPU (busiest {} %)", busiest / 10), LEFT, height - 2.0);
+    let _ = ctx.fill_text("aRFS", width - RIGHT, TOP - 4.0);
+    if let Some((q, c)) = m.selected {
+        ctx.set_stroke_style_str("#1b1f24");
+        ctx.set_line_width(1.5);
+        ctx.stroke_rect(LEFT + f64::from(c) * cw - 1.0, TOP + f64::from(q) * ch - 1.0, cw + 2.0, ch + 2.0);
+    }
+}
+
+/// Properties of [`HostMatrix`].
+#[derive(Properties, PartialEq)]
+pub struct MatrixProps {
+    /// The picture.
+    pub view: Rc<MatrixView>,
+    /// The CPUs (softirq load).
+    pub cpus: Vec<CpuView>,
+    /// A cell was clicked (or cleared).
+    pub on_select: Callback<Option<(u16, u16)>>,
+    /// A flow of the selected cell should be traced.
+    pub on_trace: Callback<u32>,
+    /// `data-testid` of the canvas (one per host in the compare view).
+    #[prop_or(AttrValue::Static("host-matrix"))]
+    pub testid: AttrValue,
+}
+
+/// The host matrix with its hover line, the flows by fate and the selected cell's flows.
+#[component]
+pub fn HostMatrix(p: &MatrixProps) -> Html {
+    let canvas = use_node_ref();
+    let size = use_css_size();
+    let hover = use_state(|| None::<(u16, u16)>);
+    {
+        let (canvas, size, cpus) = (canvas.clone(), size.clone(), p.cpus.clone());
+        use_effect_with(p.view.clone(), move |m| {
+            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+                let css = size.of(&el);
+                let scale = fit_to_device_pixels(&el, css);
+                if let Some(ctx) = el.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) {
+                    let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
+                    paint(&ctx, m, &cpus, css.0);
+                }
+            }
+        });
+    }
+    let m = p.view.clone();
+    let point = {
+        let (canvas, m) = (canvas.clone(), m.clone());
+        move |e: &MouseEvent| {
+            let width = canvas.cast::<HtmlCanvasElement>().map_or(1.0, |c| f64::from(c.client_width()));
+            cell_at(&m, width, (f64::from(e.offset_x()), f64::from(e.offset_y())))
+        }
+    };
+    let onmousemove = {
+        let (hover, point) = (hover.clone(), point.clone());
+        Callback::from(move |e: MouseEvent| hover.set(point(&e)))
+    };
+    let onmouseleave = {
+        let hover = hover.clone();
+        Callback::from(move |_| hover.set(None))
+    };
+    let onclick = p.on_select.reform(move |e: MouseEvent| point(&e));
+    let described = hover.or(m.selected).map(|(q, c)| describe(&m, q, c));
+    let f = m.fates;
+    let fates = [
+        ("own", "by their own aRFS filter", f.own_filter),
+        ("wrong", "by an aRFS filter to a queue not their reader's", f.wrong_filter),
+        ("rss", "by RSS", f.rss),
+        ("other", "by another NIC rule", f.other_filter),
+        ("dropped", "dropped", f.dropped),
+    ];
+    let total = fates.iter().map(|x| x.2).sum::<u32>().max(1);
+    html! {
+        <div class="matrix">
+            <canvas ref={canvas} class="host-matrix" data-testid={p.testid.clone()} role="img" {onmousemove} {onmouseleave} {onclick}
+                style={format!("height:{}px", TOP + rows_height(m.queues) + BOTTOM)}
+                aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, vermillion elsewhere; click a cell to list its flows", m.queues, m.cpus)}></canvas>
+            <p class="matrix-hover" data-testid="matrix-hover" aria-live="polite">
+                { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms, green on the reader's CPU, vermillion elsewhere · strip: aRFS add / re-point / expire per s", m.window_ms)) }
+            </p>
+            <div class="fates" data-testid="flow-fates" aria-label="flows by what steers them">
+                <div class="fate-bar" aria-hidden="true">
+                    { for fates.iter().filter(|x| x.2 > 0).map(|(k, _, n)| html! { <span class={classes!("fate", *k)} style={format!("width:{}%", f64::from(*n) * 100.0 / f64::from(total))}></span> }) }
+                </div>
+                <ul>
+                    { for fates.iter().map(|(k, label, n)| html! { <li><span class={classes!("chip", *k)}></span>{ format!("{} {label}", crate::components::count(*n, "flow")) }</li> }) }
+                </ul>
+            </div>
+            if let Some((q, c)) = m.selected {
+                <div class="cell-flows" data-testid="matrix-cell-flows">
+                    <strong>{ format!("rx-{q} → CPU {c}: busiest flows ") }</strong>
+                    <button class="small" onclick={p.on_select.reform(|_: MouseEvent| None)}>{ "close" }</button>
+                    <ul>
+                        { for m.selected_flows.iter().map(|f| {
+                            let flow = f.flow;
+                            html! {
+                                <li class={classes!(f.remote.then_some("remote"))}>
+                                    <button class="small" data-testid="matrix-trace" onclick={p.on_trace.reform(move |_: MouseEvent| flow)}>{ "trace" }</button>
+                                    { format!(" {} · {} packets/s{}", f.label, f.pps, if f.remote { " · off its reader's CPU" } else { "" }) }
+                                </li>
+                            }
+                        }) }
+                    </ul>
+                </div>
+            }
+        </div>
+    }
+}
+
+/// One cell in words: its packets, their share on the reader's CPU, its queue's aRFS churn.
+fn describe(m: &MatrixView, q: u16, c: u16) -> String {
+    let cell = m.cells.iter().find(|x| x.queue == q && x.cpu == c);
+    let (local, remote) = cell.map_or((0, 0), |x| (x.local, x.remote));
+    let n = local + remote;
+    let share = if n == 0 { String::new() } else { format!(", {} % on the reader's CPU", u64::from(local) * 100 / u64::from(n)) };
+    let [add, update, expire] = m.arfs.get(usize::from(q)).copied().unwrap_or_default();
+    format!("rx-{q} → CPU {c}: {n} packets/s{share} · rx-{q}'s aRFS filters per s: {add} added, {update} re-pointed, {expire} expired")
+}

@@ -1,0 +1,235 @@
+//! The queue × CPU picture of a host too big to draw flow by flow (seed 000: 144 queues, 144
+//! CPUs, 16,384 flows): for each (RX queue, CPU) the packets of the last simulated second,
+//! split by whether they were processed on their reader's CPU; per queue the aRFS filters
+//! added, re-pointed and expired in that second; and the flows counted by fate (steered by
+//! their own filter, by a wrong one, by RSS, dropped).
+//!
+//! Rates come from samples taken with the reports (every 100 ms of simulated time): each
+//! flow's packets offered, and each queue's aRFS tallies. A flow's packets of the last second
+//! are drawn where its last packet went (its queue and CPU now): a flow that moved within the
+//! second is drawn at its new place, as the engine's `FlowView` knows only the last one.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+use steerlab_engine::arfs::QueueTally;
+use steerlab_engine::{FlowView, Sim};
+
+use super::Controller;
+
+/// The span rates are measured over.
+const WINDOW_NS: u64 = 1_000_000_000;
+/// Samples kept: a window's worth and one.
+const SAMPLES: usize = 11;
+/// Flows listed for a selected cell.
+const CELL_FLOWS: usize = 8;
+
+/// What the samples hold of one instant.
+#[derive(Clone, Debug, Default)]
+struct Sample {
+    at_ns: u64,
+    /// Packets offered so far by each flow.
+    sent: Vec<u64>,
+    /// aRFS tallies so far per queue.
+    arfs: Vec<QueueTally>,
+}
+
+/// Recent samples of per-flow packets and per-queue aRFS tallies.
+#[derive(Clone, Debug, Default)]
+pub(super) struct MatrixHistory {
+    samples: VecDeque<Sample>,
+}
+
+impl MatrixHistory {
+    /// Takes a sample of `sim` now.
+    pub(super) fn sample(&mut self, sim: &Sim) {
+        self.samples.push_back(Sample { at_ns: sim.now().0, sent: sim.flows_sent().collect(), arfs: sim.arfs_per_queue().to_vec() });
+        if self.samples.len() > SAMPLES {
+            self.samples.pop_front();
+        }
+    }
+
+    /// Time went back to `t`: samples after it are forgotten.
+    pub(super) fn rewind(&mut self, t: u64) {
+        self.samples.retain(|s| s.at_ns <= t);
+    }
+
+    /// The oldest sample within the window before `now`.
+    fn window_start(&self, now: u64) -> Option<&Sample> {
+        self.samples.iter().find(|s| s.at_ns + WINDOW_NS >= now && s.at_ns < now)
+    }
+}
+
+/// One cell of the matrix: packets per second from an RX queue processed on a CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell {
+    /// RX queue.
+    pub queue: u16,
+    /// CPU.
+    pub cpu: u16,
+    /// Packets per second processed on their reader's CPU.
+    pub local: u32,
+    /// Packets per second processed elsewhere.
+    pub remote: u32,
+}
+
+/// Flows counted by what decides their RX queue now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fates {
+    /// An aRFS filter sends them to their reader's queue.
+    pub own_filter: u32,
+    /// An aRFS filter sends them elsewhere (another flow's, or not yet moved).
+    pub wrong_filter: u32,
+    /// Another exact filter (ntuple, ATR).
+    pub other_filter: u32,
+    /// The indirection table.
+    pub rss: u32,
+    /// Their last packet was dropped.
+    pub dropped: u32,
+}
+
+/// A flow listed for the selected cell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellFlow {
+    /// Flow index.
+    pub flow: u32,
+    /// `#f 5-tuple`.
+    pub label: String,
+    /// Packets per second over the window.
+    pub pps: u32,
+    /// Processed away from its reader.
+    pub remote: bool,
+}
+
+/// The queue × CPU picture.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatrixView {
+    /// RX queues (rows).
+    pub queues: u16,
+    /// CPUs (columns).
+    pub cpus: u16,
+    /// Simulated ms the rates are measured over (0: not yet measurable).
+    pub window_ms: u32,
+    /// The cells with packets, row by row.
+    pub cells: Vec<Cell>,
+    /// Per queue: aRFS filters added, re-pointed and expired per second.
+    pub arfs: Vec<[u32; 3]>,
+    /// Flows by fate.
+    pub fates: Fates,
+    /// The selected cell and its busiest flows.
+    pub selected: Option<(u16, u16)>,
+    /// Busiest flows of the selected cell.
+    pub selected_flows: Vec<CellFlow>,
+}
+
+impl Fates {
+    fn count(flows: &[FlowView]) -> Fates {
+        use steerlab_engine::QueueRule;
+        let mut f = Fates::default();
+        for v in flows {
+            let slot = match v.rule {
+                _ if v.dropped.is_some() => &mut f.dropped,
+                QueueRule::Arfs if v.by_wrong_filter() => &mut f.wrong_filter,
+                QueueRule::Arfs => &mut f.own_filter,
+                QueueRule::Ntuple | QueueRule::Atr => &mut f.other_filter,
+                QueueRule::Rss => &mut f.rss,
+            };
+            *slot += 1;
+        }
+        f
+    }
+}
+
+impl Controller {
+    /// Selects a cell of the matrix (or none).
+    pub fn select_cell(&mut self, cell: Option<(u16, u16)>) {
+        let c = self.sim.config();
+        self.matrix_cell = cell.filter(|&(q, cpu)| q < c.rx_queues && cpu < c.cpus);
+    }
+
+    /// The matrix view of the host now, from `flows` (the views of every flow).
+    pub(super) fn matrix_view(&self, flows: &[FlowView]) -> MatrixView {
+        let c = self.sim.config();
+        let (queues, cpus) = (c.rx_queues, c.cpus);
+        let now = self.sim.now().0;
+        let mut view = MatrixView {
+            queues,
+            cpus,
+            window_ms: 0,
+            cells: Vec::new(),
+            arfs: Vec::new(),
+            fates: Fates::count(flows),
+            selected: self.matrix_cell,
+            selected_flows: Vec::new(),
+        };
+        let Some(start) = self.matrix.window_start(now) else { return view };
+        let span = now - start.at_ns;
+        view.window_ms = (span / 1_000_000) as u32;
+        let per_s = |n: u64| (n as f64 * 1e9 / span as f64).round() as u32;
+        let mut grid = vec![[0u64; 2]; usize::from(queues) * usize::from(cpus)];
+        let mut listed = Vec::new();
+        for (f, v) in flows.iter().enumerate() {
+            let before = start.sent.get(f).copied().unwrap_or(0);
+            let n = v.packets.saturating_sub(before);
+            if n == 0 || v.dropped.is_some() || v.queue >= queues || v.cpu >= cpus {
+                continue;
+            }
+            grid[usize::from(v.queue) * usize::from(cpus) + usize::from(v.cpu)][usize::from(v.away_from_reader())] += n;
+            if self.matrix_cell == Some((v.queue, v.cpu)) {
+                listed.push((n, f as u32, v.away_from_reader()));
+            }
+        }
+        view.cells = grid
+            .iter()
+            .enumerate()
+            .filter(|(_, [l, r])| l + r > 0)
+            .map(|(i, [l, r])| Cell { queue: (i / usize::from(cpus)) as u16, cpu: (i % usize::from(cpus)) as u16, local: per_s(*l), remote: per_s(*r) })
+            .collect();
+        let tallies = self.sim.arfs_per_queue();
+        view.arfs = (0..usize::from(queues))
+            .map(|q| {
+                let (t, b) = (tallies.get(q).copied().unwrap_or_default(), start.arfs.get(q).copied().unwrap_or_default());
+                [per_s(t.add.saturating_sub(b.add)), per_s(t.update.saturating_sub(b.update)), per_s(t.expire.saturating_sub(b.expire))]
+            })
+            .collect();
+        listed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        view.selected_flows = listed
+            .into_iter()
+            .take(CELL_FLOWS)
+            .filter_map(|(n, f, remote)| Some(CellFlow { flow: f, label: format!("#{f} {}", self.sim.flow_key(f)?), pps: per_s(n), remote }))
+            .collect();
+        view
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use steerlab_engine::Nanos;
+
+    /// seed 000's host: the cells add up to the packets of the last second, the aRFS strip to
+    /// the driver's counters, every flow has one fate, and a selected cell lists its flows.
+    #[test]
+    fn the_matrix_adds_up_to_the_host() {
+        let mut c = Controller::for_lesson("arfs-collision").unwrap();
+        c.run_for(Nanos::from_ms(3000));
+        let flows: Vec<FlowView> = (0..c.sim().flow_count()).filter_map(|f| c.sim().flow_view(f)).collect();
+        let m = c.matrix_view(&flows);
+        assert_eq!((m.queues, m.cpus, m.window_ms), (144, 144, 1000));
+        let f = m.fates;
+        assert_eq!(f.own_filter + f.wrong_filter + f.other_filter + f.rss + f.dropped, 16_384);
+        assert!(f.wrong_filter > 0, "the old driver sends flows by wrong filters: {f:?}");
+        let total: u64 = m.cells.iter().map(|c| u64::from(c.local + c.remote)).sum();
+        // 16,384 flows at 200 packets/s, less the flows whose last packet was dropped.
+        assert!((3_000_000..=3_300_000).contains(&total), "{total} packets/s in the cells");
+        let updates: u64 = m.arfs.iter().map(|a| u64::from(a[1])).sum();
+        assert!(updates > 1000, "the update storm shows per queue: {updates}/s");
+        let busiest = *m.cells.iter().max_by_key(|c| c.local + c.remote).unwrap();
+        c.select_cell(Some((busiest.queue, busiest.cpu)));
+        let m = c.matrix_view(&flows);
+        assert!(!m.selected_flows.is_empty() && m.selected_flows.len() <= CELL_FLOWS);
+        assert!(m.selected_flows.windows(2).all(|w| w[0].pps >= w[1].pps), "busiest first");
+        c.select_cell(Some((999, 0)));
+        assert_eq!(c.matrix_view(&flows).selected, None, "a cell the host does not have is refused");
+    }
+}
