@@ -6,16 +6,16 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 /**
- * Budget for all wasm and JS of the default page, gzipped: 440 KB. History: 352 KB (one wasm,
+ * Budget for all wasm and JS of the default page, gzipped: 444 KB. History: 352 KB (one wasm,
  * before the worker), 400 KB (issue 16: the worker, the engine at opt-level 3 for speed, 393
- * KB used), 440 KB (issues 17 and 18, 436 KB used: the lesson screen +26 KB, measured with
+ * KB used), 444 KB (issues 17 and 18, 440 KB used: the lesson screen +26 KB, measured with
  * twiggy on the un-stripped build: the console's shell for many queues (tee, for, globs) about
  * 20 KB raw, the lessons' steps, commands and kernel texts 20 KB raw of data, the evidence
- * strip, icons and per-field form errors the rest; then the host matrix and the compare table
- * +10 KB, less the SVG paths view they replace). What each part weighs now is printed below
+ * strip, icons and per-field form errors the rest; then the host matrix, the compare table and
+ * the charts' on-screen drawing +14 KB, less the SVG paths view they replace). What each part weighs now is printed below
  * and quoted in the closing notes.
  */
-const BUDGET_BYTES = 440 * 1024;
+const BUDGET_BYTES = 444 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

@@ -94,6 +94,8 @@ export const tests = [
       // CPU, before and after moving thread 0 (rss-basics has no RFS, so it matters where the
       // reader is).
       await page.getByTestId("pause").click();
+      // The paused state is on screen (its time is the one the steps start from).
+      await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
       const split = async () => {
         const read = async () => [Number(await text(page, "metric-local")), Number(await text(page, "metric-remote"))];
         const [l0, r0] = await read();
@@ -184,9 +186,16 @@ async function inFirstScreen(page, id) {
 // At 800 px wide: a screenshot, and one column without horizontal scroll.
 async function at800(page, shot) {
   await page.setViewportSize({ width: 800, height: 900 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  // A few frames for the canvases to take their new size.
+  await page.waitForTimeout(400);
   await page.screenshot({ path: await outPath(shot) });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow <= 0, `no horizontal scroll at 800 px (${overflow} px too wide)`);
+  // What is too wide: a box past the edge, or content wider than its box (a table).
+  const widest = overflow <= 0 ? "" : await page.evaluate(() => [...document.querySelectorAll("main *")]
+    .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth || (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === "visible"))
+    .map((e) => `${e.tagName.toLowerCase()}.${e.className?.baseVal ?? e.className} ${e.dataset?.testid ?? ""}`).slice(-5).join("; "));
+  expect(overflow <= 0, `no horizontal scroll at 800 px (${overflow} px too wide: ${widest})`);
 }
 
 // Every lesson followed as a newcomer would: its own steps' commands, typed in the console in
@@ -194,7 +203,7 @@ async function at800(page, shot) {
 // shows; each step outlines what it names.
 for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-churn", "xps-pick-tx", "xdp-kfunc-cost"]) {
   tests.push({
-    name: `lesson ${lesson}: following its own steps meets the goal; evidence and console on the first screen`,
+    name: `lesson ${lesson}: following its own steps meets the goal; evidence and console on the first screen; Tab leaves the console; Play goes on after the run ends`,
     timeoutMs: 240_000,
     async run(page, base) {
       await page.setViewportSize({ width: 1440, height: 900 });
@@ -244,6 +253,16 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
         }
       }
       expect(met, `following the steps of ${lesson} met its goal`);
+      // Tab leaves the console (an empty line completes nothing).
+      await page.getByTestId("console-input").focus();
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.dataset.testid !== "console-input"), "Tab leaves the console");
+      // Run to the end: the page pauses at the suggested length; Play goes on past it.
+      await page.getByTestId("run-to-end").click();
+      await page.getByTestId("run-ended").waitFor({ timeout: 90_000 });
+      const end = parseFloat(await text(page, "sim-time"));
+      await page.getByTestId("play-on").click();
+      await page.waitForFunction((end) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > end, end, { timeout: 30_000 });
       await at800(page, `first-screen-${lesson}-800.png`);
     },
   });
@@ -396,11 +415,19 @@ tests.push({
     await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 2.0, null, { timeout: 60_000 });
     await page.getByTestId("pause").click();
     await page.getByTestId("flow-fates").filter({ hasText: "by an aRFS filter to a queue not their reader's" }).waitFor();
+    // The second step points at a cell: ringed, and named under the matrix.
+    await page.getByTestId("lesson-next").click();
+    await waitText(page, "matrix-hover", (t) => t.startsWith("rx-10 → CPU 10:"))
+      .catch(async (e) => { throw new Error(`the step's cell is not named: ${await text(page, "matrix-hover")} (${e.message})`); });
+    // Next step scrolled (smoothly) to its own target: bring the matrix back, then measure.
+    await page.waitForTimeout(800);
+    await matrix.scrollIntoViewIfNeeded();
     const box = await matrix.boundingBox();
     // The diagonal: queue q's IRQ is on CPU q, where its reader runs (aRFS at work).
     const at = async (q) => {
-      const x = box.x + 70 + (q + 0.5) * (box.width - 96) / 144;
-      const y = box.y + 16 + (q + 0.5) * 480 / 144;
+      // The matrix's margins (components/matrix.rs): left 78, right 26, top 18 CSS px.
+      const x = box.x + 78 + (q + 0.5) * (box.width - 104) / 144;
+      const y = box.y + 18 + (q + 0.5) * 480 / 144;
       return [x, y];
     };
     const [x, y] = await at(10);

@@ -93,11 +93,20 @@ async fn page_renders_queues_chart_and_form_and_its_controls_act() {
     assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "14");
     assert!(host.query_selector("[data-testid=\"error-banner\"]").unwrap().is_none());
 
+    // A bad field is named beside it, and nothing is sent.
     set("flow-dport", "70000");
     by_testid(&host, "flow-submit").dyn_into::<HtmlElement>().unwrap().click();
     settle().await;
+    let error = by_testid(&host, "flow-dport-error").text_content().unwrap();
+    assert!(error.contains("destination port"), "{error}");
+    assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "14");
+    // Good fields the host refuses together (IPv4 to IPv6): the banner says why.
+    set("flow-dport", "443");
+    set("flow-dst", "2001:db8::7");
+    by_testid(&host, "flow-submit").dyn_into::<HtmlElement>().unwrap().click();
+    settle().await;
     let banner = by_testid(&host, "error-banner").text_content().unwrap();
-    assert!(banner.contains("destination port"), "{banner}");
+    assert!(banner.contains("IPv4"), "{banner}");
     assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "14");
     handle.destroy();
 }

@@ -68,7 +68,7 @@ pub struct Lesson {
 
 /// A guided step: what to read or look at, the exact commands that do it (what a newcomer
 /// types; tests type them too), and in words which kernel functions decided what happened.
-/// In a file a step is either its text alone or `{"text", "commands", "kernel"}`.
+/// In a file a step is either its text alone or `{"text", "commands", "kernel", "cell"}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Step {
     /// What the learner reads.
@@ -79,6 +79,9 @@ pub struct Step {
     /// What happened in the kernel, in words.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub kernel: String,
+    /// A cell of the host matrix the step points at: `[RX queue, CPU]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<[u16; 2]>,
 }
 
 /// The object spelling of a [`Step`] in a scenario file.
@@ -90,6 +93,8 @@ struct StepFields {
     commands: Vec<String>,
     #[serde(default)]
     kernel: String,
+    #[serde(default)]
+    cell: Option<[u16; 2]>,
 }
 
 /// Reads a step from its text or its object. A visitor rather than `#[serde(untagged)]`:
@@ -101,14 +106,14 @@ impl<'de> Deserialize<'de> for Step {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Step;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a step: its text, or {\"text\", \"commands\": [...], \"kernel\"}")
+                f.write_str("a step: its text, or {\"text\", \"commands\": [...], \"kernel\", \"cell\": [queue, cpu]}")
             }
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Step, E> {
                 Ok(Step { text: text.to_string(), ..Step::default() })
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Step, A::Error> {
                 let f = StepFields::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
-                Ok(Step { text: f.text, commands: f.commands, kernel: f.kernel })
+                Ok(Step { text: f.text, commands: f.commands, kernel: f.kernel, cell: f.cell })
             }
         }
         d.deserialize_any(V)
@@ -600,6 +605,13 @@ impl Scenario {
             // A step may point at nothing (""); a name is a page's data-testid.
             if !h.is_empty() && !is_testid(h) {
                 return Err(err(&format!("lesson.highlight[{i}]"), format!("{h:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)")));
+            }
+        }
+        for (i, step) in self.lesson.steps.iter().enumerate() {
+            if let Some([q, c]) = step.cell {
+                if q >= cfg.rx_queues || c >= cfg.cpus {
+                    return Err(err(&format!("lesson.steps[{i}].cell"), format!("[{q}, {c}] is not a cell of this host (RX queues 0..{}, CPUs 0..{})", cfg.rx_queues, cfg.cpus)));
+                }
             }
         }
         if !self.lesson.chart.is_empty() && !is_testid(&self.lesson.chart) {

@@ -95,6 +95,7 @@ fn a_step_is_its_text_or_an_object_and_a_goal_one_check_or_many() {
         (r#"{"schema":1,"id":"t","lesson":{"check":3}}"#, "a check"),
         (r#"{"schema":1,"id":"t","lesson":{"evidence":[{"label":"x","metric":"m","better":"sideways"}]}}"#, "sideways"),
         (r#"{"schema":1,"id":"t","lesson":{"chart":"Not A Testid"}}"#, "lesson.chart"),
+        (r#"{"schema":1,"id":"t","lesson":{"steps":[{"text":"x","cell":[99,0]}]}}"#, "lesson.steps[0].cell"),
     ] {
         let e = err(text, &[]);
         assert!(e.contains(want) && e.contains("lesson"), "{text}: {e}");

@@ -423,7 +423,8 @@ pub fn Page(p: &PageProps) -> Html {
                         <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />
                     }
                     if let Some(m) = &v.matrix {
-                        <HostMatrix view={m.clone()} cpus={v.cpus.clone()} on_select={dispatch.reform(Action::MatrixCell)} on_trace={on_trace_here.clone()} />
+                        <HostMatrix view={m.clone()} cpus={v.cpus.clone()} on_select={dispatch.reform(Action::MatrixCell)} on_trace={on_trace_here.clone()}
+                            mark={v.lesson.steps.get(v.lesson.step).and_then(|s| s.cell)} />
                     }
                 </section>
                 <section class="panel key" aria-label="the lesson's chart">{ panels[key].1.clone() }</section>

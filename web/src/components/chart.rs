@@ -2,14 +2,17 @@
 
 use std::rc::Rc;
 
+use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::chart::{draw, ChartData, CssSize};
 
-/// Least real time between two draws of one chart, ms (its data changes up to every frame).
-const MIN_REDRAW_MS: f64 = 250.0;
+/// Least real time between two draws of one chart, ms: its data changes up to every frame,
+/// and a plotters draw (axes, labels, legend) takes most of a frame at 144 CPUs, so more than
+/// two a second left the page dropping over 5 % of its frames.
+const MIN_REDRAW_MS: f64 = 500.0;
 
 /// A canvas size cache that forgets when the window resizes.
 #[hook]
@@ -36,14 +39,6 @@ pub struct ChartProps {
     pub data: ChartData,
 }
 
-/// Whether any of `el` is in the window's viewport.
-fn on_screen(el: &HtmlCanvasElement) -> bool {
-    let Some(w) = web_sys::window() else { return true };
-    let r = el.get_bounding_client_rect();
-    let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(f64::MAX);
-    r.bottom() > 0.0 && r.top() < height
-}
-
 /// Starts a download of `href` as `name`.
 fn download(href: &str, name: &str) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
@@ -65,6 +60,7 @@ pub fn Chart(props: &ChartProps) -> Html {
     let pending = use_mut_ref(|| None::<gloo::timers::callback::Timeout>);
     // Data not drawn because the chart was off screen: drawn when it scrolls into view.
     let stale = use_mut_ref(|| None::<ChartData>);
+    let visible = use_memo((), |_| std::cell::Cell::new(true));
     let paint = {
         let (canvas, size, last_draw) = (canvas.clone(), size.clone(), last_draw.clone());
         Rc::new(move |data: &ChartData| {
@@ -78,7 +74,7 @@ pub fn Chart(props: &ChartProps) -> Html {
         })
     };
     {
-        let (canvas, stale, paint) = (canvas.clone(), stale.clone(), paint.clone());
+        let (stale, paint, visible) = (stale.clone(), paint.clone(), visible.clone());
         use_effect_with(props.data.clone(), move |data| {
             // Drawn once the browser has styled and laid out the page's changes: a canvas
             // resolves its font against the page's styles, so drawing text right after the
@@ -92,7 +88,7 @@ pub fn Chart(props: &ChartProps) -> Html {
             let frame = gloo::render::request_animation_frame(move |_| {
                 // Replacing the pending draw cancels it.
                 *pending.borrow_mut() = Some(gloo::timers::callback::Timeout::new(wait as u32, move || {
-                    if canvas.cast::<HtmlCanvasElement>().is_some_and(|el| on_screen(&el)) {
+                    if visible.get() {
                         stale.borrow_mut().take();
                         paint(&data);
                     } else {
@@ -103,19 +99,31 @@ pub fn Chart(props: &ChartProps) -> Html {
             move || drop(frame)
         });
     }
+    // Whether the chart is on screen, told by an IntersectionObserver (asking the layout,
+    // getBoundingClientRect, forced a layout of the page per draw: 13 % of a 144-CPU run).
     {
-        let (canvas, stale, paint) = (canvas.clone(), stale.clone(), paint.clone());
+        let (canvas, stale, paint, visible) = (canvas.clone(), stale.clone(), paint.clone(), visible.clone());
         use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|w| {
-                gloo::events::EventListener::new(&w, "scroll", move |_| {
-                    if stale.borrow().is_some() && canvas.cast::<HtmlCanvasElement>().is_some_and(|el| on_screen(&el)) {
-                        if let Some(data) = stale.borrow_mut().take() {
-                            paint(&data);
-                        }
+            let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                for e in entries.iter() {
+                    visible.set(e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting());
+                }
+                if visible.get() {
+                    if let Some(data) = stale.borrow_mut().take() {
+                        paint(&data);
                     }
-                })
+                }
             });
-            move || drop(listener)
+            let observer = web_sys::IntersectionObserver::new(seen.as_ref().unchecked_ref()).ok();
+            if let (Some(o), Some(el)) = (&observer, canvas.cast::<web_sys::Element>()) {
+                o.observe(&el);
+            }
+            move || {
+                if let Some(o) = observer {
+                    o.disconnect();
+                }
+                drop(seen);
+            }
         });
     }
     let png = {

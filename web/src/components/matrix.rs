@@ -17,23 +17,32 @@ use crate::chart::{fit_to_device_pixels, PALETTE};
 use crate::components::chart::use_css_size;
 use crate::controller::{CpuView, MatrixView};
 
+/// Least real time between two paints, ms.
+const MIN_PAINT_MS: f64 = 100.0;
+/// Width of the queue labels, CSS px: never cleared by a frame.
+const LABELS: f64 = 36.0;
 /// Left margin (queue labels and packets/s bars), CSS px.
-const LEFT: f64 = 70.0;
+const LEFT: f64 = 78.0;
 /// The aRFS strip and the right margin, CSS px.
 const RIGHT: f64 = 26.0;
 /// Top margin (CPU labels), CSS px.
-const TOP: f64 = 16.0;
-/// Bottom margin (softirq bars and their label), CSS px.
-const BOTTOM: f64 = 40.0;
+const TOP: f64 = 18.0;
+/// Bottom margin (softirq bars), CSS px.
+const BOTTOM: f64 = 30.0;
 
 /// The height of the cells' area for `queues` rows, CSS px.
 fn rows_height(queues: u16) -> f64 {
     (f64::from(queues) * 14.0).clamp(160.0, 480.0)
 }
 
+/// A cell's width and height for this matrix `width` CSS px wide.
+fn cell_size(m: &MatrixView, width: f64) -> (f64, f64) {
+    ((width - LEFT - RIGHT) / f64::from(m.cpus.max(1)), rows_height(m.queues) / f64::from(m.queues.max(1)))
+}
+
 /// The cell under CSS point (x, y), if any.
 fn cell_at(m: &MatrixView, width: f64, (x, y): (f64, f64)) -> Option<(u16, u16)> {
-    let (cw, ch) = ((width - LEFT - RIGHT) / f64::from(m.cpus.max(1)), rows_height(m.queues) / f64::from(m.queues.max(1)));
+    let (cw, ch) = cell_size(m, width);
     let (c, q) = (((x - LEFT) / cw).floor(), ((y - TOP) / ch).floor());
     (c >= 0.0 && q >= 0.0 && c < f64::from(m.cpus) && q < f64::from(m.queues)).then_some((q as u16, c as u16))
 }
@@ -44,13 +53,31 @@ fn rgba(i: usize, alpha: f64) -> String {
     format!("rgba({r},{g},{b},{alpha:.3})")
 }
 
-/// Draws the matrix on `ctx` (already scaled to CSS px), `width` CSS px wide.
-fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width: f64) {
+/// The labels: every k-th queue and CPU (k so that they do not overlap) and the strip's name.
+/// Drawn only when the canvas or the host's shape changes: canvas text makes the browser
+/// resolve the font against the page's styles, a style recalculation each time.
+fn paint_labels(ctx: &CanvasRenderingContext2d, m: &MatrixView, width: f64) {
+    let (cw, ch) = cell_size(m, width);
+    ctx.clear_rect(0.0, 0.0, width, TOP + rows_height(m.queues) + BOTTOM);
+    ctx.set_fill_style_str("#5b6470");
+    ctx.set_font("10px sans-serif");
+    let every = |size: f64, room: f64| ((room / size).ceil() as u16).max(1);
+    let (kq, kc) = (every(ch, 12.0), every(cw, 28.0));
+    for q in (0..m.queues).step_by(usize::from(kq)) {
+        let _ = ctx.fill_text(&format!("rx-{q}"), 0.0, TOP + f64::from(q) * ch + ch.min(10.0));
+    }
+    for c in (0..m.cpus).step_by(usize::from(kc)) {
+        let _ = ctx.fill_text(&c.to_string(), LEFT + f64::from(c) * cw, TOP - 7.0);
+    }
+    let _ = ctx.fill_text("aRFS", width - RIGHT, TOP - 7.0);
+}
+
+/// Draws the matrix's data on `ctx` (already scaled to CSS px), `width` CSS px wide, with the
+/// cell a lesson step points at (`mark`) ringed; the labels stay as [`paint_labels`] drew them.
+fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width: f64, mark: Option<(u16, u16)>) {
     let rows_h = rows_height(m.queues);
-    let height = TOP + rows_h + BOTTOM;
-    ctx.clear_rect(0.0, 0.0, width, height);
-    let (n_c, n_q) = (f64::from(m.cpus.max(1)), f64::from(m.queues.max(1)));
-    let (cw, ch) = ((width - LEFT - RIGHT) / n_c, rows_h / n_q);
+    ctx.clear_rect(LABELS, TOP - 5.0, width - LABELS, rows_h + BOTTOM + 5.0);
+    let (cw, ch) = cell_size(m, width);
     ctx.set_fill_style_str("#f3f5f7");
     ctx.fill_rect(LEFT, TOP, width - LEFT - RIGHT, rows_h);
     // Cells: hue by the share processed off the reader's CPU, strength by log packets/s.
@@ -78,7 +105,7 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
     let row_top = row_pps.iter().copied().max().unwrap_or(1).max(1) as f64;
     ctx.set_fill_style_str(&rgba(0, 0.8));
     for (q, &n) in row_pps.iter().enumerate() {
-        let w = 40.0 * n as f64 / row_top;
+        let w = (LEFT - LABELS - 4.0) * n as f64 / row_top;
         ctx.fill_rect(LEFT - 2.0 - w, TOP + q as f64 * ch, w, (ch - 0.5).max(0.5));
     }
     // The aRFS strip: add (blue), re-point (vermillion), expire (black), log strength.
@@ -93,30 +120,28 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
         }
     }
     // Bottom margin: softirq load per CPU, scaled to the busiest (red above 80 %).
-    let busiest = cpus.iter().map(|c| c.softirq_permille).max().unwrap_or(1).clamp(1, 1000);
+    let busiest = busiest_permille(cpus);
     for c in cpus.iter().take(usize::from(m.cpus)) {
         let h = 24.0 * f64::from(c.softirq_permille.min(1000)) / f64::from(busiest);
         ctx.set_fill_style_str(&rgba(if c.softirq_permille > 800 { 5 } else { 1 }, 0.9));
         ctx.fill_rect(LEFT + f64::from(c.index) * cw, TOP + rows_h + 2.0 + 24.0 - h, cw.max(1.0), h);
     }
-    // Labels: every k-th queue and CPU, k so that labels do not overlap.
-    ctx.set_fill_style_str("#5b6470");
-    ctx.set_font("10px sans-serif");
-    let every = |size: f64, room: f64| ((room / size).ceil() as u16).max(1);
-    let (kq, kc) = (every(ch, 12.0), every(cw, 28.0));
-    for q in (0..m.queues).step_by(usize::from(kq)) {
-        let _ = ctx.fill_text(&format!("rx-{q}"), 0.0, TOP + f64::from(q) * ch + ch.min(10.0));
-    }
-    for c in (0..m.cpus).step_by(usize::from(kc)) {
-        let _ = ctx.fill_text(&c.to_string(), LEFT + f64::from(c) * cw, TOP - 4.0);
-    }
-    let _ = ctx.fill_text(&format!("softirq load per CPU (busiest {} %)", busiest / 10), LEFT, height - 2.0);
-    let _ = ctx.fill_text("aRFS", width - RIGHT, TOP - 4.0);
     if let Some((q, c)) = m.selected {
         ctx.set_stroke_style_str("#1b1f24");
         ctx.set_line_width(1.5);
         ctx.stroke_rect(LEFT + f64::from(c) * cw - 1.0, TOP + f64::from(q) * ch - 1.0, cw + 2.0, ch + 2.0);
     }
+    // The cell the lesson's step points at: a ring in the step outline's colour.
+    if let Some((q, c)) = mark {
+        ctx.set_stroke_style_str(&rgba(1, 1.0));
+        ctx.set_line_width(2.0);
+        ctx.stroke_rect(LEFT + f64::from(c) * cw - 3.0, TOP + f64::from(q) * ch - 3.0, cw + 6.0, ch + 6.0);
+    }
+}
+
+/// The busiest CPU's softirq load, per mille (at least 1).
+fn busiest_permille(cpus: &[CpuView]) -> u32 {
+    cpus.iter().map(|c| c.softirq_permille).max().unwrap_or(1).clamp(1, 1000)
 }
 
 /// Properties of [`HostMatrix`].
@@ -130,6 +155,9 @@ pub struct MatrixProps {
     pub on_select: Callback<Option<(u16, u16)>>,
     /// A flow of the selected cell should be traced.
     pub on_trace: Callback<u32>,
+    /// The cell the current lesson step points at.
+    #[prop_or_default]
+    pub mark: Option<(u16, u16)>,
     /// `data-testid` of the canvas (one per host in the compare view).
     #[prop_or(AttrValue::Static("host-matrix"))]
     pub testid: AttrValue,
@@ -141,16 +169,40 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
     let canvas = use_node_ref();
     let size = use_css_size();
     let hover = use_state(|| None::<(u16, u16)>);
+    // The canvas shape (backing store size, queues, CPUs) its labels were drawn for.
+    let labelled = use_memo((), |_| std::cell::Cell::new(None::<(u32, u32, u16, u16)>));
+    // Painted at most every MIN_PAINT_MS (rates over the last second need no more): at full
+    // speed a view comes every frame, and rastering the canvas each time took frames from
+    // the page on a two-core machine where the engine has the other core.
+    let last_paint = use_memo((), |_| std::cell::Cell::new(f64::NEG_INFINITY));
+    let pending = use_mut_ref(|| None::<gloo::timers::callback::Timeout>);
     {
-        let (canvas, size, cpus) = (canvas.clone(), size.clone(), p.cpus.clone());
-        use_effect_with(p.view.clone(), move |m| {
-            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+        let (canvas, size, cpus, labelled) = (canvas.clone(), size.clone(), p.cpus.clone(), labelled.clone());
+        let (last_paint, pending) = (last_paint.clone(), pending.clone());
+        use_effect_with((p.view.clone(), p.mark), move |(m, mark)| {
+            let (m, mark, painted) = (m.clone(), *mark, last_paint.clone());
+            let draw = move || {
+                let Some(el) = canvas.cast::<HtmlCanvasElement>() else { return };
                 let css = size.of(&el);
                 let scale = fit_to_device_pixels(&el, css);
-                if let Some(ctx) = el.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) {
-                    let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
-                    paint(&ctx, m, &cpus, css.0);
+                let Some(ctx) = el.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
+                let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
+                // A resized backing store is blank: the labels are drawn again.
+                let shape = (el.width(), el.height(), m.queues, m.cpus);
+                if labelled.get() != Some(shape) {
+                    paint_labels(&ctx, &m, css.0);
+                    labelled.set(Some(shape));
                 }
+                paint(&ctx, &m, &cpus, css.0, mark);
+                painted.set(crate::components::now_ms());
+            };
+            let wait = last_paint.get() + MIN_PAINT_MS - crate::components::now_ms();
+            // Replacing a pending paint cancels it: the newest view is painted.
+            *pending.borrow_mut() = None;
+            if wait <= 0.0 {
+                draw();
+            } else {
+                *pending.borrow_mut() = Some(gloo::timers::callback::Timeout::new(wait as u32, draw));
             }
         });
     }
@@ -171,7 +223,7 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
         Callback::from(move |_| hover.set(None))
     };
     let onclick = p.on_select.reform(move |e: MouseEvent| point(&e));
-    let described = hover.or(m.selected).map(|(q, c)| describe(&m, q, c));
+    let described = hover.or(m.selected).or(p.mark).map(|(q, c)| describe(&m, q, c));
     let f = m.fates;
     let fates = [
         ("own", "by their own aRFS filter", f.own_filter),
@@ -187,7 +239,7 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
                 style={format!("height:{}px", TOP + rows_height(m.queues) + BOTTOM)}
                 aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, vermillion elsewhere; click a cell to list its flows", m.queues, m.cpus)}></canvas>
             <p class="matrix-hover" data-testid="matrix-hover" aria-live="polite">
-                { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms, green on the reader's CPU, vermillion elsewhere · strip: aRFS add / re-point / expire per s", m.window_ms)) }
+                { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms, green on the reader's CPU, vermillion elsewhere · left: packets/s per queue · right: aRFS add / re-point / expire per s · bottom: softirq load per CPU (busiest {} %)", m.window_ms, busiest_permille(&p.cpus) / 10)) }
             </p>
             <div class="fates" data-testid="flow-fates" aria-label="flows by what steers them">
                 <div class="fate-bar" aria-hidden="true">

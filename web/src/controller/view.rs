@@ -137,6 +137,8 @@ pub struct StepView {
     pub kernel: String,
     /// The learner has run all its commands.
     pub done: bool,
+    /// The host matrix cell it points at (RX queue, CPU).
+    pub cell: Option<(u16, u16)>,
 }
 
 /// A chart series: name and values per sample.
@@ -399,7 +401,7 @@ impl Controller {
                 id: self.scenario.id.clone(),
                 title: l.title.clone(),
                 goal: l.goal.clone(),
-                steps: l.steps.iter().zip(self.progress.steps_done()).map(|(s, done)| StepView { text: s.text.clone(), commands: s.commands.clone(), kernel: s.kernel.clone(), done }).collect(),
+                steps: l.steps.iter().zip(self.progress.steps_done()).map(|(s, done)| StepView { text: s.text.clone(), commands: s.commands.clone(), kernel: s.kernel.clone(), done, cell: s.cell.map(|[q, c]| (q, c)) }).collect(),
                 step: self.progress.step,
                 lesson_ids: steerlab_scenario::lesson_ids().map(String::from).collect(),
                 kernel_files: l.kernel_files.clone(),
