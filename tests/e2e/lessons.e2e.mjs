@@ -424,10 +424,11 @@ tests.push({
     await matrix.scrollIntoViewIfNeeded();
     const box = await matrix.boundingBox();
     // The diagonal: queue q's IRQ is on CPU q, where its reader runs (aRFS at work).
+    // The matrix's margins and rows' height, as the canvas states them (CSS px).
+    const [left, right, top, rows] = (await matrix.getAttribute("data-geometry")).split(" ").map(Number);
     const at = async (q) => {
-      // The matrix's margins (components/matrix.rs): left 78, right 26, top 18 CSS px.
-      const x = box.x + 78 + (q + 0.5) * (box.width - 104) / 144;
-      const y = box.y + 18 + (q + 0.5) * 480 / 144;
+      const x = box.x + left + (q + 0.5) * (box.width - left - right) / 144;
+      const y = box.y + top + (q + 0.5) * rows / 144;
       return [x, y];
     };
     const [x, y] = await at(10);

@@ -237,6 +237,7 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
         <div class="matrix">
             <canvas ref={canvas} class="host-matrix" data-testid={p.testid.clone()} role="img" {onmousemove} {onmouseleave} {onclick}
                 style={format!("height:{}px", TOP + rows_height(m.queues) + BOTTOM)}
+                data-geometry={format!("{LEFT} {RIGHT} {TOP} {}", rows_height(m.queues))}
                 aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, vermillion elsewhere; click a cell to list its flows", m.queues, m.cpus)}></canvas>
             <p class="matrix-hover" data-testid="matrix-hover" aria-live="polite">
                 { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms, green on the reader's CPU, vermillion elsewhere · left: packets/s per queue · right: aRFS add / re-point / expire per s · bottom: softirq load per CPU (busiest {} %)", m.window_ms, busiest_permille(&p.cpus) / 10)) }

@@ -54,13 +54,14 @@ impl History {
     }
 
     /// After time advanced from `before` to `sim.now()`: samples and snapshots when a
-    /// boundary was crossed (any tick length).
-    pub fn advanced(&mut self, scenario: &Scenario, sim: &Sim, before: Nanos) {
+    /// boundary was crossed (any tick length). Returns whether a sample was taken.
+    pub fn advanced(&mut self, scenario: &Scenario, sim: &Sim, before: Nanos) -> bool {
         let now = sim.now().0;
         if now == before.0 {
-            return;
+            return false;
         }
-        if now / SAMPLE_NS > before.0 / SAMPLE_NS {
+        let sampled = now / SAMPLE_NS > before.0 / SAMPLE_NS;
+        if sampled {
             self.sample(scenario, sim);
         }
         let every = CHECKPOINT_NS.max(CHECKPOINT_TICKS * sim.config().tick_ns);
@@ -70,6 +71,7 @@ impl History {
                 self.checkpoints.remove(1);
             }
         }
+        sampled
     }
 
     fn sample(&mut self, scenario: &Scenario, sim: &Sim) {

@@ -383,11 +383,12 @@ impl Controller {
     }
 
     /// After time advanced from `before`: samples, snapshots, and whether the goal was met.
+    /// The goal reads the samples, so it can change only when one is taken.
     fn advanced(&mut self, before: Nanos) {
-        self.history.advanced(&self.scenario, &self.sim, before);
-        if self.sim.now().0 / SAMPLE_NS > before.0 / SAMPLE_NS {
-            self.matrix.sample(&self.sim);
+        if !self.history.advanced(&self.scenario, &self.sim, before) {
+            return;
         }
+        self.matrix.sample(&self.sim);
         if !self.progress.met_once && self.goal_met() == Some(true) {
             self.progress.met_once = true;
         }
