@@ -345,19 +345,32 @@ pub fn Page(p: &PageProps) -> Html {
     let outline = v.lesson.highlight.as_deref().filter(|id| steerlab_scenario::is_testid(id));
     // The charts and figure panels, by data-testid: the lesson's own sits beside the host on
     // the first screen, the others further down.
-    let panels: Vec<(&str, Html)> = vec![
+    let mut panels: Vec<(&str, Html)> = vec![
         ("chart-arfs", html! { <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second, log scale" data={ChartData::Lines { title: "aRFS driver calls per second (log scale)", y: "per second", series: v.arfs_series.clone(), log: true }} /> }),
         ("chart-locality", html! { <Chart testid="chart-locality" label="local and remote packets per second" data={ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone(), log: false }} /> }),
         ("chart-rxq", html! { <Chart testid="chart-rxq" label="bar chart of packets per RX queue" data={rxq} /> }),
         ("chart-cpu", html! { <Chart testid="chart-cpu" label="bar chart of softirq load per CPU" data={cpu} /> }),
         ("chart-cost", html! { <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone(), log: false }} /> }),
-        ("cost-ledger", html! { <div><h2>{ "Where the time goes" }</h2><Ledger figures={v.figures.clone()} /></div> }),
         ("tc-counters", html! { <div><h2>{ "tc ingress block" }</h2><TcCounters figures={v.figures.clone()} /></div> }),
     ];
-    let key = panels.iter().position(|(id, _)| *id == v.lesson.chart).unwrap_or(1);
-    // The tc panel only where the host has an ingress block (or the lesson is about it).
+    // The tc counters have a panel of their own where the lesson is about them; elsewhere they
+    // sit under the cost ledger, one line while the host has no ingress filter (a panel of
+    // their own made the page a row taller).
+    let tc_key = v.lesson.chart == "tc-counters";
     let no_tc = v.figures.get("tc.filtercnt") == "0";
-    let shown = |i: usize, id: &str| i != key && !(id == "tc-counters" && no_tc);
+    panels.push(("cost-ledger", html! {
+        <div>
+            <h2>{ "Where the time goes" }</h2>
+            <Ledger figures={v.figures.clone()} />
+            if !tc_key && no_tc {
+                <p class="muted" data-testid="tc-counters">{ "tc: no ingress filters (tc qdisc add dev eth0 ingress, then tc filter add …)" }</p>
+            } else if !tc_key {
+                <TcCounters figures={v.figures.clone()} />
+            }
+        </div>
+    }));
+    let key = panels.iter().position(|(id, _)| *id == v.lesson.chart).unwrap_or(1);
+    let shown = |i: usize, id: &str| i != key && !(id == "tc-counters" && !tc_key);
     let focus_console = Callback::from(|_: MouseEvent| {
         let input = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector("[data-testid=console-input]").ok().flatten());
         if let Some(el) = input.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
