@@ -1,0 +1,192 @@
+//! The simulator: one host's receive path, tick by tick, in the kernel's order
+//! (kernel-semantics.md §0): NIC filters or RSS pick the queue, the queue's IRQ CPU runs the
+//! driver poll, `get_rps_cpu` may move the packet to another CPU's backlog, the backlog is
+//! processed, the application reads and records its CPU for RFS.
+//!
+//! The tick's order and its simplifications are in `tick.rs`.
+//!
+//! The rooms, one per stage, each an `impl Sim` block:
+//!
+//! | file | holds |
+//! |---|---|
+//! | `api.rs` | what callers hand in and read back (flows, threads, rules, snapshot, views) |
+//! | `error.rs` | why a command was refused |
+//! | `records.rs` | the simulator's own records: the per-flow line, threads, queues, CPUs, plans |
+//! | `nic.rs` | NIC configuration: hashing, indirection table, ntuple rules, channels, driver |
+//! | `workload.rs` | threads and flows |
+//! | `rps_config.rs` | `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, kernel, record policy |
+//! | `hooks.rs` | XDP and tc ingress: commands and their run on the path |
+//! | `tick.rs` | the tick, its timers and its end (backlogs drain, mlx5's work) |
+//! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog, read |
+//! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
+//! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |
+//! | `views.rs`, `trace.rs` | what the page and the CLI read |
+
+use alloc::collections::BTreeMap;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::arfs::{Arfs, ICE_SERVICE_PERIOD};
+use crate::config::HostConfig;
+use crate::cpuset::CpuSet;
+use crate::flow::FlowKey;
+use crate::ledger::{Prices, Stage};
+use crate::metrics::{Counters, Digest};
+use crate::rng::Rng;
+use crate::rps::{cpu_mask, SockFlowTable};
+use crate::rss::{HashFields, Reta};
+use crate::tc::TcBlock;
+use crate::time::Nanos;
+use crate::toeplitz::{ToeplitzTable, MS_VERIFICATION_KEY};
+use crate::xdp::{XdpCost, XdpProgram};
+use crate::xps::Xps;
+
+mod api;
+mod error;
+mod hooks;
+mod nic;
+mod receive;
+mod records;
+mod rfs;
+mod rps_config;
+mod tick;
+mod trace;
+mod tx;
+mod views;
+mod workload;
+
+pub use api::{DropPoint, FlowSpec, FlowView, NtupleRule, QueueRule, Snapshot, ThreadSpec};
+pub use error::SimError;
+pub use trace::FlowTrace;
+pub use tx::TxSpec;
+
+use error::range_err;
+use records::{Cpu, Flow, FlowInfo, RxQueue, Thread};
+
+const EV_MIGRATE: u64 = 1;
+const EV_STEP: u64 = 2;
+const EV_TICK: u64 = 3;
+const EV_SOCK: u64 = 4;
+const EV_TX: u64 = 5;
+const EV_XDP: u64 = 6;
+const EV_CHANNELS: u64 = 7;
+const EV_TC: u64 = 8;
+
+/// A simulated host.
+#[derive(Clone, Debug)]
+pub struct Sim {
+    cfg: HostConfig,
+    now: Nanos,
+    rng: Rng,
+    toeplitz: ToeplitzTable,
+    soft_key: u64,
+    reta: Reta,
+    hash_fields: [HashFields; 4],
+    cpu_mask: u32,
+    queues: Vec<RxQueue>,
+    cpus: Vec<Cpu>,
+    /// The NUMA node of each CPU.
+    nodes: Vec<u16>,
+    rmap: Vec<u16>,
+    sock: Option<SockFlowTable>,
+    flows: Vec<Flow>,
+    /// `flows[i]`'s tuple, readers and sender.
+    info: Vec<FlowInfo>,
+    /// Flows that send, in flow order.
+    senders: Vec<u32>,
+    by_key: BTreeMap<FlowKey, u32>,
+    threads: Vec<Thread>,
+    ntuple: Vec<NtupleRule>,
+    arfs: Arfs,
+    next_service: Nanos,
+    xdp: Option<(XdpProgram, XdpCost)>,
+    /// The ingress qdisc's filter block (`tc qdisc add dev DEV ingress`), if any.
+    tc: Option<TcBlock>,
+    xps: Xps,
+    txq_packets: Vec<u64>,
+    /// The price of each stage's unit of work.
+    prices: Prices,
+    /// Time within the current tick of the flow being processed (ns from the tick's start).
+    elapsed: u64,
+    /// A tick in progress: its end, its flow count, the next flow to run.
+    partial: Option<(Nanos, u32, u32)>,
+    counters: Counters,
+    digest: Digest,
+}
+
+impl Sim {
+    /// A host built from `cfg` (validated), with no flows and no threads.
+    pub fn new(cfg: HostConfig) -> Result<Sim, SimError> {
+        cfg.validate()?;
+        let rng = Rng::new(cfg.seed);
+        let soft_key = rng.fork("flow_dissector").next_u64();
+        let reta = Reta::new_default(cfg.reta_size, u32::from(cfg.rx_queues)).map_err(SimError::Reta)?;
+        let rps_map: Vec<u16> = if cfg.rps_cpus.is_empty() {
+            Vec::new()
+        } else {
+            CpuSet::parse_list(&cfg.rps_cpus).map(|s| s.iter().collect()).unwrap_or_default()
+        };
+        let queues = (0..cfg.rx_queues)
+            .map(|q| RxQueue::new(q % cfg.cpus, rps_map.clone(), cfg.flow_cnt))
+            .collect();
+        let cpus = vec![Cpu::default(); usize::from(cfg.cpus)];
+        let mut sim = Sim {
+            now: Nanos::ZERO,
+            rng: rng.fork("sim"),
+            toeplitz: ToeplitzTable::new(&MS_VERIFICATION_KEY),
+            soft_key,
+            reta,
+            hash_fields: [HashFields::FOUR_TUPLE; 4],
+            cpu_mask: cpu_mask(cfg.cpus),
+            queues,
+            cpus,
+            nodes: (0..cfg.cpus).map(|c| cfg.node_of(c)).collect(),
+            rmap: Vec::new(),
+            sock: (cfg.sock_flow_entries > 0).then(|| SockFlowTable::new(cfg.sock_flow_entries)),
+            flows: Vec::new(),
+            info: Vec::new(),
+            senders: Vec::new(),
+            by_key: BTreeMap::new(),
+            threads: Vec::new(),
+            ntuple: Vec::new(),
+            arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
+            next_service: ICE_SERVICE_PERIOD,
+            xdp: None,
+            tc: None,
+            xps: tx::initial_xps(&cfg),
+            txq_packets: vec![0; usize::from(cfg.tx_queues)],
+            prices: Prices::new(&cfg.costs),
+            elapsed: 0,
+            partial: None,
+            counters: Counters::default(),
+            digest: Digest::default(),
+            cfg,
+        };
+        sim.rebuild_rmap();
+        Ok(sim)
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &HostConfig {
+        &self.cfg
+    }
+
+    /// Simulated time.
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+
+    /// Charges `units` of `stage`'s work (the unit its doc names) to `cpu`; the snapshot prices them.
+    fn charge(&mut self, cpu: u16, stage: Stage, units: u64) {
+        self.cpus[usize::from(cpu)].work.add(stage, units);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The tick loop streams through every flow: its per-tick part stays within a cache line.
+    #[test]
+    fn a_flow_fits_a_cache_line() {
+        assert!(core::mem::size_of::<super::Flow>() <= 64, "{}", core::mem::size_of::<super::Flow>());
+    }
+}

@@ -1,0 +1,271 @@
+//! The NIC's configuration: hashing (key, fields, the skb hash), the indirection table,
+//! ntuple rules, channels, the driver model and aRFS's CPU → queue map, and the NIC's choice of
+//! queue for a flow.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::arfs::Arfs;
+use crate::config::Driver;
+use crate::flow::{FlowKey, FlowType};
+use crate::rng::Rng;
+use crate::rps::NO_FILTER;
+use crate::rss::{hash_input, HashFields, Reta, RetaError};
+use crate::toeplitz::ToeplitzTable;
+
+use super::{range_err, tx, NtupleRule, QueueRule, RxQueue, Sim, SimError, EV_CHANNELS, EV_TC};
+
+impl Sim {
+    /// The CPU → nearest RX queue map of aRFS (lib/cpu_rmap.c): a queue's IRQ CPU has distance
+    /// 0 (later queues win ties); other CPUs take a queue of their NUMA node (distance 3), else
+    /// queue 0. SMT siblings and packages are not modelled.
+    pub(super) fn rebuild_rmap(&mut self) {
+        let n = usize::from(self.cfg.cpus);
+        let mut rmap = vec![u16::MAX; n];
+        for (q, rxq) in self.queues.iter().enumerate() {
+            rmap[usize::from(rxq.irq_cpu)] = q as u16;
+        }
+        for (c, slot) in rmap.iter_mut().enumerate() {
+            if *slot == u16::MAX {
+                let node = self.nodes[c];
+                *slot = self.queues.iter().rposition(|q| self.nodes[usize::from(q.irq_cpu)] == node).unwrap_or(0) as u16;
+            }
+        }
+        self.rmap = rmap;
+    }
+
+    /// The NIC's hash and `skb_get_hash` for a tuple (kernel-semantics §1.7): an L4 NIC hash is
+    /// kept; otherwise the stack computes its own. The kernel's software hash is SipHash of the
+    /// canonicalised tuple with a boot-random key; the sandbox uses a seeded 64-bit mix of the
+    /// same canonical tuple (same properties that matter here: direction-symmetric, never 0).
+    pub(super) fn hashes(&self, key: &FlowKey) -> (u32, u32) {
+        let fields = self.hash_fields[key.flow_type().index()];
+        let (input, len) = hash_input(key, fields);
+        let nic = self.toeplitz.hash(&input[..len]);
+        if fields.is_l4() && nic != 0 {
+            return (nic, nic);
+        }
+        let (a, b) = (ip_words(key.src()), ip_words(key.dst()));
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let (p, q) = (key.sport().min(key.dport()), key.sport().max(key.dport()));
+        let mut h = self.soft_key;
+        for w in [lo.0, lo.1, hi.0, hi.1, (u64::from(p) << 16) | u64::from(q), u64::from(key.proto().ip_proto())] {
+            h = Rng::new(h ^ w).next_u64();
+        }
+        let soft = (h >> 32) as u32;
+        (nic, if soft == 0 { 1 } else { soft })
+    }
+
+    pub(super) fn ntuple_queue(&self, key: &FlowKey) -> Option<u16> {
+        self.ntuple.iter().filter(|r| r.matches(key)).min_by_key(|r| r.loc).map(|r| r.queue)
+    }
+
+    pub(super) fn refresh_flows(&mut self) {
+        for i in 0..self.flows.len() {
+            let key = self.info[i].key;
+            let (nic, skb) = self.hashes(&key);
+            let nq = self.ntuple_queue(&key);
+            let f = &mut self.flows[i];
+            f.nic_hash = nic;
+            f.skb_hash = skb;
+            f.ntuple_queue = nq;
+        }
+    }
+
+    /// `ethtool -N DEV flow-type ... action Q [loc L]`; returns the location used.
+    pub fn add_ntuple(&mut self, mut rule: NtupleRule) -> Result<u32, SimError> {
+        if rule.queue >= self.cfg.rx_queues {
+            return Err(range_err("action", "an RX queue of this device"));
+        }
+        if !self.cfg.ntuple {
+            return Err(SimError::Invalid("ntuple filters are off (ethtool -K DEV ntuple on)".into()));
+        }
+        if rule.loc == u32::MAX {
+            // ethtool picks the highest free location (rmgr_find_empty_slot).
+            let free = (0..=1023u32).rev().find(|l| !self.ntuple.iter().any(|r| r.loc == *l));
+            rule.loc = free.ok_or_else(|| SimError::Invalid("rmgr: Cannot find appropriate slot to insert rule".into()))?;
+        } else if rule.loc > 1023 || self.ntuple.iter().any(|r| r.loc == rule.loc) {
+            return Err(range_err("loc", "a free location in 0..=1023"));
+        }
+        let loc = rule.loc;
+        self.ntuple.push(rule);
+        self.refresh_flows();
+        Ok(loc)
+    }
+
+    /// `ethtool -N DEV delete L`.
+    pub fn delete_ntuple(&mut self, loc: u32) -> Result<(), SimError> {
+        let i = self.ntuple.iter().position(|r| r.loc == loc).ok_or_else(|| SimError::Invalid(alloc::format!("no rule at location {loc}")))?;
+        self.ntuple.remove(i);
+        self.refresh_flows();
+        Ok(())
+    }
+
+    /// The ntuple rules, by location.
+    pub fn ntuple_rules(&self) -> Vec<NtupleRule> {
+        let mut r = self.ntuple.clone();
+        r.sort_by_key(|r| r.loc);
+        r
+    }
+
+    /// `ethtool -N DEV rx-flow-hash TYPE FIELDS`.
+    pub fn set_hash_fields(&mut self, ty: FlowType, fields: HashFields) -> Result<(), SimError> {
+        if !(fields.src_ip && fields.dst_ip) || fields.src_port != fields.dst_port {
+            return Err(range_err("rx-flow-hash", "sd or sdfn"));
+        }
+        self.hash_fields[ty.index()] = fields;
+        self.refresh_flows();
+        Ok(())
+    }
+
+    /// The fields hashed for a flow type.
+    pub fn hash_fields(&self, ty: FlowType) -> HashFields {
+        self.hash_fields[ty.index()]
+    }
+
+    /// `ethtool -X DEV hkey ...`: the RSS key (40 bytes).
+    pub fn set_rss_key(&mut self, key: &[u8]) -> Result<(), SimError> {
+        if key.len() != 40 {
+            return Err(range_err("hkey", "exactly 40 bytes"));
+        }
+        self.toeplitz = ToeplitzTable::new(key);
+        self.refresh_flows();
+        Ok(())
+    }
+
+    /// The RSS key.
+    pub fn rss_key(&self) -> &[u8] {
+        self.toeplitz.key()
+    }
+
+    /// Replaces the indirection table (`ethtool -X`).
+    pub fn set_reta(&mut self, reta: Reta) -> Result<(), SimError> {
+        if reta.size() != self.reta.size() {
+            return Err(range_err("indirection table", "the device's table size"));
+        }
+        if let Some(&q) = reta.entries().iter().find(|&&q| q >= self.cfg.rx_queues) {
+            return Err(SimError::Reta(RetaError::QueueOutOfRange { queue: u32::from(q), rings: u32::from(self.cfg.rx_queues) }));
+        }
+        self.reta = reta;
+        Ok(())
+    }
+
+    /// `ethtool -L DEV combined N`: N RX and N TX queues, IRQ of queue q on CPU q % cpus.
+    /// As `ethtool_set_channels` (net/ethtool/ioctl.c) does, a user-configured indirection
+    /// table that names a queue beyond the new count refuses the change; a default table is
+    /// re-filled for the new count (the driver's `ethtool_rxfh_indir_default`); "configured"
+    /// is the kernel's IFF_RXFH_CONFIGURED, set by `ethtool -X` and cleared by `-X default`.
+    /// Queue tables, RPS maps and XPS maps are rebuilt; aRFS and ATR filters are flushed (the
+    /// driver re-initialises its rings).
+    pub fn set_channels(&mut self, combined: u16) -> Result<(), SimError> {
+        if !(1..=crate::config::MAX_QUEUES).contains(&combined) {
+            return Err(range_err("combined", "1..=512"));
+        }
+        let size = self.reta.size();
+        let reta = if !self.reta.user_configured() {
+            Reta::new_default(size, u32::from(combined)).map_err(SimError::Reta)?
+        } else if let Some(&q) = self.reta.entries().iter().find(|&&q| q >= combined) {
+            return Err(SimError::Invalid(alloc::format!("the indirection table uses queue {q}: reset it first (ethtool -X eth0 default)")));
+        } else {
+            self.reta.clone()
+        };
+        if let Some(r) = self.ntuple.iter().find(|r| r.queue >= combined) {
+            // ethtool_set_channels refuses while a rule steers to a queue that would vanish.
+            return Err(SimError::Invalid(alloc::format!("ntuple rule {} sends to queue {}: delete it first", r.loc, r.queue)));
+        }
+        let rps_map = self.queues.first().map(|q| q.rps_map.clone()).unwrap_or_default();
+        let flow_cnt = self.cfg.flow_cnt;
+        self.cfg.rx_queues = combined;
+        self.cfg.tx_queues = combined;
+        self.reta = reta;
+        let ncpus = self.cfg.cpus;
+        self.queues = (0..combined)
+            .map(|q| RxQueue::new(q % ncpus, rps_map.clone(), flow_cnt))
+            .collect();
+        self.txq_packets = vec![0; usize::from(combined)];
+        self.xps = tx::initial_xps(&self.cfg);
+        self.flows.iter_mut().for_each(|f| f.atr_queue = None);
+        self.info.iter_mut().filter_map(|i| i.tx.as_mut()).for_each(tx::TxState::forget_queue);
+        self.rebuild_rmap();
+        self.set_driver(self.cfg.driver);
+        self.refresh_flows();
+        for f in 0..self.flows.len() {
+            self.flows[f].last_queue = self.rx_queue(f).0;
+        }
+        self.digest.event(&[EV_CHANNELS, self.now.0, u64::from(combined)]);
+        Ok(())
+    }
+
+    /// The indirection table.
+    pub fn reta(&self) -> &Reta {
+        &self.reta
+    }
+
+    /// Switches the driver model; filters of the old driver are gone.
+    pub fn set_driver(&mut self, driver: Driver) {
+        self.cfg.driver = driver;
+        // The sandbox's aRFS tallies run on across the switch, as every other counter does
+        // (a real NIC's `ethtool -S` would start from zero: it is another device).
+        let counters = core::mem::take(&mut self.arfs.counters);
+        let per_queue = core::mem::take(&mut self.arfs.per_queue);
+        self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
+        (self.arfs.counters, self.arfs.per_queue) = (counters, per_queue);
+        self.arfs.track_flows(self.flows.len());
+        // The old driver's filter ids mean nothing to the new one (a different NIC).
+        for q in &mut self.queues {
+            if let Some(t) = &mut q.table {
+                t.flows.iter_mut().for_each(|e| e.filter = NO_FILTER);
+            }
+        }
+        if let Some((p, _)) = self.xdp.take() {
+            self.set_xdp(Some(p));
+        }
+        if driver != Driver::Ixgbe {
+            self.flows.iter_mut().for_each(|f| f.atr_queue = None);
+        }
+        // The ingress block now sits on another NIC: its filters are played back to it.
+        if let Some(b) = &mut self.tc {
+            if b.reoffload(driver.tc_offload()) > 0 {
+                self.digest.event(&[EV_TC, self.now.0, u64::from(driver.tc_offload()), 0]);
+            }
+        }
+    }
+
+    /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter; any change
+    /// flushes ixgbe's ATR filters.
+    pub fn set_ntuple(&mut self, on: bool) {
+        if on != self.cfg.ntuple {
+            // ixgbe_set_features: switching Flow Director between ATR and perfect filters
+            // resets the device, and its ATR signature filters are gone.
+            self.flows.iter_mut().for_each(|f| f.atr_queue = None);
+        }
+        self.cfg.ntuple = on;
+        if !on {
+            self.ntuple.clear();
+            self.set_driver(self.cfg.driver);
+            self.refresh_flows();
+        }
+    }
+
+    /// The NIC's choice (kernel-semantics §0 step 1) and the rule that made it: exact filters
+    /// first (ntuple rules, then aRFS filters, then ixgbe ATR's), else `indir[hash & (size-1)]`.
+    pub(super) fn rx_queue(&self, f: usize) -> (u16, QueueRule) {
+        let flow = &self.flows[f];
+        match (flow.ntuple_queue, self.arfs.hw_queue(f), flow.atr_queue) {
+            (Some(q), _, _) => (q, QueueRule::Ntuple),
+            (None, Some(q), _) => (q, QueueRule::Arfs),
+            (None, None, Some(q)) => (q, QueueRule::Atr),
+            (None, None, None) => (self.reta.queue(flow.nic_hash), QueueRule::Rss),
+        }
+    }
+}
+
+fn ip_words(ip: core::net::IpAddr) -> (u64, u64) {
+    match ip {
+        core::net::IpAddr::V4(a) => (0, u64::from(u32::from(a))),
+        core::net::IpAddr::V6(a) => {
+            let v = u128::from(a);
+            ((v >> 64) as u64, v as u64)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The host's own records, private to the simulator: the per-flow line the tick loop streams
+//! through, threads, queues, CPUs, and the plans a packet's path is decided with.
+
+use alloc::vec::Vec;
+
+use crate::arfs::{Decision, SteerRequest};
+use crate::backlog::Backlog;
+use crate::cpuset::CpuSet;
+use crate::flow::FlowKey;
+use crate::ledger::Work;
+use crate::metrics::{CpuStats, QueueStats};
+use crate::rps::DevFlowTable;
+use crate::time::Nanos;
+
+use super::{tx, DropPoint};
+
+/// What the tick loop reads and writes for every flow, in one cache line. The loop streams
+/// through all of them every tick while it looks up `rps_sock_flow_table` and the queues'
+/// flow tables at random; what it rarely needs lives in [`FlowInfo`], so that the tables stay
+/// in the cache (a flow was 176 bytes when it held everything).
+#[derive(Clone, Debug)]
+pub(super) struct Flow {
+    /// Hash the NIC computed (Toeplitz over the configured fields).
+    pub(super) nic_hash: u32,
+    /// `skb_get_hash`: the NIC hash when it covered the ports, else the software hash.
+    pub(super) skb_hash: u32,
+    pub(super) rate_pps: u64,
+    pub(super) since: Nanos,
+    pub(super) sent: u64,
+    pub(super) bytes: u32,
+    /// Threads reading the socket: how many, and the first (`u32::MAX` when none); the others
+    /// are in [`FlowInfo::readers`].
+    pub(super) readers: u32,
+    pub(super) first_reader: u32,
+    /// Reader of the current tick (index into `threads`), `u32::MAX` when none.
+    pub(super) reader: u32,
+    pub(super) ntuple_queue: Option<u16>,
+    /// ixgbe ATR's signature filter for this flow's receive direction.
+    pub(super) atr_queue: Option<u16>,
+    pub(super) last_queue: u16,
+    pub(super) last_cpu: u16,
+    /// Where its last packet was dropped, if it was.
+    pub(super) last_drop: Option<DropPoint>,
+    /// A UDP flow (ice expires its filters after a fixed time).
+    pub(super) udp: bool,
+}
+
+/// The parts of a flow the tick loop rarely reads: its tuple (tc, UDP expiry, views), every
+/// reader, and its sender.
+#[derive(Clone, Debug)]
+pub(super) struct FlowInfo {
+    pub(super) key: FlowKey,
+    pub(super) readers: Vec<u32>,
+    pub(super) tx: Option<tx::TxState>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Thread {
+    pub(super) cpu: u16,
+    pub(super) allowed: CpuSet,
+    pub(super) every: Nanos,
+    pub(super) next_migration: Nanos,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct RxQueue {
+    pub(super) irq_cpu: u16,
+    pub(super) rps_map: Vec<u16>,
+    pub(super) table: Option<DevFlowTable>,
+    /// Packets the ring and its NAPI poll still take this tick.
+    pub(super) budget: u64,
+    pub(super) stats: QueueStats,
+}
+
+impl RxQueue {
+    /// A queue with its IRQ on `irq_cpu`, an `rps_cpus` map and a flow table of `flow_cnt`
+    /// entries (none when 0); its counters start at zero.
+    pub(super) fn new(irq_cpu: u16, rps_map: Vec<u16>, flow_cnt: u32) -> RxQueue {
+        RxQueue { irq_cpu, rps_map, table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)), budget: 0, stats: QueueStats::default() }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Cpu {
+    /// `ndo_rx_flow_steer` calls from this CPU this tick (mlx5 lock contention).
+    pub(super) arfs_calls: u64,
+    /// Its RPS backlog (`softnet_data`).
+    pub(super) backlog: Backlog,
+    /// Packets, drops and IPIs (the user, sys and softirq times are priced from `work`).
+    pub(super) stats: CpuStats,
+    /// The work charged to it, per stage.
+    pub(super) work: Work,
+}
+
+/// One step's path, used to decide whether the following packets repeat it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fate {
+    RingDrop,
+    /// Dropped by an offloaded tc filter in the NIC.
+    TcHwDrop,
+    /// Dropped by a tc filter in software on the processing CPU.
+    TcDrop { queue: u16, cpu: u16 },
+    /// XDP_DROP / XDP_ABORTED.
+    XdpDrop { queue: u16 },
+    /// XDP_TX / XDP_REDIRECT: the packet leaves through the device (counted delivered).
+    XdpOut { queue: u16 },
+    BacklogDrop { queue: u16, cpu: u16 },
+    Inline { queue: u16 },
+    Backlog { queue: u16, cpu: u16 },
+}
+
+impl Fate {
+    pub(super) fn drop_point(self) -> Option<DropPoint> {
+        match self {
+            Fate::RingDrop => Some(DropPoint::Ring),
+            Fate::TcHwDrop => Some(DropPoint::Nic),
+            Fate::TcDrop { .. } => Some(DropPoint::Tc),
+            Fate::XdpDrop { .. } => Some(DropPoint::Xdp),
+            Fate::BacklogDrop { .. } => Some(DropPoint::Backlog),
+            Fate::XdpOut { .. } | Fate::Inline { .. } | Fate::Backlog { .. } => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Step {
+    pub(super) fate: Fate,
+    /// State other than counters, tails and stamps changed: the next packet may differ.
+    pub(super) structural: bool,
+}
+
+/// `get_rps_cpu`'s decision for the next packet, taken before anything changes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RpsChoice {
+    /// The CPU whose backlog gets the packet (`None`: processed inline on the IRQ CPU).
+    pub(super) cpu: Option<u16>,
+    /// The flow entry stamped with the backlog's tail: (queue, slot).
+    pub(super) stamp: Option<(u16, u32)>,
+    /// `set_rps_cpu` runs: the reader's CPU and the entry `get_rps_cpu` found, (queue, slot).
+    /// [`Sim::plan_set_rps_cpu`] plans it; a packet that does not switch carries no plan.
+    pub(super) switch: Option<(u16, (u16, u32))>,
+}
+
+impl RpsChoice {
+    /// Processed on the IRQ CPU, nothing stamped, nothing switched.
+    pub(super) const INLINE: RpsChoice = RpsChoice { cpu: None, stamp: None, switch: None };
+}
+
+/// What `set_rps_cpu` will do ([`Sim::plan_set_rps_cpu`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Switch {
+    /// The entry `get_rps_cpu` found: (queue, slot).
+    pub(super) from: (u16, u32),
+    /// The reader's CPU, where the flow moves.
+    pub(super) next_cpu: u16,
+    /// `ndo_rx_flow_steer` is called (aRFS on, another queue, not refused by 6.18's check):
+    /// the request (for one packet) and the driver's decision.
+    pub(super) call: Option<(SteerRequest, Decision)>,
+    /// The entry that represents the flow afterwards.
+    pub(super) loc: (u16, u32),
+    /// State other than counters and stamps changes: the next packet may take another path.
+    pub(super) structural: bool,
+}
+
+pub(super) fn fate_word(f: Fate) -> u64 {
+    match f {
+        Fate::RingDrop => 1,
+        Fate::BacklogDrop { queue, cpu } => 2 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+        Fate::Inline { queue } => 3 | u64::from(queue) << 8,
+        Fate::Backlog { queue, cpu } => 4 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+        Fate::XdpDrop { queue } => 5 | u64::from(queue) << 8,
+        Fate::XdpOut { queue } => 6 | u64::from(queue) << 8,
+        Fate::TcHwDrop => 7,
+        Fate::TcDrop { queue, cpu } => 8 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+    }
+}

@@ -1,0 +1,162 @@
+//! RPS and RFS on the packet's path: `get_rps_cpu` and `set_rps_cpu` (net/core/dev.c), with
+//! aRFS's `ndo_rx_flow_steer` call, and the backlog head they read.
+
+use crate::arfs::SteerRequest;
+use crate::ledger::Stage;
+use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, NO_FILTER};
+use crate::time::Nanos;
+
+use super::records::{RpsChoice, Switch};
+use super::Sim;
+
+impl Sim {
+    /// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4), decided before anything changes:
+    /// the CPU whose backlog gets the packet, the flow entry to stamp, and whether
+    /// `set_rps_cpu` runs (planned by [`Sim::plan_set_rps_cpu`], applied by [`Sim::apply_rps`]). Only `head_now` moves, and it only
+    /// dequeues what the time already processed.
+    pub(super) fn get_rps_cpu(&mut self, q: u16, f: usize) -> RpsChoice {
+        let hash = self.flows[f].skb_hash;
+        let ncpus = self.cfg.cpus;
+        let rxq = &self.queues[usize::from(q)];
+        if (rxq.table.is_none() && rxq.rps_map.is_empty()) || hash == 0 {
+            return RpsChoice::INLINE;
+        }
+        // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
+        let plain = |map: &[u16]| (!map.is_empty()).then(|| map[reciprocal_scale(hash, map.len() as u32) as usize]);
+        let owner = match (&rxq.table, &self.sock) {
+            (Some(ft), Some(sock)) => {
+                let ident = sock.ents[sock.index(hash)];
+                ((ident ^ hash) & !self.cpu_mask == 0).then(|| {
+                    let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
+                    ((ident & self.cpu_mask) as u16, slot, ft.flows[slot as usize])
+                })
+            }
+            _ => None,
+        };
+        let Some((next_cpu, slot, rflow)) = owner else {
+            return RpsChoice { cpu: plain(&rxq.rps_map), ..RpsChoice::INLINE };
+        };
+        // The in-order rule: move only once the old CPU has dequeued every packet this flow
+        // enqueued there (head has passed last_qtail), or the old CPU is unset.
+        let tcpu = rflow.cpu;
+        let switch = tcpu != next_cpu && (tcpu >= ncpus || self.head_now(tcpu).wrapping_sub(rflow.last_qtail) as i32 >= 0);
+        let (tcpu, switch) = if switch { (next_cpu, Some((next_cpu, (q, slot)))) } else { (tcpu, None) };
+        if tcpu < ncpus {
+            return RpsChoice { cpu: Some(tcpu), stamp: Some((q, slot)), switch };
+        }
+        RpsChoice { cpu: plain(&self.queues[usize::from(q)].rps_map), stamp: None, switch }
+    }
+
+    /// Carries out `get_rps_cpu`'s choice for `m` packets: `set_rps_cpu` if it switches, whose
+    /// entry is then the one stamped. Returns the target CPU, the entry to stamp, and whether
+    /// state other than counters changed.
+    pub(super) fn apply_rps(&mut self, m: u64, choice: RpsChoice, plan: Option<Switch>) -> (Option<u16>, Option<(u16, u32)>, bool) {
+        let Some(plan) = plan else { return (choice.cpu, choice.stamp, false) };
+        let loc = self.set_rps_cpu(plan, m);
+        (choice.cpu, choice.stamp.map(|_| loc), plan.structural)
+    }
+
+    /// `rps_flow_is_active` (6.18): the entry's CPU dequeued less than the window since its
+    /// last enqueue.
+    pub(super) fn flow_is_active(&mut self, e: &DevFlow, log: u32) -> bool {
+        usize::from(e.cpu) < self.cpus.len() && (self.head_now(e.cpu).wrapping_sub(e.last_qtail) as i32) < active_window(self.cfg.kernel, log)
+    }
+
+    /// The stack's per-packet time in a backlog (`process_backlog`), at least 1 ns.
+    pub(super) fn backlog_ns(&self) -> u64 {
+        self.cfg.costs.stack_rx_ns.max(1)
+    }
+
+    /// `input_queue_head` of `cpu` at the current time within the tick: the runs whose
+    /// processing has ended are dequeued (`process_backlog`) and delivered.
+    pub(super) fn head_now(&mut self, cpu: u16) -> u32 {
+        let (now, each) = (self.elapsed, self.backlog_ns());
+        let (head, dequeued) = self.cpus[usize::from(cpu)].backlog.head_at(now, each);
+        self.counters.delivered += dequeued;
+        head
+    }
+
+    /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5), planned before anything
+    /// changes: with aRFS, the driver is asked to steer the flow to the queue nearest
+    /// `next_cpu` (its answer decided, [`Arfs::decide`]), and the entry that will represent the flow is the
+    /// target queue's after a successful steer. [`Sim::set_rps_cpu`] carries the plan out.
+    // Out of line, like `set_rps_cpu`: inlined into `steer`, they cost the steady path more
+    // instructions (measured with cachegrind) than the call costs a switch.
+    #[inline(never)]
+    pub(super) fn plan_set_rps_cpu(&mut self, from: (u16, u32), next_cpu: u16, f: usize) -> Switch {
+        let kernel = self.cfg.kernel;
+        let hash = self.flows[f].skb_hash;
+        let q = from.0;
+        let mut plan = Switch { from, next_cpu, call: None, loc: from, structural: false };
+        if usize::from(next_cpu) < self.cpus.len() {
+            let rxq_index = self.rmap[usize::from(next_cpu)];
+            let arfs_on = self.cfg.ntuple && self.arfs.supported();
+            if let (true, true, Some(t)) = (arfs_on, rxq_index != q, self.queues[usize::from(rxq_index)].table.as_ref()) {
+                let flow_id = rfs_slot(kernel, hash, t.log);
+                let (tmp, log) = (t.flows[flow_id as usize], t.log);
+                // 6.18: do not overwrite a slot another live flow owns, nor re-steer in place.
+                let skip = kernel.active_flow_check()
+                    && tmp.filter != NO_FILTER
+                    && self.flow_is_active(&tmp, log)
+                    && (hash != tmp.hash || next_cpu == tmp.cpu);
+                if !skip {
+                    let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp: self.flows[f].udp, calls: 1 };
+                    let decision = self.arfs.decide(&req);
+                    plan.structural |= decision.changes_state();
+                    if let Some(rc) = decision.answer.filter() {
+                        // The old entry lets go of the filter; the target entry takes it.
+                        plan.structural |= self.entry(from).filter == rc;
+                        let new_hash = if kernel.active_flow_check() { hash } else { tmp.hash };
+                        plan.structural |= tmp.filter != rc || tmp.hash != new_hash;
+                        plan.loc = (rxq_index, flow_id);
+                    }
+                    plan.call = Some((req, decision));
+                }
+            }
+            // 6.18: the target entry's stamp now feeds `rps_flow_is_active` in the next call,
+            // so the next packet may take another path.
+            plan.structural |= kernel.active_flow_check() && plan.loc != from;
+        }
+        plan.structural |= self.entry(plan.loc).cpu != next_cpu;
+        plan
+    }
+
+    /// Carries out a [`Sim::plan_set_rps_cpu`] plan for `m` packets; returns the entry that now
+    /// represents the flow.
+    #[inline(never)]
+    pub(super) fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> (u16, u32) {
+        let (from, loc, next_cpu) = (plan.from, plan.loc, plan.next_cpu);
+        self.counters.cpu_switches += m;
+        if let Some((req, decision)) = plan.call {
+            let irq = self.queues[usize::from(from.0)].irq_cpu;
+            self.counters.arfs_calls += m;
+            self.cpus[usize::from(irq)].arfs_calls += m;
+            self.charge(irq, Stage::ArfsSteer, m);
+            // Nothing the driver reads changed since the plan.
+            let (result, changed) = self.arfs.carry_out(SteerRequest { calls: m, ..req }, decision);
+            if changed {
+                let delay = Nanos(self.cfg.costs.ice_service_delay_ns);
+                self.arfs.ice_schedule(Nanos(self.now.0 + self.elapsed), delay);
+            }
+            if let Some(rc) = result.filter() {
+                let old = self.entry_mut(from);
+                if old.filter == rc {
+                    old.filter = NO_FILTER;
+                }
+                let active_check = self.cfg.kernel.active_flow_check();
+                let e = self.entry_mut(loc);
+                e.filter = rc;
+                if active_check {
+                    e.hash = req.hash;
+                }
+            }
+        }
+        let head = (usize::from(next_cpu) < self.cpus.len()).then(|| self.head_now(next_cpu));
+        let e = self.entry_mut(loc);
+        if let Some(head) = head {
+            e.last_qtail = head;
+        }
+        e.cpu = next_cpu;
+        loc
+    }
+}

@@ -1,0 +1,98 @@
+//! RPS and RFS settings: `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the kernel
+//! generation and the record policy.
+
+use crate::config::{Kernel, Mode, RecordPolicy};
+use crate::cpuset::CpuSet;
+use crate::rps::{DevFlowTable, SockFlowTable};
+
+use super::{range_err, Sim, SimError};
+
+impl Sim {
+    /// The flow table of RX queue `q` (`rps_flow_cnt` entries), if RFS is on there.
+    pub fn dev_flow_table(&self, q: u16) -> Option<&DevFlowTable> {
+        self.queues.get(usize::from(q))?.table.as_ref()
+    }
+
+    /// The global `rps_sock_flow_table`, if RFS is on.
+    pub fn sock_flow_table(&self) -> Option<&SockFlowTable> {
+        self.sock.as_ref()
+    }
+
+    /// `echo N > /sys/class/net/DEV/queues/rx-Q/rps_flow_cnt` (queue `None` = every queue).
+    pub fn set_flow_cnt(&mut self, queue: Option<u16>, count: u32) -> Result<(), SimError> {
+        if count > crate::rps::MAX_FLOW_CNT {
+            return Err(range_err("rps_flow_cnt", "0..=65536"));
+        }
+        let qs = self.queue_range(queue)?;
+        for q in qs {
+            self.queues[q].table = (count > 0).then(|| DevFlowTable::new(count));
+        }
+        if queue.is_none() {
+            self.cfg.flow_cnt = count;
+        }
+        Ok(())
+    }
+
+    /// `rps_flow_cnt` of a queue (0 when off).
+    pub fn flow_cnt(&self, queue: u16) -> u32 {
+        self.queues.get(usize::from(queue)).and_then(|q| q.table.as_ref()).map_or(0, DevFlowTable::size)
+    }
+
+    /// `echo MASK > .../rx-Q/rps_cpus` (queue `None` = every queue); empty = RPS off.
+    pub fn set_rps_cpus(&mut self, queue: Option<u16>, cpus: CpuSet) -> Result<(), SimError> {
+        if cpus.end() > self.cfg.cpus {
+            return Err(range_err("rps_cpus", "CPUs of this host"));
+        }
+        for q in self.queue_range(queue)? {
+            self.queues[q].rps_map = cpus.iter().collect();
+        }
+        Ok(())
+    }
+
+    /// `rps_cpus` of a queue.
+    pub fn rps_cpus(&self, queue: u16) -> CpuSet {
+        let mut s = CpuSet::EMPTY;
+        if let Some(q) = self.queues.get(usize::from(queue)) {
+            q.rps_map.iter().for_each(|&c| s.insert(c));
+        }
+        s
+    }
+
+    pub(super) fn queue_range(&self, queue: Option<u16>) -> Result<core::ops::Range<usize>, SimError> {
+        match queue {
+            None => Ok(0..self.queues.len()),
+            Some(q) if q < self.cfg.rx_queues => Ok(usize::from(q)..usize::from(q) + 1),
+            Some(_) => Err(range_err("queue", "an RX queue of this device")),
+        }
+    }
+
+    /// `sysctl -w net.core.rps_sock_flow_entries=N`: every write resets the table.
+    pub fn set_sock_flow_entries(&mut self, n: u32) -> Result<(), SimError> {
+        if n > crate::rps::MAX_SOCK_FLOW_ENTRIES {
+            return Err(range_err("net.core.rps_sock_flow_entries", "0..=4194304 in the sandbox (kernel: 2^29)"));
+        }
+        self.sock = (n > 0).then(|| SockFlowTable::new(n));
+        self.cfg.sock_flow_entries = n;
+        Ok(())
+    }
+
+    /// `rps_sock_flow_entries` in force (rounded), 0 when off.
+    pub fn sock_flow_entries(&self) -> u32 {
+        self.sock.as_ref().map_or(0, |s| s.mask + 1)
+    }
+
+    /// Selects the kernel generation's rules.
+    pub fn set_kernel(&mut self, kernel: Kernel) {
+        self.cfg.kernel = kernel;
+    }
+
+    /// Selects the RFS record policy.
+    pub fn set_record(&mut self, record: RecordPolicy) {
+        self.cfg.record = record;
+    }
+
+    /// Switches packet/aggregate mode (results are the same; only speed differs).
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.cfg.mode = mode;
+    }
+}

@@ -1,0 +1,237 @@
+//! The tick: time advances in ticks of `tick_ns`. In a tick: timers (thread migrations, the ice
+//! service task), the sockets' sends (tx.rs), then every flow's packets of the tick in flow
+//! order (receive.rs), its reader's read (`sock_rps_record_flow`) in the middle of them, then
+//! every backlog is drained (`process_backlog`) and mlx5's work runs.
+//! Simplification: a flow's packets of one tick arrive together, at the flow's place in the
+//! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
+//! at the stack's per-packet cost, so `input_queue_head` advances as simulated time passes within
+//! the tick and the in-order test of `get_rps_cpu` sees what is really still queued; every
+//! backlog is empty at the end of the tick. Ring and backlog capacities are per tick.
+
+use crate::arfs::{ExpiryOracle, ICE_SERVICE_PERIOD};
+use crate::config::{Driver, Kernel};
+use crate::ledger::Stage;
+use crate::rps::active_window;
+use crate::time::Nanos;
+use crate::xdp::XdpAction;
+
+use super::{Cpu, RxQueue, Sim, EV_MIGRATE, EV_TICK};
+
+/// The stack's view used by drivers for `rps_may_expire_flow`.
+struct ExpiryView<'a> {
+    kernel: Kernel,
+    queues: &'a [RxQueue],
+    cpus: &'a [Cpu],
+}
+
+impl ExpiryOracle for ExpiryView<'_> {
+    /// `rps_may_expire_flow` (net/core/dev.c): keep only if the slot still holds this filter
+    /// and its CPU has dequeued fewer than the activity window since the flow's last enqueue.
+    fn may_expire(&self, rxq: u16, flow_id: u32, filter_id: u16) -> bool {
+        let Some(t) = self.queues.get(usize::from(rxq)).and_then(|q| q.table.as_ref()) else { return true };
+        let Some(r) = t.flows.get(flow_id as usize) else { return true };
+        if r.filter != filter_id || usize::from(r.cpu) >= self.cpus.len() {
+            return true;
+        }
+        let since = self.cpus[usize::from(r.cpu)].backlog.head().wrapping_sub(r.last_qtail) as i32;
+        since >= active_window(self.kernel, t.log)
+    }
+}
+
+impl Sim {
+    /// Runs whole ticks until `until` (rounded down to a tick boundary).
+    pub fn advance_to(&mut self, until: Nanos) {
+        self.finish_tick();
+        while self.now.0.saturating_add(self.cfg.tick_ns) <= until.0 {
+            self.tick();
+        }
+    }
+
+    /// Runs `n` ticks.
+    pub fn run_ticks(&mut self, n: u64) {
+        self.finish_tick();
+        for _ in 0..n {
+            self.tick();
+        }
+    }
+
+    /// One tick of `tick_ns`.
+    pub fn tick(&mut self) {
+        while !self.tick_part(u32::MAX) {}
+    }
+
+    /// Finishes a tick that [`Sim::tick_part`] left in progress (a no-op between ticks).
+    /// Commands are applied between ticks: callers that split ticks finish them first.
+    pub fn finish_tick(&mut self) {
+        if self.partial.is_some() {
+            self.tick();
+        }
+    }
+
+    /// Whether a tick is in progress.
+    pub fn in_tick(&self) -> bool {
+        self.partial.is_some()
+    }
+
+    /// Runs part of a tick: its start if none is in progress, then up to `max_flows` flows,
+    /// then its end once every flow ran. Returns true when the tick completed. Splitting a
+    /// tick never changes results (the flows run in the same order at the same instants); the
+    /// page uses it to keep frames short with 16,384 flows.
+    pub fn tick_part(&mut self, max_flows: u32) -> bool {
+        let (t1, n, first) = match self.partial {
+            Some(p) => p,
+            None => {
+                let t1 = self.begin_tick();
+                (t1, self.flows.len() as u32, 0)
+            }
+        };
+        let last = first.saturating_add(max_flows).min(n);
+        // Flows arrive spread over the tick, in flow order: flow f at tick_ns * f / n, stepped
+        // without a division per flow. tick_ns <= 1e9 and f < 1e6: the products fit in u64.
+        let (tick, count) = (self.cfg.tick_ns, u64::from(n.max(1)));
+        let (mut at, mut frac) = (tick * u64::from(first) / count, tick * u64::from(first) % count);
+        for f in first..last {
+            self.elapsed = at;
+            self.service_task_due();
+            self.run_flow(f as usize, t1);
+            (at, frac) = (at + tick / count, frac + tick % count);
+            if frac >= count {
+                (at, frac) = (at + 1, frac - count);
+            }
+        }
+        if last < n {
+            self.partial = Some((t1, n, last));
+            return false;
+        }
+        self.elapsed = self.cfg.tick_ns;
+        self.service_task_due();
+        self.partial = None;
+        self.end_tick(t1);
+        true
+    }
+
+    /// The start of a tick: timers, transmissions, capacities. Returns the tick's end.
+    pub(super) fn begin_tick(&mut self) -> Nanos {
+        let t0 = self.now;
+        let t1 = Nanos(t0.0 + self.cfg.tick_ns);
+        self.timers(t0);
+        // The sockets' sends of the tick come first, so that an ATR filter they program
+        // steers this tick's replies.
+        self.transmit(t1);
+        let costs = self.cfg.costs;
+        // What the queue's NAPI poll can take in a tick: the ring plus what its CPU processes
+        // meanwhile, at the per-packet cost of the path (an XDP verdict ends the path early).
+        let per_pkt_ps = match &self.xdp {
+            Some((p, c)) if p.action != XdpAction::Pass => costs.driver_rx_ps + c.kfunc_ps,
+            Some((_, c)) => costs.driver_rx_ps + c.kfunc_ps + costs.stack_rx_ns * 1000,
+            None => costs.driver_rx_ps + costs.stack_rx_ns * 1000,
+        };
+        let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns * 1000 / per_pkt_ps.max(1);
+        for q in &mut self.queues {
+            q.budget = ring_budget;
+        }
+        let backlog_budget = u64::from(self.cfg.netdev_max_backlog) + self.cfg.tick_ns / costs.stack_rx_ns.max(1);
+        for c in &mut self.cpus {
+            c.backlog.set_room(backlog_budget);
+        }
+        t1
+    }
+
+    /// The end of a tick: backlogs drain, mlx5 works, time moves, the digest records it.
+    pub(super) fn end_tick(&mut self, t1: Nanos) {
+        self.end_of_tick();
+        self.now = t1;
+        let c = &self.counters;
+        // Where the packets went, per queue and per CPU, folded into two words.
+        let mix = |h: u64, (i, n): (usize, u64)| (h.rotate_left(7) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15 ^ i as u64);
+        let qmix = self.queues.iter().map(|q| q.stats.packets.wrapping_add(q.stats.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        let cmix = self.cpus.iter().map(|c| c.stats.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
+        self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, qmix, cmix]);
+    }
+
+    /// Thread migrations and the ice service task due at the start of the tick.
+    pub(super) fn timers(&mut self, now: Nanos) {
+        for tid in 0..self.threads.len() {
+            let t = &self.threads[tid];
+            if t.next_migration > now {
+                continue;
+            }
+            let cpu = t.allowed.nth(self.rng.below(t.allowed.len())).unwrap_or(t.cpu);
+            let every = t.every;
+            self.threads[tid].next_migration = t.next_migration.saturating_add(every);
+            if cpu != self.threads[tid].cpu {
+                self.threads[tid].cpu = cpu;
+                self.counters.migrations += 1;
+                self.digest.event(&[EV_MIGRATE, now.0, tid as u64, u64::from(cpu)]);
+            }
+        }
+        let ice = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch);
+        let timer = now >= self.next_service;
+        if timer {
+            self.next_service = self.next_service.saturating_add(ICE_SERVICE_PERIOD);
+        }
+        // The service task runs on its 1 s timer and whenever ice_rx_flow_steer scheduled it
+        // (ice_service_task_schedule). The programming of a scheduled run happens at once
+        // (Arfs::ice_program_scheduled); simplification: its expiry scan is coalesced into one
+        // pass at the start of the next tick.
+        if ice && (timer || self.arfs.service_scheduled) {
+            let writes = self.arfs.counters.hw_writes;
+            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
+            self.arfs.ice_service(now, &view);
+            self.charge_service(writes);
+        }
+    }
+
+    /// ice: a service task run scheduled by `ice_rx_flow_steer` whose time has come programs
+    /// the pending filters.
+    pub(super) fn service_task_due(&mut self) {
+        let now = Nanos(self.now.0 + self.elapsed);
+        if self.arfs.service_due.is_some_and(|due| due <= now) {
+            let writes = self.arfs.counters.hw_writes;
+            self.arfs.ice_program_pending(now);
+            self.charge_service(writes);
+        }
+    }
+
+    /// The service task / work runs in a kworker: charged as system time on CPU 0.
+    pub(super) fn charge_service(&mut self, writes_before: u64) {
+        self.charge(0, Stage::ArfsHw, self.arfs.counters.hw_writes - writes_before);
+    }
+
+    /// Backlogs drained, mlx5's work runs.
+    pub(super) fn end_of_tick(&mut self) {
+        // process_backlog: input_queue_head advances by what was processed.
+        for c in &mut self.cpus {
+            self.counters.delivered += c.backlog.drain();
+        }
+        if self.cfg.driver == Driver::Mlx5 {
+            self.mlx5_lock();
+            let writes = self.arfs.counters.hw_writes;
+            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
+            self.arfs.mlx5_work(&view);
+            self.charge_service(writes);
+        }
+    }
+
+    /// mlx5's `arfs_lock`: every `mlx5e_rx_flow_steer` holds it for `mlx5_lock_hold_ns`. The
+    /// calls of a tick queue behind each other; the mean wait per call is the M/D/1 queue's
+    /// `W = ρ·S / (2(1-ρ))` with `ρ = calls·S / tick` (capped at ρ = 0.95), charged as
+    /// softirq time spinning on the CPU that called.
+    pub(super) fn mlx5_lock(&mut self) {
+        let hold = self.cfg.costs.mlx5_lock_hold_ns;
+        let calls: u64 = self.cpus.iter().map(|c| c.arfs_calls).sum();
+        if calls == 0 {
+            return;
+        }
+        let tick = u128::from(self.cfg.tick_ns);
+        let busy = (u128::from(calls) * u128::from(hold)).min(tick * 95 / 100);
+        let wait = (u128::from(hold) * busy / (2 * (tick - busy))) as u64;
+        for c in 0..self.cpus.len() {
+            let n = core::mem::take(&mut self.cpus[c].arfs_calls);
+            if n > 0 {
+                self.counters.arfs_lock_wait_ns += n * wait;
+                self.charge(c as u16, Stage::ArfsLock, n * (hold + wait));
+            }
+        }
+    }
+}

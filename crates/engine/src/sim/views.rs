@@ -1,0 +1,116 @@
+//! What the page and the CLI read: the snapshot and per-flow, per-queue views.
+
+use alloc::vec::Vec;
+
+use crate::arfs::FilterView;
+use crate::cpuset::CpuSet;
+use crate::flow::FlowKey;
+use crate::ledger::{Class, Ledger};
+use crate::metrics::{Counters, CpuStats};
+use crate::rps::NO_CPU;
+
+use super::{FlowView, Sim, Snapshot};
+
+impl Sim {
+    /// Totals and per-queue / per-CPU figures now.
+    pub fn snapshot(&self) -> Snapshot {
+        // Each CPU's work priced once: its accounts, and its share of the run's ledger.
+        let mut ledger = Ledger::default();
+        let cpus = self
+            .cpus
+            .iter()
+            .map(|c| {
+                let own = self.prices.ledger([&c.work]);
+                own.iter().for_each(|(stage, ns)| ledger.book(stage, ns));
+                CpuStats { user_ns: own.class_total(Class::User), sys_ns: own.class_total(Class::Sys), softirq_ns: own.class_total(Class::Softirq), ..c.stats }
+            })
+            .collect();
+        let counters = Counters {
+            user_ns: ledger.class_total(Class::User),
+            sys_ns: ledger.class_total(Class::Sys),
+            softirq_ns: ledger.class_total(Class::Softirq),
+            ..self.counters
+        };
+        Snapshot {
+            now: self.now,
+            counters,
+            in_flight: self.cpus.iter().map(|c| c.backlog.in_flight()).sum(),
+            arfs: self.arfs.counters,
+            arfs_active: self.arfs.active(),
+            queues: self.queues.iter().map(|q| q.stats).collect(),
+            cpus,
+            txq: self.txq_packets.clone(),
+            ledger,
+            xdp_ps: self.xdp.as_ref().map(|(_, c)| self.cfg.costs.driver_rx_ps + c.kfunc_ps),
+            flows: self.flows.len() as u32,
+            digest: self.digest,
+        }
+    }
+
+    /// Number of flows.
+    pub fn flow_count(&self) -> u32 {
+        self.flows.len() as u32
+    }
+
+    /// Number of threads.
+    pub fn thread_count(&self) -> u32 {
+        self.threads.len() as u32
+    }
+
+    /// A thread's CPU and cpuset.
+    pub fn thread(&self, tid: u32) -> Option<(u16, CpuSet)> {
+        self.threads.get(tid as usize).map(|t| (t.cpu, t.allowed))
+    }
+
+    /// A flow's tuple.
+    pub fn flow_key(&self, f: u32) -> Option<FlowKey> {
+        self.info.get(f as usize).map(|i| i.key)
+    }
+
+    /// Where flow `f` goes now.
+    pub fn flow_view(&self, f: u32) -> Option<FlowView> {
+        let fl = self.flows.get(f as usize)?;
+        let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);
+        let (_, rule) = self.rx_queue(f as usize);
+        let reader_queue = self.rmap.get(usize::from(reader_cpu)).copied().unwrap_or(u16::MAX);
+        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, reader_queue, hash: fl.nic_hash, rule, packets: fl.sent, dropped: fl.last_drop })
+    }
+
+    /// Packets each flow has offered so far, in flow order (cheaper than a view per flow:
+    /// the page samples it to draw rates per queue and CPU).
+    pub fn flows_sent(&self) -> impl Iterator<Item = u64> + '_ {
+        self.flows.iter().map(|f| f.sent)
+    }
+
+    /// The queue the NIC would pick for flow `f` now.
+    pub fn flow_queue_now(&self, f: u32) -> Option<u16> {
+        (f < self.flow_count()).then(|| self.rx_queue(f as usize).0)
+    }
+
+    /// aRFS adds, re-points and expiries per RX queue since the start (index = queue; queues
+    /// without any are absent at the end).
+    pub fn arfs_per_queue(&self) -> &[crate::arfs::QueueTally] {
+        &self.arfs.per_queue
+    }
+
+    /// The live aRFS filters, with the flows they match.
+    pub fn arfs_filters(&self) -> Vec<FilterView> {
+        self.arfs.filters()
+    }
+
+    /// IRQ CPU of an RX queue.
+    pub fn irq_cpu(&self, q: u16) -> Option<u16> {
+        self.queues.get(usize::from(q)).map(|r| r.irq_cpu)
+    }
+
+    /// NUMA node of a CPU.
+    pub fn node_of(&self, cpu: u16) -> u16 {
+        self.nodes.get(usize::from(cpu)).copied().unwrap_or(0)
+    }
+
+    /// Checks the conservation law: every offered packet is delivered, dropped or in flight.
+    pub fn conserved(&self) -> bool {
+        let s = self.snapshot();
+        s.counters.offered == s.counters.delivered + s.in_flight + s.counters.dropped()
+    }
+}

@@ -1,0 +1,165 @@
+//! The workload: threads (placement, cpusets, migrations) and flows (their checks and records).
+
+use alloc::vec::Vec;
+
+use crate::config::{MAX_FLOWS, MAX_THREADS};
+use crate::cpuset::CpuSet;
+use crate::flow::{FlowKey, Proto};
+use crate::time::Nanos;
+
+use super::{range_err, tx, Flow, FlowInfo, FlowSpec, Sim, SimError, Thread, ThreadSpec, EV_MIGRATE};
+
+impl Sim {
+    /// Adds a thread; returns its id.
+    pub fn add_thread(&mut self, spec: ThreadSpec) -> Result<u32, SimError> {
+        let n = self.cfg.cpus;
+        if self.threads.len() as u32 >= MAX_THREADS {
+            return Err(range_err("threads", "at most 65536 threads"));
+        }
+        let allowed = if spec.allowed.is_empty() { CpuSet::range(0, n) } else { spec.allowed };
+        if allowed.end() > n {
+            return Err(range_err("thread.cpuset", "CPUs of this host"));
+        }
+        if !allowed.contains(spec.cpu) {
+            return Err(range_err("thread.cpu", "a CPU of the thread's cpuset"));
+        }
+        let next_migration = if spec.migrate_every == Nanos::ZERO { Nanos(u64::MAX) } else { self.now.saturating_add(spec.migrate_every) };
+        self.threads.push(Thread { cpu: spec.cpu, allowed, every: spec.migrate_every, next_migration });
+        Ok(self.threads.len() as u32 - 1)
+    }
+
+    /// Moves thread `tid` to `cpu` (what dragging it does; `taskset` changes the cpuset).
+    pub fn migrate_thread(&mut self, tid: u32, cpu: u16) -> Result<(), SimError> {
+        let t = self.threads.get(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        if !t.allowed.contains(cpu) {
+            return Err(SimError::Invalid(alloc::format!("CPU {cpu} is not in thread {tid}'s cpuset {}", t.allowed.to_list())));
+        }
+        self.threads[tid as usize].cpu = cpu;
+        self.counters.migrations += 1;
+        self.digest.event(&[EV_MIGRATE, self.now.0, u64::from(tid), u64::from(cpu)]);
+        Ok(())
+    }
+
+    /// Sets how often thread `tid` migrates to a random CPU of its cpuset (zero: never).
+    pub fn set_thread_migration(&mut self, tid: u32, every: Nanos) -> Result<(), SimError> {
+        if every.0 > 86_400_000_000_000 {
+            return Err(range_err("migrate_every", "0..=86400000 ms"));
+        }
+        let now = self.now;
+        let t = self.threads.get_mut(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        t.every = every;
+        t.next_migration = if every == Nanos::ZERO { Nanos(u64::MAX) } else { now.saturating_add(every) };
+        self.digest.event(&[EV_MIGRATE, now.0, u64::from(tid), every.0 | 1 << 63]);
+        Ok(())
+    }
+
+    /// A thread's migration period (zero: it stays where it is put).
+    pub fn thread_migration(&self, tid: u32) -> Option<Nanos> {
+        self.threads.get(tid as usize).map(|t| t.every)
+    }
+
+    /// `taskset -pc LIST TID`: sets the cpuset; a thread outside it moves to its first CPU.
+    pub fn set_thread_cpuset(&mut self, tid: u32, allowed: CpuSet) -> Result<(), SimError> {
+        let n = self.cfg.cpus;
+        let t = self.threads.get(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        if allowed.is_empty() || allowed.end() > n {
+            return Err(range_err("cpuset", "a non-empty set of this host's CPUs"));
+        }
+        let cpu = if allowed.contains(t.cpu) { t.cpu } else { allowed.nth(0).unwrap_or(0) };
+        self.threads[tid as usize].allowed = allowed;
+        if cpu != self.threads[tid as usize].cpu {
+            self.migrate_thread(tid, cpu)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a flow; returns its index.
+    pub fn add_flow(&mut self, spec: FlowSpec) -> Result<u32, SimError> {
+        if self.flows.len() as u32 >= MAX_FLOWS {
+            return Err(range_err("flows", "at most 1000000 flows"));
+        }
+        self.check_flow(&spec)?;
+        Ok(self.insert_flow(spec))
+    }
+
+    /// Adds several flows, all or none: every one is checked (also against the others of the
+    /// batch) before the first is added.
+    pub fn add_flows(&mut self, specs: Vec<FlowSpec>) -> Result<core::ops::Range<u32>, SimError> {
+        if self.flows.len() + specs.len() > MAX_FLOWS as usize {
+            return Err(range_err("flows", "at most 1000000 flows"));
+        }
+        let mut batch = alloc::collections::BTreeSet::new();
+        for spec in &specs {
+            self.check_flow(spec)?;
+            if !batch.insert(spec.key) {
+                return Err(SimError::Invalid(alloc::format!("flow {} is given twice", spec.key)));
+            }
+        }
+        let first = self.flows.len() as u32;
+        for spec in specs {
+            self.insert_flow(spec);
+        }
+        Ok(first..self.flows.len() as u32)
+    }
+
+    /// Whether `spec` may be added: ranges, its readers, a new tuple.
+    pub(super) fn check_flow(&self, spec: &FlowSpec) -> Result<(), SimError> {
+        let rx_min = u64::from(spec.tx.is_none());
+        if !(rx_min..=100_000_000).contains(&spec.rate_pps) {
+            return Err(range_err("flow.rate_pps", if rx_min == 1 { "1..=100000000" } else { "0..=100000000 (0: send only)" }));
+        }
+        if let Some(t) = &spec.tx {
+            t.validate()?;
+            if spec.readers.is_empty() {
+                return Err(SimError::Invalid("a sending flow needs a thread: its first reader sends".into()));
+            }
+        }
+        if !(64..=65_535).contains(&spec.bytes) {
+            return Err(range_err("flow.bytes", "64..=65535"));
+        }
+        if let Some(&r) = spec.readers.iter().find(|&&r| r as usize >= self.threads.len()) {
+            return Err(SimError::Invalid(alloc::format!("flow reader: no thread {r}")));
+        }
+        if self.by_key.contains_key(&spec.key) {
+            return Err(SimError::Invalid(alloc::format!("flow {} already exists", spec.key)));
+        }
+        Ok(())
+    }
+
+    /// Adds a checked flow; returns its index.
+    pub(super) fn insert_flow(&mut self, spec: FlowSpec) -> u32 {
+        let id = self.flows.len() as u32;
+        let (nic_hash, skb_hash) = self.hashes(&spec.key);
+        let ntuple_queue = self.ntuple_queue(&spec.key);
+        let queue = ntuple_queue.unwrap_or_else(|| self.reta.queue(nic_hash));
+        self.flows.push(Flow {
+            nic_hash,
+            skb_hash,
+            rate_pps: spec.rate_pps,
+            since: self.now,
+            sent: 0,
+            bytes: spec.bytes,
+            readers: spec.readers.len() as u32,
+            first_reader: spec.readers.first().copied().unwrap_or(u32::MAX),
+            reader: u32::MAX,
+            ntuple_queue,
+            atr_queue: None,
+            last_queue: queue,
+            last_cpu: self.queues[usize::from(queue)].irq_cpu,
+            last_drop: None,
+            udp: spec.key.proto() == Proto::Udp,
+        });
+        if spec.tx.is_some() {
+            self.senders.push(id);
+        }
+        self.info.push(FlowInfo { key: spec.key, readers: spec.readers, tx: spec.tx.map(tx::TxState::new) });
+        self.by_key.insert(spec.key, id);
+        self.arfs.track_flows(self.flows.len());
+        id
+    }
+
+    /// Whether a flow with this tuple exists.
+    pub fn has_flow(&self, key: &FlowKey) -> bool {
+        self.by_key.contains_key(key)
+    }
+}
