@@ -25,6 +25,7 @@ use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use steerlab_engine::config::MAX_QUEUES;
 use steerlab_engine::rss::HashFields;
+use steerlab_engine::ntuple;
 use steerlab_engine::{Driver, FlowType, NtupleRule, Sim};
 
 use crate::{hinted, parse_c_u64, DEVICE};
@@ -43,9 +44,6 @@ ethtool -S DEV";
 
 const SUPPORTED: &str = "-l -L -x -X -n -N -K -S";
 const HELP: &str = "help ethtool lists the forms steerlab supports";
-
-/// Rules the NIC's classification table holds (locations 0..=1023).
-const RULE_SLOTS: u32 = 1024;
 
 /// The forms of option `-o`.
 fn forms_of(opt: char) -> String {
@@ -387,7 +385,7 @@ fn config_nfc(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String
             let Some(fields) = HashFields::parse(letters) else {
                 return Err(cannot("Operation not supported", "the sandbox's NIC hashes s, d, f and n only"));
             };
-            if !(fields.src_ip && fields.dst_ip) || fields.src_port != fields.dst_port {
+            if !fields.nic_accepts() {
                 return Err(cannot("Invalid argument", "the NIC accepts sd (addresses) or sdfn (addresses and ports)"));
             }
             sim.set_hash_fields(ty, fields).map_err(|e| cannot("Invalid argument", &e.to_string()))?;
@@ -419,7 +417,7 @@ fn parse_rule(args: &[&str], form: &str) -> Result<Parsed, String> {
         _ => return Err(syntax()),
     };
     let v6 = flow_type.is_ipv6();
-    let rule = NtupleRule { loc: u32::MAX, flow_type, src: None, dst: None, sport: None, dport: None, queue: 0 };
+    let rule = NtupleRule { loc: ntuple::ANY_LOCATION, flow_type, src: None, dst: None, sport: None, dport: None, queue: 0 };
     let mut p = Parsed { rule, action: None, queue: None, loc: None };
     let mut seen: Vec<&str> = Vec::new();
     let ip = |t: &str| -> Option<IpAddr> {
@@ -509,9 +507,9 @@ fn add_rule(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
     let auto = p.loc.is_none();
     let loc = match p.loc {
         Some(l) => l,
-        None => match (0..RULE_SLOTS).rev().find(|&l| !rules.iter().any(|r| r.loc == l)) {
-            Some(l) => l,
-            None => return Err(hinted("rmgr: Cannot find appropriate slot to insert rule", &format!("the table is full: ethtool -N {DEVICE} delete L"))),
+        None => match ntuple::place(&rules, ntuple::ANY_LOCATION) {
+            Ok(l) => l,
+            Err(e) => return Err(hinted(e.to_string(), &format!("the table is full: ethtool -N {DEVICE} delete L"))),
         },
     };
     let cannot = |errno: &str, why: &str| hinted(format!("rmgr: Cannot insert RX class rule: {errno}\nCannot insert classification rule"), why);
@@ -521,8 +519,8 @@ fn add_rule(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
     if cookie >= u64::from(sim.config().rx_queues) {
         return Err(cannot("Invalid argument", &format!("action is an RX queue, 0..={}", sim.config().rx_queues - 1)));
     }
-    if loc >= RULE_SLOTS {
-        return Err(cannot("Invalid argument", &format!("loc is 0..={}", RULE_SLOTS - 1)));
+    if loc >= ntuple::RULE_SLOTS {
+        return Err(cannot("Invalid argument", &format!("loc is 0..={}", ntuple::RULE_SLOTS - 1)));
     }
     p.rule.queue = cookie as u16;
     p.rule.loc = loc;

@@ -12,7 +12,7 @@
 //! sysctl's (sysctl.c: `name = value` lines, `sysctl: cannot stat /proc/sys/...`,
 //! `sysctl: setting key "..."`).
 
-use steerlab_engine::config::ConfigError;
+use steerlab_engine::ConfigError;
 use steerlab_engine::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
 use steerlab_engine::{CpuSet, Sim};
 

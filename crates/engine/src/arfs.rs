@@ -21,7 +21,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::config::Driver;
+use crate::driver::Driver;
 use crate::time::Nanos;
 
 /// Filter ids wrap below `RPS_NO_FILTER` (`% 0xffff` in both drivers).

@@ -2,10 +2,13 @@
 //! during it. Every field has a range; [`HostConfig::validate`] names the first bad field.
 
 use alloc::string::String;
-use core::fmt;
 
 use crate::costs::Costs;
 use crate::cpuset::MAX_CPUS;
+use crate::driver::Driver;
+use crate::error::ConfigError;
+use crate::kernel::Kernel;
+use crate::names::named_enum;
 use crate::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
 
 /// Most RX (and TX) queues a NIC may have in the sandbox.
@@ -14,102 +17,6 @@ pub const MAX_QUEUES: u16 = 512;
 pub const MAX_FLOWS: u32 = 1_000_000;
 /// Most threads in one host.
 pub const MAX_THREADS: u32 = 65_536;
-
-/// Declares an enum whose values have fixed names (for scenarios and the console).
-macro_rules! named_enum {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name { $($(#[$vm])* $var),+ }
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$var),+];
-            /// The name used in scenarios, `--set` and the UI.
-            pub const fn name(self) -> &'static str { match self { $($name::$var => $text),+ } }
-            /// Parses [`Self::name`].
-            pub fn parse(text: &str) -> Option<$name> { $name::ALL.iter().copied().find(|v| v.name() == text) }
-            /// The accepted names joined by `|`, for error messages.
-            pub fn accepted() -> String {
-                let mut s = String::new();
-                for (i, v) in $name::ALL.iter().enumerate() { if i > 0 { s.push_str(" | "); } s.push_str(v.name()); }
-                s
-            }
-        }
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
-        }
-        impl NamedEnum for $name {
-            fn from_name(text: &str) -> Option<Self> { $name::parse(text) }
-            fn accepted_names() -> String { $name::accepted() }
-            fn as_name(self) -> &'static str { self.name() }
-        }
-    };
-}
-
-pub(crate) use named_enum;
-
-/// A choice written by name in scenarios, `--set` and the console.
-pub trait NamedEnum: Sized + Copy + 'static {
-    /// Parses a name.
-    fn from_name(text: &str) -> Option<Self>;
-    /// The accepted names, `a | b | c`.
-    fn accepted_names() -> String;
-    /// This value's name.
-    fn as_name(self) -> &'static str;
-}
-
-
-named_enum! {
-    /// Which kernel's RPS/RFS rules apply (kernel-semantics.md §2.4–2.6).
-    Kernel {
-        /// `flow_id` and slot = `hash & mask`, no active-flow check, expiry window `10 * mask`.
-        V6_14 = "6.14",
-        /// "net: rfs: hash function change" (6.15): slot and `flow_id` = `hash_32(hash, log)`,
-        /// expiry window `10 << log`; `set_rps_cpu` still calls the driver unconditionally.
-        /// Seed 000 was measured on these rules (the net tree of May 2025).
-        V6_15 = "6.15",
-        /// 6.15 plus the active-flow check in `set_rps_cpu` and the hash kept in each entry
-        /// ("net: Prevent RPS table overwrite of active flows", 6.18).
-        V6_18 = "6.18",
-    }
-}
-
-impl Kernel {
-    /// Slots are `hash_32(hash, log)` rather than `hash & mask` (6.15+).
-    pub const fn hashed_slots(self) -> bool {
-        !matches!(self, Kernel::V6_14)
-    }
-
-    /// `set_rps_cpu` skips a slot that another live flow owns, and entries keep the flow's
-    /// hash (6.18+).
-    pub const fn active_flow_check(self) -> bool {
-        matches!(self, Kernel::V6_18)
-    }
-}
-
-named_enum! {
-    /// The NIC driver model: which aRFS (or ATR) behaviour the NIC has.
-    Driver {
-        /// No aRFS: `ndo_rx_flow_steer` absent.
-        Generic = "generic",
-        /// ice before "net: ice: Perform accurate aRFS flow match": entries found by flow_id only.
-        IceHashMatch = "ice-hash-match",
-        /// ice with the fix: flow_id and the full tuple (`ice_arfs_cmp`).
-        Ice = "ice",
-        /// mlx5: full-tuple rules, one `arfs_lock` for every update, expiry only from its work.
-        Mlx5 = "mlx5",
-        /// ixgbe: no aRFS; Flow Director ATR samples transmitted packets instead.
-        Ixgbe = "ixgbe",
-    }
-}
-
-impl Driver {
-    /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the
-    /// sandbox's generic NIC and its ixgbe model (Flow Director, no flower offload) do not.
-    pub const fn tc_offload(self) -> bool {
-        matches!(self, Driver::Ice | Driver::IceHashMatch | Driver::Mlx5)
-    }
-}
 
 named_enum! {
     /// When a reading thread records its CPU in `rps_sock_flow_table`.
@@ -223,20 +130,6 @@ impl Default for HostConfig {
     }
 }
 
-/// A refused configuration value: which field, what was given, what is accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    /// Field path, e.g. `rfs.flow_cnt`.
-    pub field: String,
-    /// What is accepted.
-    pub accepted: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: out of range (accepted: {})", self.field, self.accepted)
-    }
-}
 
 fn check(ok: bool, field: &str, accepted: &str) -> Result<(), ConfigError> {
     if ok {

@@ -9,7 +9,7 @@
 
 use core::fmt;
 
-use crate::config::ConfigError;
+use crate::error::ConfigError;
 
 /// One row of the table: name, value, where the value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

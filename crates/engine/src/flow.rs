@@ -152,12 +152,6 @@ impl FlowKey {
             (Proto::Udp, false) => FlowType::Udp6,
         }
     }
-
-    /// The same connection seen from the other side (addresses and ports swapped): what ixgbe
-    /// ATR programs for the reply direction.
-    pub const fn reversed(&self) -> FlowKey {
-        FlowKey { src: self.dst, dst: self.src, sport: self.dport, dport: self.sport, proto: self.proto }
-    }
 }
 
 impl fmt::Display for FlowKey {

@@ -6,7 +6,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::config::Kernel;
+use crate::kernel::Kernel;
 
 /// `RPS_NO_CPU`: an unset CPU in a flow entry.
 pub const NO_CPU: u16 = 0xffff;

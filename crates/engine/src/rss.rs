@@ -12,7 +12,6 @@ use core::fmt;
 use alloc::vec::Vec;
 
 use crate::flow::{put_ip, FlowKey};
-use crate::toeplitz::ToeplitzTable;
 
 /// The `rx-flow-hash` field selection of one flow type (`ethtool -N DEV rx-flow-hash tcp4 sdfn`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,6 +53,12 @@ impl HashFields {
     pub const fn is_l4(self) -> bool {
         self.src_port && self.dst_port
     }
+
+    /// Whether the NIC accepts this selection: both addresses, and both ports or neither
+    /// (`sd` or `sdfn`; the drivers modelled here refuse other sets with `-EINVAL`).
+    pub const fn nic_accepts(self) -> bool {
+        self.src_ip && self.dst_ip && self.src_port == self.dst_port
+    }
 }
 
 impl fmt::Display for HashFields {
@@ -88,12 +93,6 @@ pub fn hash_input(flow: &FlowKey, fields: HashFields) -> ([u8; 36], usize) {
         len += 2;
     }
     (buf, len)
-}
-
-/// The NIC's RSS hash of `flow`.
-pub fn rss_hash(table: &ToeplitzTable, flow: &FlowKey, fields: HashFields) -> u32 {
-    let (buf, len) = hash_input(flow, fields);
-    table.hash(&buf[..len])
 }
 
 /// Why an indirection table cannot be set.

@@ -29,13 +29,11 @@
 //! * tc statistics are packet counts only; software and hardware hits are kept apart instead of
 //!   being summed as `tc -s` prints them.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use core::fmt;
 use core::net::IpAddr;
 
-use crate::config::NamedEnum;
 use crate::flow::{FlowKey, Proto};
 
 /// `tcf_auto_prio`: the pref given to the first filter added without one (`0xC000`).
@@ -46,7 +44,7 @@ pub const AUTO_PRIO_FLOOR: u16 = 32_768;
 /// Flower allocates handles from 1 up to `INT_MAX` (`fl_change`: `idr_alloc_u32`).
 pub const MAX_HANDLE: u32 = 0x7fff_ffff;
 
-crate::config::named_enum! {
+crate::names::named_enum! {
     /// Which kernel's block counters decide the software bypass (kernel-semantics §4.2–4.3).
     Counting {
         /// v6.10 – v6.13: `filtercnt` (tps), `skipswcnt` (filters), `bypass_wanted`
@@ -59,7 +57,7 @@ crate::config::named_enum! {
     }
 }
 
-crate::config::named_enum! {
+crate::names::named_enum! {
     /// The filter's action (iproute2 `action drop` / `action pass`, gact `TC_ACT_SHOT` /
     /// `TC_ACT_OK`). Both end classification.
     Action {
@@ -1365,7 +1363,7 @@ mod tests {
         assert_eq!(Counting::parse("usesw"), Some(Counting::Usesw));
         assert_eq!(Counting::parse("6.14"), None);
         assert_eq!(Counting::accepted(), "legacy | usesw");
-        assert_eq!(<Action as NamedEnum>::from_name("drop"), Some(Action::Drop));
+        assert_eq!(<Action as crate::names::NamedEnum>::from_name("drop"), Some(Action::Drop));
         let m = Match { src_ip: Some(ip(2)), dst_port: Some(80), ip_proto: Some(Proto::Tcp), ..Match::default() };
         assert_eq!(format!("{m}"), "ip_proto tcp src_ip 10.0.0.2 dst_port 80");
         assert_eq!(format!("{}", Match::default()), "");

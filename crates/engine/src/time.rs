@@ -27,11 +27,6 @@ impl Nanos {
         Nanos(s * 1_000_000_000)
     }
 
-    /// Whole milliseconds (truncated).
-    pub const fn as_ms(self) -> u64 {
-        self.0 / 1_000_000
-    }
-
     /// Saturating sum.
     pub const fn saturating_add(self, other: Nanos) -> Nanos {
         Nanos(self.0.saturating_add(other.0))

@@ -21,11 +21,10 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use core::fmt;
 
-use crate::config::{Driver, NamedEnum};
+use crate::driver::Driver;
 
-crate::config::named_enum! {
+crate::names::named_enum! {
     /// XDP verdicts (include/uapi/linux/bpf.h: `enum xdp_action`).
     XdpAction {
         /// `XDP_ABORTED`: dropped, with the `xdp_exception` tracepoint.
@@ -41,7 +40,7 @@ crate::config::named_enum! {
     }
 }
 
-crate::config::named_enum! {
+crate::names::named_enum! {
     /// How kfunc calls are made (seed 004's options).
     Strategy {
         /// Each kfunc is a function call.

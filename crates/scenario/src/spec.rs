@@ -722,7 +722,7 @@ impl Scenario {
                     Ok(_) => {}
                     // Random tuples may repeat: draw again is not possible without changing
                     // the sequence, so a duplicate is skipped (and counted by the flow total).
-                    Err(steerlab_engine::SimError::Invalid(m)) if g.random && m.contains("already exists") => {}
+                    Err(steerlab_engine::SimError::FlowExists(_)) if g.random => {}
                     Err(e) => return Err(err(&p, e)),
                 }
                 flow_index += 1;

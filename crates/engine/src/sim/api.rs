@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use crate::arfs::ArfsCounters;
 use crate::cpuset::CpuSet;
-use crate::flow::{FlowKey, FlowType};
+use crate::flow::FlowKey;
 use crate::ledger::Ledger;
 use crate::metrics::{Counters, CpuStats, Digest, QueueStats};
 use crate::rps::NO_CPU;
@@ -38,36 +38,6 @@ pub struct ThreadSpec {
     pub allowed: CpuSet,
     /// Migrates to a random allowed CPU this often; zero = stays where it is put.
     pub migrate_every: Nanos,
-}
-
-/// An exact-match NIC rule (`ethtool -N DEV flow-type ... action Q loc L`); absent fields match
-/// anything.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NtupleRule {
-    /// Location in the rule table (lower wins).
-    pub loc: u32,
-    /// Flow type.
-    pub flow_type: FlowType,
-    /// Source address.
-    pub src: Option<core::net::IpAddr>,
-    /// Destination address.
-    pub dst: Option<core::net::IpAddr>,
-    /// Source port.
-    pub sport: Option<u16>,
-    /// Destination port.
-    pub dport: Option<u16>,
-    /// Target RX queue.
-    pub queue: u16,
-}
-
-impl NtupleRule {
-    pub(super) fn matches(&self, k: &FlowKey) -> bool {
-        self.flow_type == k.flow_type()
-            && self.src.is_none_or(|a| a == k.src())
-            && self.dst.is_none_or(|a| a == k.dst())
-            && self.sport.is_none_or(|p| p == k.sport())
-            && self.dport.is_none_or(|p| p == k.dport())
-    }
 }
 
 /// Where a packet was dropped (brief §4: `packets.dropped.*`).

@@ -1,11 +1,12 @@
 //! The hooks a packet may meet on its way up: native XDP in the driver, tc ingress in the stack.
 
 use crate::ledger::Stage;
-use crate::tc::{Classify, FilterId, FilterSpec, SwResult, TcBlock, TcError};
+use crate::tc::{Classify, FilterId, FilterSpec, SwResult, TcBlock};
 use crate::xdp::{XdpAction, XdpProgram};
 
 use super::records::Fate;
-use super::{Sim, SimError, EV_TC, EV_XDP};
+use super::event::Event;
+use super::{Sim, SimError};
 
 impl Sim {
     /// `ip link set dev DEV xdp obj PROGRAM` (`None` = `xdp off`). Native XDP only: every
@@ -16,15 +17,15 @@ impl Sim {
             let c = crate::xdp::cost(&p, self.cfg.driver, costs.xdp_kfunc_call_ps, costs.xdp_fallback_ps);
             (p, c)
         });
-        let words = self.xdp.as_ref().map_or([0, 0], |(p, c)| [u64::from(c.calls) + 1, p.action as u64]);
-        self.digest.event(&[EV_XDP, self.now.0, words[0], words[1]]);
+        let (calls, action) = self.xdp.as_ref().map_or((0, 0), |(p, c)| (c.calls + 1, p.action as u64));
+        self.record(Event::Xdp { calls, action });
     }
 
     /// `tc qdisc add dev DEV ingress|clsact`: an empty filter block. The NIC accepts tc
     /// offload (flower in hardware) on ice and mlx5, not on the generic and ixgbe models.
     pub fn tc_add_qdisc(&mut self) -> Result<(), SimError> {
         if self.tc.is_some() {
-            return Err(SimError::Invalid("Exclusivity flag on, cannot modify.".into()));
+            return Err(SimError::QdiscExists);
         }
         self.tc = Some(TcBlock::new(self.cfg.tc_counting, self.cfg.driver.tc_offload()));
         Ok(())
@@ -32,30 +33,30 @@ impl Sim {
 
     /// `tc qdisc del dev DEV ingress`: the block and its filters are gone.
     pub fn tc_del_qdisc(&mut self) -> Result<(), SimError> {
-        self.tc.take().map(drop).ok_or_else(|| SimError::Invalid("Cannot find specified qdisc on specified device.".into()))
+        self.tc.take().map(drop).ok_or(SimError::NoQdisc)
     }
 
     /// `tc filter add dev DEV ingress ...`.
     pub fn tc_add(&mut self, spec: FilterSpec) -> Result<FilterId, SimError> {
-        let block = self.tc.as_mut().ok_or_else(|| SimError::Invalid("no ingress qdisc (tc qdisc add dev DEV ingress)".into()))?;
-        let id = block.add(spec).map_err(tc_err)?;
-        self.digest.event(&[EV_TC, self.now.0, u64::from(id.prio), u64::from(id.handle)]);
+        let block = self.tc.as_mut().ok_or(SimError::NoIngressBlock)?;
+        let id = block.add(spec)?;
+        self.record(Event::TcFilter { prio: u64::from(id.prio), handle: u64::from(id.handle) });
         Ok(id)
     }
 
     /// `tc filter del dev DEV ingress [prio P]`; returns the filters removed.
     pub fn tc_del(&mut self, prio: Option<u16>) -> Result<u32, SimError> {
-        let block = self.tc.as_mut().ok_or_else(|| SimError::Invalid("no ingress qdisc".into()))?;
-        let n = block.del(prio).map_err(tc_err)?;
-        self.digest.event(&[EV_TC, self.now.0, u64::from(prio.unwrap_or(0)), u64::MAX]);
+        let block = self.tc.as_mut().ok_or(SimError::NoIngressBlock)?;
+        let n = block.del(prio)?;
+        self.record(Event::TcFilter { prio: u64::from(prio.unwrap_or(0)), handle: u64::MAX });
         Ok(n)
     }
 
     /// `tc filter del dev DEV ingress prio P handle H flower`.
     pub fn tc_del_filter(&mut self, prio: u16, handle: u32) -> Result<(), SimError> {
-        let block = self.tc.as_mut().ok_or_else(|| SimError::Invalid("no ingress qdisc".into()))?;
-        block.del_filter(prio, handle).map_err(tc_err)?;
-        self.digest.event(&[EV_TC, self.now.0, u64::from(prio), u64::from(handle)]);
+        let block = self.tc.as_mut().ok_or(SimError::NoIngressBlock)?;
+        block.del_filter(prio, handle)?;
+        self.record(Event::TcFilter { prio: u64::from(prio), handle: u64::from(handle) });
         Ok(())
     }
 
@@ -127,8 +128,4 @@ impl Sim {
         }
         false
     }
-}
-
-fn tc_err(e: TcError) -> SimError {
-    SimError::Invalid(alloc::format!("{e}"))
 }

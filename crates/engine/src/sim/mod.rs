@@ -10,7 +10,6 @@
 //! | file | holds |
 //! |---|---|
 //! | `api.rs` | what callers hand in and read back (flows, threads, rules, snapshot, views) |
-//! | `error.rs` | why a command was refused |
 //! | `records.rs` | the simulator's own records: the per-flow line, threads, queues, CPUs, plans |
 //! | `nic.rs` | NIC configuration: hashing, indirection table, ntuple rules, channels, driver |
 //! | `workload.rs` | threads and flows |
@@ -42,7 +41,7 @@ use crate::xdp::{XdpCost, XdpProgram};
 use crate::xps::Xps;
 
 mod api;
-mod error;
+mod event;
 mod hooks;
 mod nic;
 mod receive;
@@ -55,22 +54,14 @@ mod tx;
 mod views;
 mod workload;
 
-pub use api::{DropPoint, FlowSpec, FlowView, NtupleRule, QueueRule, Snapshot, ThreadSpec};
-pub use error::SimError;
+pub use api::{DropPoint, FlowSpec, FlowView, QueueRule, Snapshot, ThreadSpec};
 pub use trace::FlowTrace;
 pub use tx::TxSpec;
 
-use error::range_err;
+use crate::error::{range_err, SimError};
+use crate::ntuple::NtupleRule;
 use records::{Cpu, Flow, FlowInfo, RxQueue, Thread};
 
-const EV_MIGRATE: u64 = 1;
-const EV_STEP: u64 = 2;
-const EV_TICK: u64 = 3;
-const EV_SOCK: u64 = 4;
-const EV_TX: u64 = 5;
-const EV_XDP: u64 = 6;
-const EV_CHANNELS: u64 = 7;
-const EV_TC: u64 = 8;
 
 /// A simulated host.
 #[derive(Clone, Debug)]

@@ -6,14 +6,16 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::arfs::Arfs;
-use crate::config::Driver;
+use crate::driver::Driver;
+use crate::ntuple;
 use crate::flow::{FlowKey, FlowType};
 use crate::rng::Rng;
 use crate::rps::NO_FILTER;
 use crate::rss::{hash_input, HashFields, Reta, RetaError};
 use crate::toeplitz::ToeplitzTable;
 
-use super::{range_err, tx, NtupleRule, QueueRule, RxQueue, Sim, SimError, EV_CHANNELS, EV_TC};
+use super::event::Event;
+use super::{range_err, tx, NtupleRule, QueueRule, RxQueue, Sim, SimError};
 
 impl Sim {
     /// The CPU → nearest RX queue map of aRFS (lib/cpu_rmap.c): a queue's IRQ CPU has distance
@@ -57,7 +59,7 @@ impl Sim {
     }
 
     pub(super) fn ntuple_queue(&self, key: &FlowKey) -> Option<u16> {
-        self.ntuple.iter().filter(|r| r.matches(key)).min_by_key(|r| r.loc).map(|r| r.queue)
+        ntuple::queue_for(&self.ntuple, key)
     }
 
     pub(super) fn refresh_flows(&mut self) {
@@ -78,16 +80,10 @@ impl Sim {
             return Err(range_err("action", "an RX queue of this device"));
         }
         if !self.cfg.ntuple {
-            return Err(SimError::Invalid("ntuple filters are off (ethtool -K DEV ntuple on)".into()));
+            return Err(SimError::NtupleOff);
         }
-        if rule.loc == u32::MAX {
-            // ethtool picks the highest free location (rmgr_find_empty_slot).
-            let free = (0..=1023u32).rev().find(|l| !self.ntuple.iter().any(|r| r.loc == *l));
-            rule.loc = free.ok_or_else(|| SimError::Invalid("rmgr: Cannot find appropriate slot to insert rule".into()))?;
-        } else if rule.loc > 1023 || self.ntuple.iter().any(|r| r.loc == rule.loc) {
-            return Err(range_err("loc", "a free location in 0..=1023"));
-        }
-        let loc = rule.loc;
+        let loc = ntuple::place(&self.ntuple, rule.loc)?;
+        rule.loc = loc;
         self.ntuple.push(rule);
         self.refresh_flows();
         Ok(loc)
@@ -95,7 +91,7 @@ impl Sim {
 
     /// `ethtool -N DEV delete L`.
     pub fn delete_ntuple(&mut self, loc: u32) -> Result<(), SimError> {
-        let i = self.ntuple.iter().position(|r| r.loc == loc).ok_or_else(|| SimError::Invalid(alloc::format!("no rule at location {loc}")))?;
+        let i = self.ntuple.iter().position(|r| r.loc == loc).ok_or(SimError::NoRule(loc))?;
         self.ntuple.remove(i);
         self.refresh_flows();
         Ok(())
@@ -110,7 +106,7 @@ impl Sim {
 
     /// `ethtool -N DEV rx-flow-hash TYPE FIELDS`.
     pub fn set_hash_fields(&mut self, ty: FlowType, fields: HashFields) -> Result<(), SimError> {
-        if !(fields.src_ip && fields.dst_ip) || fields.src_port != fields.dst_port {
+        if !fields.nic_accepts() {
             return Err(range_err("rx-flow-hash", "sd or sdfn"));
         }
         self.hash_fields[ty.index()] = fields;
@@ -165,13 +161,13 @@ impl Sim {
         let reta = if !self.reta.user_configured() {
             Reta::new_default(size, u32::from(combined)).map_err(SimError::Reta)?
         } else if let Some(&q) = self.reta.entries().iter().find(|&&q| q >= combined) {
-            return Err(SimError::Invalid(alloc::format!("the indirection table uses queue {q}: reset it first (ethtool -X eth0 default)")));
+            return Err(SimError::RetaUsesQueue(q));
         } else {
             self.reta.clone()
         };
         if let Some(r) = self.ntuple.iter().find(|r| r.queue >= combined) {
             // ethtool_set_channels refuses while a rule steers to a queue that would vanish.
-            return Err(SimError::Invalid(alloc::format!("ntuple rule {} sends to queue {}: delete it first", r.loc, r.queue)));
+            return Err(SimError::RuleUsesQueue { loc: r.loc, queue: r.queue });
         }
         let rps_map = self.queues.first().map(|q| q.rps_map.clone()).unwrap_or_default();
         let flow_cnt = self.cfg.flow_cnt;
@@ -192,7 +188,7 @@ impl Sim {
         for f in 0..self.flows.len() {
             self.flows[f].last_queue = self.rx_queue(f).0;
         }
-        self.digest.event(&[EV_CHANNELS, self.now.0, u64::from(combined)]);
+        self.record(Event::Channels { combined });
         Ok(())
     }
 
@@ -226,7 +222,7 @@ impl Sim {
         // The ingress block now sits on another NIC: its filters are played back to it.
         if let Some(b) = &mut self.tc {
             if b.reoffload(driver.tc_offload()) > 0 {
-                self.digest.event(&[EV_TC, self.now.0, u64::from(driver.tc_offload()), 0]);
+                self.record(Event::TcReoffload { offload: driver.tc_offload() });
             }
         }
     }

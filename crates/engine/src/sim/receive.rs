@@ -15,8 +15,9 @@ use crate::tc::{Classify, SwResult};
 use crate::time::Nanos;
 use crate::xdp::XdpAction;
 
-use super::records::{fate_word, Fate, RpsChoice, Step};
-use super::{QueueRule, Sim, EV_SOCK, EV_STEP};
+use super::records::{Fate, RpsChoice, Step};
+use super::event::Event;
+use super::{QueueRule, Sim};
 
 impl Sim {
     /// The flow's packets of this tick, and its reader's `recvmsg` in the middle of them.
@@ -58,7 +59,7 @@ impl Sim {
             let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
             last = step.fate;
             if step.structural {
-                self.digest.event(&[EV_STEP, self.now.0, f as u64, fate_word(step.fate)]);
+                self.record(Event::Step { flow: f, fate: step.fate });
             }
             unread |= matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. });
             left -= m;
@@ -106,7 +107,7 @@ impl Sim {
         sock.ents[idx] = val;
         self.counters.sock_flow_updates += 1;
         self.charge(cpu, Stage::SockRecord, 1);
-        self.digest.event(&[EV_SOCK, self.now.0, f as u64, u64::from(cpu)]);
+        self.record(Event::SockRecord { flow: f, cpu });
     }
 
     /// Up to `want` packets of flow `f` along one path; returns the step and how many packets

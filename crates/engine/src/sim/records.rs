@@ -110,6 +110,20 @@ pub(super) enum Fate {
 }
 
 impl Fate {
+    /// The fate as one digest word (part of the golden digests: never renumber).
+    pub(super) fn word(self) -> u64 {
+        match self {
+            Fate::RingDrop => 1,
+            Fate::BacklogDrop { queue, cpu } => 2 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+            Fate::Inline { queue } => 3 | u64::from(queue) << 8,
+            Fate::Backlog { queue, cpu } => 4 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+            Fate::XdpDrop { queue } => 5 | u64::from(queue) << 8,
+            Fate::XdpOut { queue } => 6 | u64::from(queue) << 8,
+            Fate::TcHwDrop => 7,
+            Fate::TcDrop { queue, cpu } => 8 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+        }
+    }
+
     pub(super) fn drop_point(self) -> Option<DropPoint> {
         match self {
             Fate::RingDrop => Some(DropPoint::Ring),
@@ -160,17 +174,4 @@ pub(super) struct Switch {
     pub(super) loc: (u16, u32),
     /// State other than counters and stamps changes: the next packet may take another path.
     pub(super) structural: bool,
-}
-
-pub(super) fn fate_word(f: Fate) -> u64 {
-    match f {
-        Fate::RingDrop => 1,
-        Fate::BacklogDrop { queue, cpu } => 2 | u64::from(queue) << 8 | u64::from(cpu) << 24,
-        Fate::Inline { queue } => 3 | u64::from(queue) << 8,
-        Fate::Backlog { queue, cpu } => 4 | u64::from(queue) << 8 | u64::from(cpu) << 24,
-        Fate::XdpDrop { queue } => 5 | u64::from(queue) << 8,
-        Fate::XdpOut { queue } => 6 | u64::from(queue) << 8,
-        Fate::TcHwDrop => 7,
-        Fate::TcDrop { queue, cpu } => 8 | u64::from(queue) << 8 | u64::from(cpu) << 24,
-    }
 }

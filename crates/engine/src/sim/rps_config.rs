@@ -1,7 +1,8 @@
 //! RPS and RFS settings: `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the kernel
 //! generation and the record policy.
 
-use crate::config::{Kernel, Mode, RecordPolicy};
+use crate::config::RecordPolicy;
+use crate::kernel::Kernel;
 use crate::cpuset::CpuSet;
 use crate::rps::{DevFlowTable, SockFlowTable};
 
@@ -89,10 +90,5 @@ impl Sim {
     /// Selects the RFS record policy.
     pub fn set_record(&mut self, record: RecordPolicy) {
         self.cfg.record = record;
-    }
-
-    /// Switches packet/aggregate mode (results are the same; only speed differs).
-    pub fn set_mode(&mut self, mode: Mode) {
-        self.cfg.mode = mode;
     }
 }

@@ -9,13 +9,15 @@
 //! backlog is empty at the end of the tick. Ring and backlog capacities are per tick.
 
 use crate::arfs::{ExpiryOracle, ICE_SERVICE_PERIOD};
-use crate::config::{Driver, Kernel};
+use crate::driver::Driver;
+use crate::kernel::Kernel;
 use crate::ledger::Stage;
 use crate::rps::active_window;
 use crate::time::Nanos;
 use crate::xdp::XdpAction;
 
-use super::{Cpu, RxQueue, Sim, EV_MIGRATE, EV_TICK};
+use super::event::Event;
+use super::{Cpu, RxQueue, Sim};
 
 /// The stack's view used by drivers for `rps_may_expire_flow`.
 struct ExpiryView<'a> {
@@ -146,7 +148,7 @@ impl Sim {
         let mix = |h: u64, (i, n): (usize, u64)| (h.rotate_left(7) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15 ^ i as u64);
         let qmix = self.queues.iter().map(|q| q.stats.packets.wrapping_add(q.stats.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
         let cmix = self.cpus.iter().map(|c| c.stats.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
-        self.digest.event(&[EV_TICK, t1.0, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, qmix, cmix]);
+        self.record(Event::Tick { counters: *c, queues: qmix, cpus: cmix });
     }
 
     /// Thread migrations and the ice service task due at the start of the tick.
@@ -162,7 +164,7 @@ impl Sim {
             if cpu != self.threads[tid].cpu {
                 self.threads[tid].cpu = cpu;
                 self.counters.migrations += 1;
-                self.digest.event(&[EV_MIGRATE, now.0, tid as u64, u64::from(cpu)]);
+                self.record(Event::Migrate { tid: tid as u32, cpu });
             }
         }
         let ice = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch);

@@ -9,8 +9,10 @@
 //! (a local TCP socket really uses its random `sk_txhash`). A sender "as fast as possible"
 //! (netperf UDP_STREAM) owns its CPU's whole tick.
 
-use super::{range_err, Sim, SimError, EV_TX};
-use crate::config::{Driver, HostConfig, XpsMap};
+use super::event::Event;
+use super::{range_err, Sim, SimError};
+use crate::config::{HostConfig, XpsMap};
+use crate::driver::Driver;
 use crate::cpuset::CpuSet;
 use crate::flow::Proto;
 use crate::ledger::Stage;
@@ -151,12 +153,12 @@ impl Sim {
                 let target = (q < self.cfg.rx_queues).then_some(q);
                 if target.is_some() && self.flows[f].atr_queue != target {
                     self.flows[f].atr_queue = target;
-                    self.digest.event(&[EV_TX, self.now.0, f as u64, u64::from(q)]);
+                    self.record(Event::AtrFilter { flow: f, queue: q });
                 }
             }
         }
         if cached != st.cached {
-            self.digest.event(&[EV_TX, self.now.0, f as u64, u64::from(q) | 1 << 32]);
+            self.record(Event::TxQueueCached { flow: f, queue: q });
         }
         st.sent += n;
         st.cached = cached;

@@ -7,7 +7,8 @@ use crate::cpuset::CpuSet;
 use crate::flow::{FlowKey, Proto};
 use crate::time::Nanos;
 
-use super::{range_err, tx, Flow, FlowInfo, FlowSpec, Sim, SimError, Thread, ThreadSpec, EV_MIGRATE};
+use super::event::Event;
+use super::{range_err, tx, Flow, FlowInfo, FlowSpec, Sim, SimError, Thread, ThreadSpec};
 
 impl Sim {
     /// Adds a thread; returns its id.
@@ -30,13 +31,13 @@ impl Sim {
 
     /// Moves thread `tid` to `cpu` (what dragging it does; `taskset` changes the cpuset).
     pub fn migrate_thread(&mut self, tid: u32, cpu: u16) -> Result<(), SimError> {
-        let t = self.threads.get(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        let t = self.threads.get(tid as usize).ok_or(SimError::NoThread(tid))?;
         if !t.allowed.contains(cpu) {
-            return Err(SimError::Invalid(alloc::format!("CPU {cpu} is not in thread {tid}'s cpuset {}", t.allowed.to_list())));
+            return Err(SimError::NotInCpuset { tid, cpu, cpuset: t.allowed });
         }
         self.threads[tid as usize].cpu = cpu;
         self.counters.migrations += 1;
-        self.digest.event(&[EV_MIGRATE, self.now.0, u64::from(tid), u64::from(cpu)]);
+        self.record(Event::Migrate { tid, cpu });
         Ok(())
     }
 
@@ -46,10 +47,10 @@ impl Sim {
             return Err(range_err("migrate_every", "0..=86400000 ms"));
         }
         let now = self.now;
-        let t = self.threads.get_mut(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        let t = self.threads.get_mut(tid as usize).ok_or(SimError::NoThread(tid))?;
         t.every = every;
         t.next_migration = if every == Nanos::ZERO { Nanos(u64::MAX) } else { now.saturating_add(every) };
-        self.digest.event(&[EV_MIGRATE, now.0, u64::from(tid), every.0 | 1 << 63]);
+        self.record(Event::MigrationPeriod { tid, every });
         Ok(())
     }
 
@@ -61,7 +62,7 @@ impl Sim {
     /// `taskset -pc LIST TID`: sets the cpuset; a thread outside it moves to its first CPU.
     pub fn set_thread_cpuset(&mut self, tid: u32, allowed: CpuSet) -> Result<(), SimError> {
         let n = self.cfg.cpus;
-        let t = self.threads.get(tid as usize).ok_or_else(|| SimError::Invalid(alloc::format!("no thread {tid}")))?;
+        let t = self.threads.get(tid as usize).ok_or(SimError::NoThread(tid))?;
         if allowed.is_empty() || allowed.end() > n {
             return Err(range_err("cpuset", "a non-empty set of this host's CPUs"));
         }
@@ -92,7 +93,7 @@ impl Sim {
         for spec in &specs {
             self.check_flow(spec)?;
             if !batch.insert(spec.key) {
-                return Err(SimError::Invalid(alloc::format!("flow {} is given twice", spec.key)));
+                return Err(SimError::FlowGivenTwice(spec.key));
             }
         }
         let first = self.flows.len() as u32;
@@ -111,17 +112,17 @@ impl Sim {
         if let Some(t) = &spec.tx {
             t.validate()?;
             if spec.readers.is_empty() {
-                return Err(SimError::Invalid("a sending flow needs a thread: its first reader sends".into()));
+                return Err(SimError::SenderWithoutThread);
             }
         }
         if !(64..=65_535).contains(&spec.bytes) {
             return Err(range_err("flow.bytes", "64..=65535"));
         }
         if let Some(&r) = spec.readers.iter().find(|&&r| r as usize >= self.threads.len()) {
-            return Err(SimError::Invalid(alloc::format!("flow reader: no thread {r}")));
+            return Err(SimError::NoReader(r));
         }
         if self.by_key.contains_key(&spec.key) {
-            return Err(SimError::Invalid(alloc::format!("flow {} already exists", spec.key)));
+            return Err(SimError::FlowExists(spec.key));
         }
         Ok(())
     }

@@ -1,0 +1,27 @@
+//! The NIC driver models: which aRFS (or ATR) behaviour and which offloads the NIC has.
+
+use crate::names::named_enum;
+
+named_enum! {
+    /// The NIC driver model: which aRFS (or ATR) behaviour the NIC has.
+    Driver {
+        /// No aRFS: `ndo_rx_flow_steer` absent.
+        Generic = "generic",
+        /// ice before "net: ice: Perform accurate aRFS flow match": entries found by flow_id only.
+        IceHashMatch = "ice-hash-match",
+        /// ice with the fix: flow_id and the full tuple (`ice_arfs_cmp`).
+        Ice = "ice",
+        /// mlx5: full-tuple rules, one `arfs_lock` for every update, expiry only from its work.
+        Mlx5 = "mlx5",
+        /// ixgbe: no aRFS; Flow Director ATR samples transmitted packets instead.
+        Ixgbe = "ixgbe",
+    }
+}
+
+impl Driver {
+    /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the
+    /// sandbox's generic NIC and its ixgbe model (Flow Director, no flower offload) do not.
+    pub const fn tc_offload(self) -> bool {
+        matches!(self, Driver::Ice | Driver::IceHashMatch | Driver::Mlx5)
+    }
+}
