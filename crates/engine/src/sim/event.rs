@@ -2,7 +2,7 @@
 //! paths, and each tick's totals. Two runs with the same digest took the same paths; the golden
 //! file pins the digests of the lessons, natively and in wasm.
 
-use crate::metrics::Counters;
+use crate::metrics::{Counters, Digest};
 use crate::time::Nanos;
 
 use super::records::Fate;
@@ -36,67 +36,33 @@ pub(super) enum Event {
 }
 
 impl Event {
-    /// The event's code and words (the code is part of the golden digests: never renumber).
-    fn words(self) -> (u64, [u64; 9], usize) {
-        let mut w = [0u64; 9];
-        let (code, n) = match self {
-            Event::Migrate { tid, cpu } => {
-                (w[0], w[1]) = (u64::from(tid), u64::from(cpu));
-                (1, 2)
-            }
-            Event::MigrationPeriod { tid, every } => {
-                (w[0], w[1]) = (u64::from(tid), every.0 | 1 << 63);
-                (1, 2)
-            }
-            Event::Step { flow, fate } => {
-                (w[0], w[1]) = (flow as u64, fate.word());
-                (2, 2)
-            }
+    /// Folds the event into `digest` as its code, the time `now`, then its words. The codes and
+    /// words are part of the golden digests: never renumber.
+    #[inline(always)]
+    fn fold(self, now: Nanos, digest: &mut Digest) {
+        let t = now.0;
+        match self {
+            Event::Migrate { tid, cpu } => digest.event(&[1, t, u64::from(tid), u64::from(cpu)]),
+            Event::MigrationPeriod { tid, every } => digest.event(&[1, t, u64::from(tid), every.0 | 1 << 63]),
+            Event::Step { flow, fate } => digest.event(&[2, t, flow as u64, fate.word()]),
             Event::Tick { counters: c, queues, cpus } => {
-                w = [c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, queues, cpus];
-                (3, 9)
+                digest.event(&[3, t, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, queues, cpus])
             }
-            Event::SockRecord { flow, cpu } => {
-                (w[0], w[1]) = (flow as u64, u64::from(cpu));
-                (4, 2)
-            }
-            Event::AtrFilter { flow, queue } => {
-                (w[0], w[1]) = (flow as u64, u64::from(queue));
-                (5, 2)
-            }
-            Event::TxQueueCached { flow, queue } => {
-                (w[0], w[1]) = (flow as u64, u64::from(queue) | 1 << 32);
-                (5, 2)
-            }
-            Event::Xdp { calls, action } => {
-                (w[0], w[1]) = (u64::from(calls), action);
-                (6, 2)
-            }
-            Event::Channels { combined } => {
-                w[0] = u64::from(combined);
-                (7, 1)
-            }
-            Event::TcReoffload { offload } => {
-                (w[0], w[1]) = (u64::from(offload), 0);
-                (8, 2)
-            }
-            Event::TcFilter { prio, handle } => {
-                (w[0], w[1]) = (prio, handle);
-                (8, 2)
-            }
-        };
-        (code, w, n)
+            Event::SockRecord { flow, cpu } => digest.event(&[4, t, flow as u64, u64::from(cpu)]),
+            Event::AtrFilter { flow, queue } => digest.event(&[5, t, flow as u64, u64::from(queue)]),
+            Event::TxQueueCached { flow, queue } => digest.event(&[5, t, flow as u64, u64::from(queue) | 1 << 32]),
+            Event::Xdp { calls, action } => digest.event(&[6, t, u64::from(calls), action]),
+            Event::Channels { combined } => digest.event(&[7, t, u64::from(combined)]),
+            Event::TcReoffload { offload } => digest.event(&[8, t, u64::from(offload), 0]),
+            Event::TcFilter { prio, handle } => digest.event(&[8, t, prio, handle]),
+        }
     }
 }
 
 impl Sim {
     /// Folds `event`, at the current time, into the run's digest.
+    #[inline(always)]
     pub(super) fn record(&mut self, event: Event) {
-        let (code, w, n) = event.words();
-        let mut words = [0u64; 11];
-        words[0] = code;
-        words[1] = self.now.0;
-        words[2..2 + n].copy_from_slice(&w[..n]);
-        self.digest.event(&words[..2 + n]);
+        event.fold(self.now, &mut self.digest);
     }
 }

@@ -168,6 +168,7 @@ impl Sim {
     }
 
     /// Charges `units` of `stage`'s work (the unit its doc names) to `cpu`; the snapshot prices them.
+    #[inline]
     fn charge(&mut self, cpu: u16, stage: Stage, units: u64) {
         self.cpus[usize::from(cpu)].work.add(stage, units);
     }

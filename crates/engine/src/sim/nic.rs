@@ -245,6 +245,7 @@ impl Sim {
 
     /// The NIC's choice (kernel-semantics §0 step 1) and the rule that made it: exact filters
     /// first (ntuple rules, then aRFS filters, then ixgbe ATR's), else `indir[hash & (size-1)]`.
+    #[inline]
     pub(super) fn rx_queue(&self, f: usize) -> (u16, QueueRule) {
         let flow = &self.flows[f];
         match (flow.ntuple_queue, self.arfs.hw_queue(f), flow.atr_queue) {

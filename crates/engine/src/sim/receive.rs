@@ -28,6 +28,7 @@ impl Sim {
     /// their own record for about half of their packets. The sandbox gets the same share by
     /// placing the reader's read (`sock_rps_record_flow`) after the first half of the burst:
     /// the first half sees whoever read last, the second half sees this reader.
+    #[inline]
     pub(super) fn run_flow(&mut self, f: usize, t1: Nanos) {
         let flow = &self.flows[f];
         let span = t1.0 - flow.since.0;
@@ -78,6 +79,7 @@ impl Sim {
     }
 
     /// Whether the reader's read of flow `f` would leave `rps_sock_flow_table` as it is.
+    #[inline]
     pub(super) fn read_changes_nothing(&self, f: usize, reader_cpu: Option<u16>) -> bool {
         let (Some(sock), Some(cpu)) = (&self.sock, reader_cpu) else { return true };
         let hash = self.flows[f].skb_hash;
@@ -87,6 +89,7 @@ impl Sim {
     /// The reader's `recvmsg` of flow `f`'s delivered packets: user and sys time, and
     /// `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
     /// `rfs.record = cpuset` seed 002's rule.
+    #[inline]
     pub(super) fn recvmsg(&mut self, f: usize) {
         let reader = self.flows[f].reader as usize;
         let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return };
@@ -116,6 +119,7 @@ impl Sim {
     /// one packet when the planned `set_rps_cpu` changes state other than counters and stamps
     /// (a call the driver skips repeats as it is). Packet mode asks for one packet at a time;
     /// both modes give the same counters and digest (tested).
+    #[inline]
     pub(super) fn steer(&mut self, f: usize, want: u64, reader_cpu: Option<u16>) -> (Step, u64) {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
@@ -239,10 +243,12 @@ impl Sim {
     }
 
     /// The flow entry at (queue, slot).
+    #[inline]
     pub(super) fn entry(&self, (q, slot): (u16, u32)) -> DevFlow {
         self.queues[usize::from(q)].table.as_ref().expect("entries live in a table").flows[slot as usize]
     }
 
+    #[inline]
     pub(super) fn entry_mut(&mut self, (q, slot): (u16, u32)) -> &mut DevFlow {
         &mut self.queues[usize::from(q)].table.as_mut().expect("stamped entries live in a table").flows[slot as usize]
     }

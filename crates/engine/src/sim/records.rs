@@ -111,6 +111,7 @@ pub(super) enum Fate {
 
 impl Fate {
     /// The fate as one digest word (part of the golden digests: never renumber).
+    #[inline]
     pub(super) fn word(self) -> u64 {
         match self {
             Fate::RingDrop => 1,
@@ -124,6 +125,7 @@ impl Fate {
         }
     }
 
+    #[inline]
     pub(super) fn drop_point(self) -> Option<DropPoint> {
         match self {
             Fate::RingDrop => Some(DropPoint::Ring),
@@ -153,11 +155,30 @@ pub(super) struct RpsChoice {
     /// `set_rps_cpu` runs: the reader's CPU and the entry `get_rps_cpu` found, (queue, slot).
     /// [`Sim::plan_set_rps_cpu`] plans it; a packet that does not switch carries no plan.
     pub(super) switch: Option<(u16, (u16, u32))>,
+    /// Which of `get_rps_cpu`'s branches decided (the trace explains it).
+    pub(super) why: RpsWhy,
 }
 
 impl RpsChoice {
     /// Processed on the IRQ CPU, nothing stamped, nothing switched.
-    pub(super) const INLINE: RpsChoice = RpsChoice { cpu: None, stamp: None, switch: None };
+    pub(super) const INLINE: RpsChoice = RpsChoice { cpu: None, stamp: None, switch: None, why: RpsWhy::Off };
+}
+
+/// `get_rps_cpu`'s branch, in the order of its tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RpsWhy {
+    /// The queue has neither an RPS map nor an RFS table.
+    Off,
+    /// The packet has no flow hash.
+    NoHash,
+    /// No RFS table on the queue: plain RPS (or the IRQ CPU when the map is empty).
+    RpsOnly,
+    /// The queue has a table but `rps_sock_flow_entries` is 0.
+    RfsOff,
+    /// `rps_sock_flow_table` holds another flow's entry (or none) for this hash.
+    NotRecorded,
+    /// The socket's reader recorded CPU `next`; the queue's entry `slot` said CPU `was`.
+    Recorded { slot: u32, was: u16, next: u16 },
 }
 
 /// What `set_rps_cpu` will do ([`Sim::plan_set_rps_cpu`]).

@@ -3,53 +3,87 @@
 
 use crate::arfs::SteerRequest;
 use crate::ledger::Stage;
-use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, NO_FILTER};
+use crate::kernel::Kernel;
+use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, SockFlowTable, NO_FILTER};
 use crate::time::Nanos;
 
-use super::records::{RpsChoice, Switch};
+use super::records::{Cpu, RpsChoice, RpsWhy, RxQueue, Switch};
 use super::Sim;
 
+/// What `get_rps_cpu` reads besides the queue: the global table and the host's constants.
+pub(super) struct RfsTables<'a> {
+    pub(super) sock: Option<&'a SockFlowTable>,
+    pub(super) kernel: Kernel,
+    pub(super) cpu_mask: u32,
+    pub(super) ncpus: u16,
+}
+
+/// `input_queue_head` of `cpu` at `elapsed` ns into the tick: the runs whose processing has
+/// ended are dequeued (`process_backlog`) and counted `delivered`.
+#[inline]
+fn head_at(cpu: &mut Cpu, delivered: &mut u64, elapsed: u64, each: u64) -> u32 {
+    let (head, dequeued) = cpu.backlog.head_at(elapsed, each);
+    *delivered += dequeued;
+    head
+}
+
+/// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4) for a packet with `hash` on queue `q`:
+/// the CPU whose backlog gets the packet, the flow entry to stamp, whether `set_rps_cpu` runs,
+/// and why. `head(cpu)` is that CPU's `input_queue_head` now. The receive path and the trace
+/// both ask this function, so the trace explains exactly what the path does.
+#[inline(always)]
+pub(super) fn decide_rps(rfs: &RfsTables<'_>, rxq: &RxQueue, q: u16, hash: u32, mut head: impl FnMut(u16) -> u32) -> RpsChoice {
+    if rxq.table.is_none() && rxq.rps_map.is_empty() {
+        return RpsChoice { why: RpsWhy::Off, ..RpsChoice::INLINE };
+    }
+    if hash == 0 {
+        return RpsChoice { why: RpsWhy::NoHash, ..RpsChoice::INLINE };
+    }
+    // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
+    let plain = |why: RpsWhy| {
+        let map = &rxq.rps_map;
+        RpsChoice { cpu: (!map.is_empty()).then(|| map[reciprocal_scale(hash, map.len() as u32) as usize]), why, ..RpsChoice::INLINE }
+    };
+    let (Some(ft), Some(sock)) = (&rxq.table, rfs.sock) else {
+        return plain(if rxq.table.is_some() { RpsWhy::RfsOff } else { RpsWhy::RpsOnly });
+    };
+    let ident = sock.ents[sock.index(hash)];
+    if (ident ^ hash) & !rfs.cpu_mask != 0 {
+        return plain(RpsWhy::NotRecorded);
+    }
+    let next_cpu = (ident & rfs.cpu_mask) as u16;
+    let slot = rfs_slot(rfs.kernel, hash, ft.log);
+    let rflow = ft.flows[slot as usize];
+    // The in-order rule: move only once the old CPU has dequeued every packet this flow
+    // enqueued there (head has passed last_qtail), or the old CPU is unset.
+    let was = rflow.cpu;
+    let switch = was != next_cpu && (was >= rfs.ncpus || head(was).wrapping_sub(rflow.last_qtail) as i32 >= 0);
+    let (tcpu, switch) = if switch { (next_cpu, Some((next_cpu, (q, slot)))) } else { (was, None) };
+    let why = RpsWhy::Recorded { slot, was, next: next_cpu };
+    if tcpu < rfs.ncpus {
+        return RpsChoice { cpu: Some(tcpu), stamp: Some((q, slot)), switch, why };
+    }
+    RpsChoice { switch, ..plain(why) }
+}
+
 impl Sim {
-    /// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4), decided before anything changes:
-    /// the CPU whose backlog gets the packet, the flow entry to stamp, and whether
-    /// `set_rps_cpu` runs (planned by [`Sim::plan_set_rps_cpu`], applied by [`Sim::apply_rps`]). Only `head_now` moves, and it only
-    /// dequeues what the time already processed.
+    /// `get_rps_cpu` for a packet of flow `f` on queue `q`, decided before anything changes
+    /// ([`decide_rps`]). Only `head_now` moves, and it only dequeues what the time already
+    /// processed.
+    #[inline]
     pub(super) fn get_rps_cpu(&mut self, q: u16, f: usize) -> RpsChoice {
         let hash = self.flows[f].skb_hash;
-        let ncpus = self.cfg.cpus;
-        let rxq = &self.queues[usize::from(q)];
-        if (rxq.table.is_none() && rxq.rps_map.is_empty()) || hash == 0 {
-            return RpsChoice::INLINE;
-        }
-        // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
-        let plain = |map: &[u16]| (!map.is_empty()).then(|| map[reciprocal_scale(hash, map.len() as u32) as usize]);
-        let owner = match (&rxq.table, &self.sock) {
-            (Some(ft), Some(sock)) => {
-                let ident = sock.ents[sock.index(hash)];
-                ((ident ^ hash) & !self.cpu_mask == 0).then(|| {
-                    let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
-                    ((ident & self.cpu_mask) as u16, slot, ft.flows[slot as usize])
-                })
-            }
-            _ => None,
-        };
-        let Some((next_cpu, slot, rflow)) = owner else {
-            return RpsChoice { cpu: plain(&rxq.rps_map), ..RpsChoice::INLINE };
-        };
-        // The in-order rule: move only once the old CPU has dequeued every packet this flow
-        // enqueued there (head has passed last_qtail), or the old CPU is unset.
-        let tcpu = rflow.cpu;
-        let switch = tcpu != next_cpu && (tcpu >= ncpus || self.head_now(tcpu).wrapping_sub(rflow.last_qtail) as i32 >= 0);
-        let (tcpu, switch) = if switch { (next_cpu, Some((next_cpu, (q, slot)))) } else { (tcpu, None) };
-        if tcpu < ncpus {
-            return RpsChoice { cpu: Some(tcpu), stamp: Some((q, slot)), switch };
-        }
-        RpsChoice { cpu: plain(&self.queues[usize::from(q)].rps_map), stamp: None, switch }
+        let (elapsed, each) = (self.elapsed, self.backlog_ns());
+        let (cpus, delivered) = (&mut self.cpus, &mut self.counters.delivered);
+        let head = |c: u16| head_at(&mut cpus[usize::from(c)], delivered, elapsed, each);
+        let rfs = RfsTables { sock: self.sock.as_ref(), kernel: self.cfg.kernel, cpu_mask: self.cpu_mask, ncpus: self.cfg.cpus };
+        decide_rps(&rfs, &self.queues[usize::from(q)], q, hash, head)
     }
 
     /// Carries out `get_rps_cpu`'s choice for `m` packets: `set_rps_cpu` if it switches, whose
     /// entry is then the one stamped. Returns the target CPU, the entry to stamp, and whether
     /// state other than counters changed.
+    #[inline]
     pub(super) fn apply_rps(&mut self, m: u64, choice: RpsChoice, plan: Option<Switch>) -> (Option<u16>, Option<(u16, u32)>, bool) {
         let Some(plan) = plan else { return (choice.cpu, choice.stamp, false) };
         let loc = self.set_rps_cpu(plan, m);
@@ -58,22 +92,22 @@ impl Sim {
 
     /// `rps_flow_is_active` (6.18): the entry's CPU dequeued less than the window since its
     /// last enqueue.
+    #[inline]
     pub(super) fn flow_is_active(&mut self, e: &DevFlow, log: u32) -> bool {
         usize::from(e.cpu) < self.cpus.len() && (self.head_now(e.cpu).wrapping_sub(e.last_qtail) as i32) < active_window(self.cfg.kernel, log)
     }
 
     /// The stack's per-packet time in a backlog (`process_backlog`), at least 1 ns.
+    #[inline]
     pub(super) fn backlog_ns(&self) -> u64 {
         self.cfg.costs.stack_rx_ns.max(1)
     }
 
-    /// `input_queue_head` of `cpu` at the current time within the tick: the runs whose
-    /// processing has ended are dequeued (`process_backlog`) and delivered.
+    /// `input_queue_head` of `cpu` at the current time within the tick ([`head_at`]).
+    #[inline]
     pub(super) fn head_now(&mut self, cpu: u16) -> u32 {
-        let (now, each) = (self.elapsed, self.backlog_ns());
-        let (head, dequeued) = self.cpus[usize::from(cpu)].backlog.head_at(now, each);
-        self.counters.delivered += dequeued;
-        head
+        let (elapsed, each) = (self.elapsed, self.backlog_ns());
+        head_at(&mut self.cpus[usize::from(cpu)], &mut self.counters.delivered, elapsed, each)
     }
 
     /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5), planned before anything

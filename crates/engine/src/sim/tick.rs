@@ -186,6 +186,7 @@ impl Sim {
 
     /// ice: a service task run scheduled by `ice_rx_flow_steer` whose time has come programs
     /// the pending filters.
+    #[inline]
     pub(super) fn service_task_due(&mut self) {
         let now = Nanos(self.now.0 + self.elapsed);
         if self.arfs.service_due.is_some_and(|due| due <= now) {

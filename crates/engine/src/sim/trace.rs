@@ -7,8 +7,9 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::records::RpsWhy;
+use super::rfs::{decide_rps, RfsTables};
 use super::{QueueRule, Sim};
-use crate::rps::{reciprocal_scale, rfs_slot};
 use crate::rss::hash_input;
 use crate::tc::SwResult;
 
@@ -101,45 +102,26 @@ impl Sim {
         })
     }
 
-    /// get_rps_cpu's branch for a packet of flow `f` on queue `q`, without its side effects,
-    /// following its tests in order (net/core/dev.c; see `Sim::get_rps_cpu`).
+    /// get_rps_cpu's decision for a packet of flow `f` on queue `q`, from the same function
+    /// the receive path asks ([`decide_rps`]), with the backlog heads as they stand (read only).
     fn explain_rps(&self, q: u16, f: usize) -> (Option<u16>, String) {
-        let hash = self.flows[f].skb_hash;
-        let rxq = &self.queues[usize::from(q)];
-        let ncpus = self.cfg.cpus;
-        let plain_rps = |why: &str| -> (Option<u16>, String) {
-            if rxq.rps_map.is_empty() {
-                (None, format!("{why}no RPS map: processed on the IRQ CPU"))
-            } else {
-                let c = rxq.rps_map[reciprocal_scale(hash, rxq.rps_map.len() as u32) as usize];
-                (Some(c), format!("{why}RPS: the hash's high bits pick CPU {c} of rps_cpus (reciprocal_scale)"))
-            }
+        let rfs = RfsTables { sock: self.sock.as_ref(), kernel: self.cfg.kernel, cpu_mask: self.cpu_mask, ncpus: self.cfg.cpus };
+        let c = decide_rps(&rfs, &self.queues[usize::from(q)], q, self.flows[f].skb_hash, |cpu| self.cpus[usize::from(cpu)].backlog.head());
+        let plain = |why: &str| match c.cpu {
+            None => format!("{why}no RPS map: processed on the IRQ CPU"),
+            Some(cpu) => format!("{why}RPS: the hash's high bits pick CPU {cpu} of rps_cpus (reciprocal_scale)"),
         };
-        if rxq.table.is_none() && rxq.rps_map.is_empty() {
-            return (None, "no RPS map and no RFS table on this queue: processed on the IRQ CPU".into());
-        }
-        let (Some(ft), Some(sock)) = (&rxq.table, &self.sock) else {
-            return plain_rps(if rxq.table.is_some() { "RFS is off (rps_sock_flow_entries = 0); " } else { "" });
+        let why = match c.why {
+            RpsWhy::Off => "no RPS map and no RFS table on this queue: processed on the IRQ CPU".into(),
+            RpsWhy::NoHash => "the packet has no flow hash: processed on the IRQ CPU".into(),
+            RpsWhy::RpsOnly => plain(""),
+            RpsWhy::RfsOff => plain("RFS is off (rps_sock_flow_entries = 0); "),
+            RpsWhy::NotRecorded => plain("RFS: rps_sock_flow_table holds another flow's entry (or none) for this hash; "),
+            RpsWhy::Recorded { .. } if c.stamp.is_none() => plain("RFS: the recorded CPU is not valid; "),
+            RpsWhy::Recorded { slot, was, next } if was == next => format!("RFS: the socket was last read on CPU {next} and flow table slot {slot} already points there"),
+            RpsWhy::Recorded { slot, was, next } if c.switch.is_some() => format!("RFS: the reader is on CPU {next}; slot {slot} said CPU {was} and that CPU has processed this flow's packets, so set_rps_cpu moves it"),
+            RpsWhy::Recorded { slot, was, next } => format!("RFS: the reader moved to CPU {next}; slot {slot} stays on CPU {was} until that CPU has processed this flow's queued packets (in-order rule)"),
         };
-        let ident = sock.ents[sock.index(hash)];
-        if (ident ^ hash) & !self.cpu_mask != 0 {
-            return plain_rps("RFS: rps_sock_flow_table holds another flow's entry (or none) for this hash; ");
-        }
-        let next = (ident & self.cpu_mask) as u16;
-        let slot = rfs_slot(self.cfg.kernel, hash, ft.log);
-        let e = ft.flows[slot as usize];
-        let drained = |c: u16| self.cpus[usize::from(c)].backlog.head().wrapping_sub(e.last_qtail) as i32 >= 0;
-        let tcpu = if e.cpu != next && (e.cpu >= ncpus || drained(e.cpu)) { next } else { e.cpu };
-        if tcpu >= ncpus {
-            return plain_rps("RFS: the recorded CPU is not valid; ");
-        }
-        let why = if e.cpu == next {
-            format!("RFS: the socket was last read on CPU {next} and flow table slot {slot} already points there")
-        } else if tcpu == next {
-            format!("RFS: the reader is on CPU {next}; slot {slot} said CPU {} and that CPU has processed this flow's packets, so set_rps_cpu moves it", e.cpu)
-        } else {
-            format!("RFS: the reader moved to CPU {next}; slot {slot} stays on CPU {} until that CPU has processed this flow's queued packets (in-order rule)", e.cpu)
-        };
-        (Some(tcpu), why)
+        (c.cpu, why)
     }
 }
