@@ -185,12 +185,8 @@ pub struct Arfs {
     last_id: u32,
     /// Queue the hardware sends each flow to, when a programmed filter matches it.
     hw: Vec<Option<u16>>,
-    /// ice: `ice_service_task_schedule` was called since the last pass.
-    pub service_scheduled: bool,
     /// ice: entries an add/update left INACTIVE since the last pass.
     pending: Vec<u32>,
-    /// ice: when the scheduled service task runs (its programming half).
-    pub service_due: Option<Nanos>,
     /// Driver counters.
     pub counters: ArfsCounters,
     /// The same per RX queue (grown on first use; counters only, never read by the model).
@@ -218,7 +214,7 @@ impl Arfs {
         // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
         // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
         let last_id = if driver == Driver::Mlx5 { FILTER_ID_SPACE - 1 } else { 0 };
-        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), service_scheduled: false, pending: Vec::new(), service_due: None, counters: ArfsCounters::default(), per_queue: Vec::new() }
+        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), pending: Vec::new(), counters: ArfsCounters::default(), per_queue: Vec::new() }
     }
 
     /// Whether the driver implements `ndo_rx_flow_steer`.
@@ -339,7 +335,6 @@ impl Arfs {
                 let entry = entries[d.entry as usize].as_mut().expect("live");
                 entry.q_index = req.rxq;
                 entry.state = IceState::Inactive;
-                self.service_scheduled = true;
                 self.pending.push(d.entry);
             }
             (Steer::Update(_), Model::Mlx5 { rules, pending, .. }) => {
@@ -352,7 +347,6 @@ impl Arfs {
                 let entry = IceEntry { flow: req.flow, flow_id: req.flow_id, q_index: req.rxq, fltr_id: id, state: IceState::Inactive, udp: req.udp, activated: Nanos::ZERO };
                 let idx = Self::alloc(&mut self.free, entries, entry);
                 buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push((req.flow_id, idx));
-                self.service_scheduled = true;
                 self.pending.push(idx);
             }
             (Steer::Add(id), Model::Mlx5 { rules, by_flow, pending }) => {
@@ -379,19 +373,16 @@ impl Arfs {
         (d.answer, d.changes_state())
     }
 
-    /// `ice_service_task_schedule`: the service task will run `delay` from `now` unless a run
-    /// is already due.
-    pub fn ice_schedule(&mut self, now: Nanos, delay: Nanos) {
-        if !self.pending.is_empty() && self.service_due.is_none() {
-            self.service_due = Some(now.saturating_add(delay));
-        }
+    /// ice: entries an add or update left INACTIVE wait for the service task (it is to be
+    /// scheduled: `ice_service_task_schedule`).
+    pub fn ice_work_pending(&self) -> bool {
+        !self.pending.is_empty()
     }
 
     /// The programming half of a scheduled service task run: every entry an add or update left
     /// INACTIVE is written to hardware. Its expiry half is coalesced into the next
     /// [`Arfs::ice_service`] pass (at the next tick).
     pub fn ice_program_pending(&mut self, now: Nanos) {
-        self.service_due = None;
         let Model::Ice { entries, .. } = &mut self.model else { return };
         for i in self.pending.drain(..) {
             if let Some(e) = entries[i as usize].as_mut() {
@@ -424,8 +415,6 @@ impl Arfs {
     /// whenever `ice_rx_flow_steer` scheduled it: program INACTIVE entries, remove ACTIVE ones
     /// that have expired.
     pub fn ice_service(&mut self, now: Nanos, oracle: &impl ExpiryOracle) {
-        self.service_scheduled = false;
-        self.service_due = None;
         self.pending.clear();
         let Model::Ice { buckets, entries, .. } = &mut self.model else { return };
         for bucket in buckets.iter_mut() {

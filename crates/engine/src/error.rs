@@ -3,7 +3,6 @@
 use alloc::string::String;
 use core::fmt;
 
-use crate::cpuset::CpuSet;
 use crate::flow::FlowKey;
 use crate::rss::RetaError;
 use crate::tc::TcError;
@@ -41,8 +40,8 @@ pub enum SimError {
         tid: u32,
         /// The CPU asked for.
         cpu: u16,
-        /// Its cpuset.
-        cpuset: CpuSet,
+        /// Its cpuset, as a CPU list (`0-3,8`).
+        cpuset: String,
     },
     /// A flow names a reader thread that does not exist.
     NoReader(u32),
@@ -82,7 +81,7 @@ impl fmt::Display for SimError {
             SimError::Reta(e) => e.fmt(f),
             SimError::Tc(e) => e.fmt(f),
             SimError::NoThread(tid) => write!(f, "no thread {tid}"),
-            SimError::NotInCpuset { tid, cpu, cpuset } => write!(f, "CPU {cpu} is not in thread {tid}'s cpuset {}", cpuset.to_list()),
+            SimError::NotInCpuset { tid, cpu, cpuset } => write!(f, "CPU {cpu} is not in thread {tid}'s cpuset {cpuset}"),
             SimError::NoReader(tid) => write!(f, "flow reader: no thread {tid}"),
             SimError::SenderWithoutThread => f.write_str("a sending flow needs a thread: its first reader sends"),
             SimError::FlowExists(key) => write!(f, "flow {key} already exists"),

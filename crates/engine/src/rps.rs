@@ -1,7 +1,7 @@
 //! RPS and RFS state: the global `rps_sock_flow_table`, the per-queue `rps_dev_flow_table`, and
 //! the kernel's small hash helpers (include/net/rps.h, include/linux/hash.h,
 //! include/linux/math.h). The decision functions `get_rps_cpu` / `set_rps_cpu` live in
-//! `sim.rs`, which owns every table they touch.
+//! `sim/rfs.rs`, where the host owns every table they touch.
 
 use alloc::vec;
 use alloc::vec::Vec;

@@ -759,18 +759,17 @@ impl Scenario {
     }
 
     /// Advances `sim` to `until`, applying the timeline commands due on the way. A command at
-    /// `at_ms` applies at the start of the tick that contains it (`floor(at / tick)`), before
+    /// `at_ms` applies at the start of the tick that contains it ([`Scenario::tick_start`]), before
     /// that tick runs; calls that split a run anywhere apply each command exactly once.
     pub fn run_from(&self, sim: &mut Sim, until: Nanos) -> Result<(), ScenarioError> {
-        let tick = sim.config().tick_ns;
-        let end = until.0 / tick * tick;
+        let end = Self::tick_start(sim, until);
         for (i, c) in self.timeline_sorted() {
-            let at = Nanos::from_ms(c.at_ms).0 / tick * tick;
+            let at = Self::tick_start(sim, Nanos::from_ms(c.at_ms));
             if at < sim.now().0 || at >= end {
                 continue;
             }
             sim.advance_to(Nanos(at));
-            steerlab_console::execute(sim, &c.command).map_err(|e| err(&format!("timeline[{i}] {:?}", c.command), e))?;
+            Self::apply(sim, i, c)?;
         }
         sim.advance_to(until);
         Ok(())
@@ -779,13 +778,23 @@ impl Scenario {
     /// Applies the timeline commands due at the start of the tick beginning now (for callers
     /// that run ticks themselves, in parts).
     pub fn apply_due(&self, sim: &mut Sim) -> Result<(), ScenarioError> {
-        let tick = sim.config().tick_ns;
         for (i, c) in self.timeline_sorted() {
-            if Nanos::from_ms(c.at_ms).0 / tick * tick == sim.now().0 {
-                steerlab_console::execute(sim, &c.command).map_err(|e| err(&format!("timeline[{i}] {:?}", c.command), e))?;
+            if Self::tick_start(sim, Nanos::from_ms(c.at_ms)) == sim.now().0 {
+                Self::apply(sim, i, c)?;
             }
         }
         Ok(())
+    }
+
+    /// The start of the tick that contains `at`: where a command at that time applies.
+    fn tick_start(sim: &Sim, at: Nanos) -> u64 {
+        let tick = sim.config().tick_ns;
+        at.0 / tick * tick
+    }
+
+    /// Runs timeline command `i`; a failure names it.
+    fn apply(sim: &mut Sim, i: usize, c: &TimedCommand) -> Result<(), ScenarioError> {
+        steerlab_console::execute(sim, &c.command).map(drop).map_err(|e| err(&format!("timeline[{i}] {:?}", c.command), e))
     }
 
     fn timeline_sorted(&self) -> Vec<(usize, &TimedCommand)> {

@@ -370,7 +370,7 @@ pub fn Page(p: &PageProps) -> Html {
         </div>
     }));
     let key = panels.iter().position(|(id, _)| *id == v.lesson.chart).unwrap_or(1);
-    let shown = |i: usize, id: &str| i != key && !(id == "tc-counters" && !tc_key);
+    let shown = |i: usize, id: &str| i != key && (tc_key || id != "tc-counters");
     let focus_console = Callback::from(|_: MouseEvent| {
         let input = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector("[data-testid=console-input]").ok().flatten());
         if let Some(el) = input.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {

@@ -9,6 +9,8 @@ use super::records::Fate;
 use super::Sim;
 
 /// One digest event. Each is folded as its code, the time, then its words.
+// Built and folded at once, never stored: the tick's large variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Event {
     /// A thread moved (drag, `taskset`, or its own migration timer).

@@ -25,7 +25,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::arfs::{Arfs, ICE_SERVICE_PERIOD};
+use crate::arfs::Arfs;
 use crate::config::HostConfig;
 use crate::cpuset::CpuSet;
 use crate::flow::FlowKey;
@@ -49,6 +49,7 @@ mod records;
 mod rfs;
 mod rps_config;
 mod tick;
+mod timers;
 mod trace;
 mod tx;
 mod views;
@@ -89,7 +90,8 @@ pub struct Sim {
     threads: Vec<Thread>,
     ntuple: Vec<NtupleRule>,
     arfs: Arfs,
-    next_service: Nanos,
+    /// Every deadline (thread migrations, ice's service task).
+    timers: timers::Timers,
     xdp: Option<(XdpProgram, XdpCost)>,
     /// The ingress qdisc's filter block (`tc qdisc add dev DEV ingress`), if any.
     tc: Option<TcBlock>,
@@ -141,7 +143,7 @@ impl Sim {
             threads: Vec::new(),
             ntuple: Vec::new(),
             arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
-            next_service: ICE_SERVICE_PERIOD,
+            timers: timers::Timers::new(),
             xdp: None,
             tc: None,
             xps: tx::initial_xps(&cfg),

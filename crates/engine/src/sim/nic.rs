@@ -207,6 +207,7 @@ impl Sim {
         self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
         (self.arfs.counters, self.arfs.per_queue) = (counters, per_queue);
         self.arfs.track_flows(self.flows.len());
+        self.timers.ice_done();
         // The old driver's filter ids mean nothing to the new one (a different NIC).
         for q in &mut self.queues {
             if let Some(t) = &mut q.table {

@@ -59,7 +59,6 @@ pub(super) struct Thread {
     pub(super) cpu: u16,
     pub(super) allowed: CpuSet,
     pub(super) every: Nanos,
-    pub(super) next_migration: Nanos,
 }
 
 #[derive(Clone, Debug)]

@@ -168,9 +168,9 @@ impl Sim {
             self.charge(irq, Stage::ArfsSteer, m);
             // Nothing the driver reads changed since the plan.
             let (result, changed) = self.arfs.carry_out(SteerRequest { calls: m, ..req }, decision);
-            if changed {
-                let delay = Nanos(self.cfg.costs.ice_service_delay_ns);
-                self.arfs.ice_schedule(Nanos(self.now.0 + self.elapsed), delay);
+            if changed && self.arfs.ice_work_pending() {
+                let at = Nanos(self.now.0 + self.elapsed + self.cfg.costs.ice_service_delay_ns);
+                self.timers.ice_schedule(at, true);
             }
             if let Some(rc) = result.filter() {
                 let old = self.entry_mut(from);

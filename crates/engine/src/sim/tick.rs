@@ -8,7 +8,7 @@
 //! the tick and the in-order test of `get_rps_cpu` sees what is really still queued; every
 //! backlog is empty at the end of the tick. Ring and backlog capacities are per tick.
 
-use crate::arfs::{ExpiryOracle, ICE_SERVICE_PERIOD};
+use crate::arfs::ExpiryOracle;
 use crate::driver::Driver;
 use crate::kernel::Kernel;
 use crate::ledger::Stage;
@@ -154,13 +154,11 @@ impl Sim {
     /// Thread migrations and the ice service task due at the start of the tick.
     pub(super) fn timers(&mut self, now: Nanos) {
         for tid in 0..self.threads.len() {
-            let t = &self.threads[tid];
-            if t.next_migration > now {
+            if !self.timers.migration_due(tid, now, self.threads[tid].every) {
                 continue;
             }
+            let t = &self.threads[tid];
             let cpu = t.allowed.nth(self.rng.below(t.allowed.len())).unwrap_or(t.cpu);
-            let every = t.every;
-            self.threads[tid].next_migration = t.next_migration.saturating_add(every);
             if cpu != self.threads[tid].cpu {
                 self.threads[tid].cpu = cpu;
                 self.counters.migrations += 1;
@@ -168,15 +166,13 @@ impl Sim {
             }
         }
         let ice = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch);
-        let timer = now >= self.next_service;
-        if timer {
-            self.next_service = self.next_service.saturating_add(ICE_SERVICE_PERIOD);
-        }
+        let timer = self.timers.ice_timer_due(now);
         // The service task runs on its 1 s timer and whenever ice_rx_flow_steer scheduled it
         // (ice_service_task_schedule). The programming of a scheduled run happens at once
         // (Arfs::ice_program_scheduled); simplification: its expiry scan is coalesced into one
         // pass at the start of the next tick.
-        if ice && (timer || self.arfs.service_scheduled) {
+        if ice && (timer || self.timers.ice_scheduled()) {
+            self.timers.ice_done();
             let writes = self.arfs.counters.hw_writes;
             let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
             self.arfs.ice_service(now, &view);
@@ -189,7 +185,7 @@ impl Sim {
     #[inline]
     pub(super) fn service_task_due(&mut self) {
         let now = Nanos(self.now.0 + self.elapsed);
-        if self.arfs.service_due.is_some_and(|due| due <= now) {
+        if self.timers.ice_work_due(now) {
             let writes = self.arfs.counters.hw_writes;
             self.arfs.ice_program_pending(now);
             self.charge_service(writes);

@@ -24,8 +24,8 @@ impl Sim {
         if !allowed.contains(spec.cpu) {
             return Err(range_err("thread.cpu", "a CPU of the thread's cpuset"));
         }
-        let next_migration = if spec.migrate_every == Nanos::ZERO { Nanos(u64::MAX) } else { self.now.saturating_add(spec.migrate_every) };
-        self.threads.push(Thread { cpu: spec.cpu, allowed, every: spec.migrate_every, next_migration });
+        self.timers.set_migration(self.threads.len(), self.now, spec.migrate_every);
+        self.threads.push(Thread { cpu: spec.cpu, allowed, every: spec.migrate_every });
         Ok(self.threads.len() as u32 - 1)
     }
 
@@ -33,7 +33,7 @@ impl Sim {
     pub fn migrate_thread(&mut self, tid: u32, cpu: u16) -> Result<(), SimError> {
         let t = self.threads.get(tid as usize).ok_or(SimError::NoThread(tid))?;
         if !t.allowed.contains(cpu) {
-            return Err(SimError::NotInCpuset { tid, cpu, cpuset: t.allowed });
+            return Err(SimError::NotInCpuset { tid, cpu, cpuset: t.allowed.to_list() });
         }
         self.threads[tid as usize].cpu = cpu;
         self.counters.migrations += 1;
@@ -49,7 +49,7 @@ impl Sim {
         let now = self.now;
         let t = self.threads.get_mut(tid as usize).ok_or(SimError::NoThread(tid))?;
         t.every = every;
-        t.next_migration = if every == Nanos::ZERO { Nanos(u64::MAX) } else { now.saturating_add(every) };
+        self.timers.set_migration(tid as usize, now, every);
         self.record(Event::MigrationPeriod { tid, every });
         Ok(())
     }
