@@ -43,9 +43,16 @@ pub(crate) fn run(sim: &mut Sim, cmd: &str, args: &[&str]) -> Result<String, Str
             _ => Err(usage("nic: bad arguments", "nic")),
         },
         "kernel" => match args {
+            [] => {
+                let now = sim.config().kernel;
+                let mut out = format!("kernel {now}: {}\nchoices:\n", now.covers());
+                Kernel::ALL.iter().for_each(|k| out.push_str(&format!("  {k:<5} {}\n", k.covers())));
+                Ok(out)
+            }
             [v] => {
-                sim.set_kernel(parse_named::<Kernel>("kernel", v).map_err(|e| usage(e, "kernel"))?);
-                Ok(String::new())
+                let k = parse_named::<Kernel>("kernel", v).map_err(|e| usage(e, "kernel"))?;
+                sim.set_kernel(k);
+                Ok(format!("kernel {k}: {}\n", k.covers()))
             }
             _ => Err(usage("kernel: bad arguments", "kernel")),
         },

@@ -10,7 +10,7 @@ use steerlab_engine::{Proto, Sim};
 
 use crate::{parse_named, DEVICE};
 
-const USAGE: &str = "usage: tc qdisc add|del dev DEV ingress|clsact\n       tc filter add dev DEV ingress [protocol ip|ipv6] [prio P] flower [skip_sw|skip_hw] [src_ip A] [dst_ip A] [ip_proto tcp|udp] [src_port P] [dst_port P] action drop|pass\n       tc filter del dev DEV ingress [prio P [handle H flower]]\n       tc [-s] filter show dev DEV ingress\n       tc counting legacy|usesw   (steerlab: v6.10-6.13 or v6.14+ bypass counters)";
+const USAGE: &str = "usage: tc qdisc add|del dev DEV ingress|clsact\n       tc filter add dev DEV ingress [protocol ip|ipv6] [prio P] flower [skip_sw|skip_hw] [src_ip A] [dst_ip A] [ip_proto tcp|udp] [src_port P] [dst_port P] action drop|pass\n       tc filter del dev DEV ingress [prio P [handle H flower]]\n       tc [-s] filter show dev DEV ingress\n       tc counting legacy|usesw   (steerlab: 6.10-6.13 or 6.14+/6.12.13+ bypass counters)";
 
 /// Runs `tc ARGS`.
 pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
@@ -24,8 +24,9 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         ["filter", "del" | "delete", rest @ ..] => del(sim, rest),
         ["filter", "show" | "list" | "ls", rest @ ..] => show(sim, rest, stats),
         ["counting", name] => {
-            sim.set_tc_counting(parse_named::<Counting>("tc counting", name)?);
-            Ok(String::new())
+            let c = parse_named::<Counting>("tc counting", name)?;
+            sim.set_tc_counting(c);
+            Ok(format!("tc counting {c}: {}\n", c.covers()))
         }
         [] => Err(format!("Usage: tc [ OPTIONS ] OBJECT {{ COMMAND | help }}\n{USAGE}")),
         [obj, ..] if !matches!(*obj, "qdisc" | "filter") => Err(format!("Object \"{obj}\" is unknown, try \"tc help\".\n{USAGE}")),

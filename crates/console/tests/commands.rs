@@ -143,6 +143,10 @@ const OK: &[(&[&str], &str, Check)] = &[
     // the models
     (&[], "nic driver ice", |s, _| assert_eq!(s.config().driver, Driver::Ice)),
     (&[], "kernel 6.14", |s, _| assert_eq!(s.config().kernel, Kernel::V6_14)),
+    // The choice says which real kernels it stands for.
+    (&[], "kernel 6.15", |_, out| assert!(out.contains("6.15 to 6.17.7"), "{out}")),
+    (&[], "kernel", |_, out| assert!(out.starts_with("kernel 6.18: mainline 6.18 and stable 6.17.8+") && out.contains("up to 6.14"), "{out}")),
+    (&["tc qdisc add dev eth0 ingress"], "tc counting legacy", |_, out| assert!(out.contains("6.12.y before 6.12.13"), "{out}")),
     (&[], "rfs record cpuset", |s, _| assert_eq!(s.config().record, RecordPolicy::Cpuset)),
     // tc reaches its module
     (&[], "tc qdisc add dev eth0 ingress", |s, _| assert!(s.tc_block().is_some())),

@@ -6,19 +6,31 @@ use crate::names::named_enum;
 named_enum! {
     /// Which kernel's RPS/RFS rules apply (kernel-semantics.md §2.4–2.6).
     Kernel {
-        /// `flow_id` and slot = `hash & mask`, no active-flow check, expiry window `10 * mask`.
+        /// `flow_id` and slot = `hash & mask`, no active-flow check, expiry window `10 * mask`
+        /// (mainline up to 6.14).
         V6_14 = "6.14",
         /// "net: rfs: hash function change" (6.15): slot and `flow_id` = `hash_32(hash, log)`,
         /// expiry window `10 << log`; `set_rps_cpu` still calls the driver unconditionally.
-        /// Seed 000 was measured on these rules (the net tree of May 2025).
+        /// Seed 000 was measured on these rules (the net tree of May 2025). They hold from
+        /// mainline 6.15 (commit f3483c8e1da6) to 6.17.7.
         V6_15 = "6.15",
         /// 6.15 plus the active-flow check in `set_rps_cpu` and the hash kept in each entry
-        /// ("net: Prevent RPS table overwrite of active flows", 6.18).
+        /// ("net: Prevent RPS table overwrite of active flows", commit 97bcc5b6f454): mainline
+        /// 6.18, and stable 6.17.8 and later.
         V6_18 = "6.18",
     }
 }
 
 impl Kernel {
+    /// Which real kernels follow these rules: what the console says where the choice is made.
+    pub const fn covers(self) -> &'static str {
+        match self {
+            Kernel::V6_14 => "mainline up to 6.14: rps_dev_flow slot = hash & (rps_flow_cnt - 1), expiry window 10 x (rps_flow_cnt - 1)",
+            Kernel::V6_15 => "mainline 6.15 to 6.17.7: slot = hash_32(hash, log) (commit f3483c8e1da6), expiry window 10 << log, no active-flow check",
+            Kernel::V6_18 => "mainline 6.18 and stable 6.17.8+: 6.15's slots plus set_rps_cpu's active-flow check (commit 97bcc5b6f454)",
+        }
+    }
+
     /// Slots are `hash_32(hash, log)` rather than `hash & mask` (6.15+).
     pub const fn hashed_slots(self) -> bool {
         !matches!(self, Kernel::V6_14)
