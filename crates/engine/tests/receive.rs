@@ -405,3 +405,27 @@ fn add_flows_is_all_or_nothing() {
     assert_eq!(sim.add_flows(vec![flow(key(2, 80), vec![]), flow(key(3, 80), vec![])]).unwrap(), 1..3);
     assert!(sim.has_flow(&key(3, 80)) && !sim.has_flow(&key(4, 80)));
 }
+
+/// `_sock_rps_record_flow` (include/net/rps.h) records only a socket in `TCP_ESTABLISHED`: a TCP
+/// connection or a connected UDP socket. An unconnected UDP server socket never writes
+/// `rps_sock_flow_table`, so RFS cannot follow its reader; a connected one is followed.
+#[test]
+fn rfs_records_only_established_sockets() {
+    let udp = |i: u32| FlowKey::new(IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i)), IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)), 5000, 53, Proto::Udp).unwrap();
+    let run = |spec: FlowSpec| {
+        let mut sim = Sim::new(HostConfig { driver: Driver::Generic, ..rfs_host(4, Driver::Generic) }).unwrap();
+        sim.add_thread(pinned(3)).unwrap();
+        sim.add_flow(spec).unwrap();
+        sim.run_ticks(20);
+        (sim.snapshot().counters.sock_flow_updates, sim.flow_view(0).unwrap())
+    };
+    let (updates, view) = run(flow(udp(1), vec![0]));
+    assert_eq!(updates, 0, "an unconnected UDP socket is not recorded");
+    assert_eq!(view.cpu, view.queue % 4, "no record, no RPS map: processed on the IRQ CPU");
+    let connected = steerlab_engine::TxSpec { rate_pps: 1, bytes: 100, connected: true };
+    let (updates, view) = run(FlowSpec { tx: Some(connected), ..flow(udp(1), vec![0]) });
+    assert!(updates > 0, "a connected UDP socket is recorded");
+    assert_eq!(view.cpu, 3, "RFS follows its reader");
+    let (updates, view) = run(flow(key(1, 80), vec![0]));
+    assert!(updates > 0 && view.cpu == 3, "TCP is recorded and followed");
+}

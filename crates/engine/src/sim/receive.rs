@@ -81,14 +81,16 @@ impl Sim {
     /// Whether the reader's read of flow `f` would leave `rps_sock_flow_table` as it is.
     #[inline]
     pub(super) fn read_changes_nothing(&self, f: usize, reader_cpu: Option<u16>) -> bool {
-        let (Some(sock), Some(cpu)) = (&self.sock, reader_cpu) else { return true };
+        let (Some(sock), Some(cpu), true) = (&self.sock, reader_cpu, self.flows[f].established) else { return true };
         let hash = self.flows[f].skb_hash;
         sock.ents[sock.index(hash)] == SockFlowTable::value(hash, cpu, self.cpu_mask)
     }
 
     /// The reader's `recvmsg` of flow `f`'s delivered packets: user and sys time, and
     /// `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
-    /// `rfs.record = cpuset` seed 002's rule.
+    /// `rfs.record = cpuset` seed 002's rule. `_sock_rps_record_flow` records only a socket in
+    /// `TCP_ESTABLISHED` (a TCP connection or a connected UDP socket): an unconnected UDP
+    /// server socket leaves the table alone, and its packets follow plain RPS.
     #[inline]
     pub(super) fn recvmsg(&mut self, f: usize) {
         let reader = self.flows[f].reader as usize;
@@ -96,7 +98,7 @@ impl Sim {
         self.charge(cpu, Stage::AppRead, 1);
         self.charge(cpu, Stage::SysRead, 1);
         let hash = self.flows[f].skb_hash;
-        let Some(sock) = self.sock.as_mut() else { return };
+        let (Some(sock), true) = (self.sock.as_mut(), self.flows[f].established) else { return };
         let idx = sock.index(hash);
         let val = SockFlowTable::value(hash, cpu, self.cpu_mask);
         let old = sock.ents[idx];

@@ -43,6 +43,9 @@ pub(super) struct Flow {
     pub(super) last_drop: Option<DropPoint>,
     /// A UDP flow (ice expires its filters after a fixed time).
     pub(super) udp: bool,
+    /// Its socket is `TCP_ESTABLISHED`: a TCP connection, or a connected UDP socket. Only
+    /// those record their reader's CPU (`sock_rps_record_flow`).
+    pub(super) established: bool,
 }
 
 /// The parts of a flow the tick loop rarely reads: its tuple (tc, UDP expiry, views), every

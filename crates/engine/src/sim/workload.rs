@@ -149,6 +149,9 @@ impl Sim {
             last_cpu: self.queues[usize::from(queue)].irq_cpu,
             last_drop: None,
             udp: spec.key.proto() == Proto::Udp,
+            // A UDP socket that receives from one peer and sends to it is connected when its
+            // sends say so (`connect(2)`); a receive-only UDP socket is a bound server socket.
+            established: spec.key.proto() == Proto::Tcp || spec.tx.is_some_and(|t| t.connected),
         });
         if spec.tx.is_some() {
             self.senders.push(id);
