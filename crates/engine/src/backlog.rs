@@ -5,9 +5,15 @@
 //! The sandbox does not keep the packets, only their timing: the backlog is processed in
 //! order, one packet per `each` nanoseconds (the stack's per-packet cost), so the head at any
 //! instant of a tick follows from when each run of packets was queued. `get_rps_cpu`'s in-order
-//! rule and `rps_may_expire_flow` read that head.
+//! rule and `rps_may_expire_flow` read that head. As `process_backlog` does since 6.10, the
+//! head moves once per poll: by [`BACKLOG_QUOTA`] packets, or by what was left when the queue
+//! empties (`rps_input_queue_head_add(sd, work)`), so other CPUs see it jump in batches.
 
 use alloc::vec::Vec;
+
+/// Packets one `process_backlog` call processes before it returns and publishes them:
+/// `dev_rx_weight` = `weight_p` (64) × `dev_weight_rx_bias` (1), net/core/hotdata.c.
+pub const BACKLOG_QUOTA: u32 = 64;
 
 /// Consecutive backlog packets processed back to back. A run of `n` packets is dequeued packet
 /// by packet as time passes, so one run of `n` and `n` runs of one give the same head at every
@@ -25,8 +31,11 @@ struct Run {
 /// One CPU's backlog within a tick (times are ns from the tick's start).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Backlog {
-    /// `input_queue_head`: packets dequeued so far.
+    /// Packets processed so far (the head a per-packet kernel would show).
     head: u32,
+    /// `input_queue_tail` when the backlog was last scheduled from idle: polls count their
+    /// quota from there.
+    busy_from: u32,
     /// `input_queue_tail`: packets enqueued so far.
     tail: u32,
     /// Packets the backlog still takes this tick (`netdev_max_backlog` plus what the CPU
@@ -60,9 +69,14 @@ impl Backlog {
         self.room = room;
     }
 
-    /// `input_queue_head` as last advanced ([`Backlog::head_at`] advances it).
+    /// `input_queue_head` as last published ([`Backlog::head_at`] advances it): the packets of
+    /// finished polls, whole quotas while the backlog is busy, everything once it is idle.
     pub fn head(&self) -> u32 {
-        self.head
+        if self.first as usize >= self.runs.len() {
+            return self.head;
+        }
+        let done = self.head.wrapping_sub(self.busy_from);
+        self.busy_from.wrapping_add(done - done % BACKLOG_QUOTA)
     }
 
     /// Packets queued and not yet dequeued.
@@ -76,6 +90,9 @@ impl Backlog {
         // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this enqueue
         // schedules the backlog again.
         let woke = self.work_end <= at;
+        if woke {
+            self.busy_from = self.tail;
+        }
         self.room -= m;
         let tail0 = self.tail;
         self.tail = self.tail.wrapping_add(m as u32);
@@ -90,8 +107,9 @@ impl Backlog {
         Enqueued { tail: self.tail, woke }
     }
 
-    /// `input_queue_head` at time `now`: the runs whose processing has ended by then are
-    /// dequeued (`process_backlog`). Returns the head and how many packets this dequeued.
+    /// `input_queue_head` at time `now` ([`Backlog::head`]): the runs whose processing has ended
+    /// by then are dequeued (`process_backlog`). Returns the head and how many packets this
+    /// dequeued.
     pub fn head_at(&mut self, now: u64, each: u64) -> (u32, u64) {
         let mut dequeued = 0;
         while let Some(r) = self.runs.get_mut(self.first as usize) {
@@ -106,7 +124,7 @@ impl Backlog {
             }
             self.first += 1;
         }
-        (self.head, dequeued)
+        (self.head(), dequeued)
     }
 
     /// The end of the tick: everything queued is processed. Returns how many packets that
@@ -135,10 +153,13 @@ mod tests {
         assert_eq!(e, Enqueued { tail: 5, woke: true });
         // Queued while busy (work ends at 1050): no new wake-up, starts at 1050.
         assert_eq!(b.enqueue(1020, 10, 2), Enqueued { tail: 7, woke: false });
+        // While busy the head stays at the last whole quota (none here); the packets count as
+        // dequeued (delivered) as they are processed.
         assert_eq!(b.head_at(1009, 10), (0, 0));
-        assert_eq!(b.head_at(1030, 10), (3, 3));
-        assert_eq!(b.head_at(1065, 10), (6, 3));
+        assert_eq!(b.head_at(1030, 10), (0, 3));
+        assert_eq!(b.head_at(1065, 10), (0, 3));
         assert_eq!(b.in_flight(), 1);
+        // Idle: everything processed is published.
         assert_eq!(b.head_at(5000, 10), (7, 1));
         assert_eq!(b.room(), 93);
         // Idle again: the next enqueue wakes it.
@@ -157,5 +178,21 @@ mod tests {
         for now in [0, 6, 7, 13, 14, 20, 21, 28, 100] {
             assert_eq!(one.head_at(now, 7), singles.head_at(now, 7), "at {now}");
         }
+    }
+
+    /// `process_backlog` publishes its work once per poll (6.10+): a busy backlog's head moves
+    /// by whole quotas of 64, counted from when it was woken, and catches up when it empties.
+    #[test]
+    fn the_head_moves_once_per_poll() {
+        let mut b = Backlog::default();
+        b.set_room(1000);
+        b.enqueue(0, 1, 10);
+        b.head_at(10, 1);
+        assert_eq!(b.head(), 10, "idle: all published");
+        b.enqueue(100, 1, 200);
+        assert_eq!(b.head_at(100 + 63, 1).0, 10, "63 of the new packets processed: not yet published");
+        assert_eq!(b.head_at(100 + 64, 1).0, 74, "one quota");
+        assert_eq!(b.head_at(100 + 199, 1).0, 10 + 192, "three quotas");
+        assert_eq!(b.head_at(100 + 200, 1).0, 210, "empty: the last poll publishes its 8");
     }
 }
