@@ -6,7 +6,7 @@
 //! `cpu_collision`), `received_rps`, `flow_limit_count`, the backlog length
 //! (`input_qlen + process_qlen`), the CPU index, `input_qlen`, `process_qlen`. The values are
 //! `unsigned int` in the kernel and wrap likewise. The sandbox does not model `time_squeeze`
-//! or flow limits (0), and backlogs are empty between ticks (the queue lengths are 0).
+//! (0), and backlogs are empty between ticks (the queue lengths are 0).
 //!
 //! `/proc/interrupts` follows kernel/irq/proc.c `show_interrupts`: a header of `CPU%-8d` after
 //! `prec + 8` spaces, then per IRQ `%*d:` (`prec` = 3 below 1000 IRQs), `" %10u"` per CPU, a
@@ -44,7 +44,7 @@ fn softnet_stat(sim: &Sim) -> String {
     let snap = sim.snapshot();
     let mut out = String::new();
     for (cpu, s) in snap.cpus.iter().enumerate() {
-        let cols: [u64; 15] = [s.packets, s.dropped, 0, 0, 0, 0, 0, 0, 0, s.received_rps, 0, 0, cpu as u64, 0, 0];
+        let cols: [u64; 15] = [s.packets, s.dropped, 0, 0, 0, 0, 0, 0, 0, s.received_rps, s.flow_limit_count, 0, cpu as u64, 0, 0];
         let row: Vec<String> = cols.iter().map(|&v| format!("{:08x}", v as u32)).collect();
         let _ = writeln!(out, "{}", row.join(" "));
     }

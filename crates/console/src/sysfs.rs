@@ -19,8 +19,10 @@ use steerlab_engine::{CpuSet, Sim};
 use crate::{hinted, parse_c_u64, quotef, DEVICE};
 
 /// The accepted forms of `sysctl`.
-pub(crate) const SYSCTL_FORMS: &str = "sysctl [-n] net.core.rps_sock_flow_entries | net.core.netdev_max_backlog\n\
+pub(crate) const SYSCTL_FORMS: &str = "sysctl [-n] net.core.rps_sock_flow_entries | net.core.netdev_max_backlog | net.core.flow_limit_cpu_bitmap | net.core.flow_limit_table_len\n\
 sysctl -w net.core.rps_sock_flow_entries=N\n\
+sysctl -w net.core.flow_limit_cpu_bitmap=MASK\n\
+sysctl -w net.core.flow_limit_table_len=N\n\
 sysctl -a";
 
 /// The accepted forms of `echo`.
@@ -29,11 +31,15 @@ echo N > /sys/class/net/DEV/queues/rx-N/rps_flow_cnt\n\
 echo MASK > /sys/class/net/DEV/queues/tx-N/xps_cpus\n\
 echo MASK > /sys/class/net/DEV/queues/tx-N/xps_rxqs\n\
 echo N > /proc/sys/net/core/rps_sock_flow_entries\n\
+echo MASK > /proc/sys/net/core/flow_limit_cpu_bitmap\n\
+echo N > /proc/sys/net/core/flow_limit_table_len\n\
 echo VALUE | tee /sys/class/net/DEV/queues/rx-*/FILE   (every RX queue; tx-* every TX queue)\n\
 for q in /sys/class/net/DEV/queues/rx-*; do echo VALUE > $q/FILE; done";
 
 const SOCK_FLOW: &str = "net.core.rps_sock_flow_entries";
 const BACKLOG: &str = "net.core.netdev_max_backlog";
+/// The sysctls steerlab models, in `sysctl -a`'s order.
+const SYSCTLS: [&str; 4] = ["net.core.flow_limit_cpu_bitmap", "net.core.flow_limit_table_len", BACKLOG, SOCK_FLOW];
 
 /// A steering file of the host.
 #[derive(Clone, Copy)]
@@ -44,6 +50,8 @@ enum File {
     XpsRxqs(u16),
     SockFlow,
     Backlog,
+    FlowLimitCpus,
+    FlowLimitLen,
 }
 
 /// The file at `path`, if the host has it (queues beyond the device's count do not exist).
@@ -51,6 +59,8 @@ fn file(sim: &Sim, path: &str) -> Option<File> {
     match path {
         "/proc/sys/net/core/rps_sock_flow_entries" => return Some(File::SockFlow),
         "/proc/sys/net/core/netdev_max_backlog" => return Some(File::Backlog),
+        "/proc/sys/net/core/flow_limit_cpu_bitmap" => return Some(File::FlowLimitCpus),
+        "/proc/sys/net/core/flow_limit_table_len" => return Some(File::FlowLimitLen),
         _ => {}
     }
     let rest = path.strip_prefix("/sys/class/net/")?.strip_prefix(DEVICE)?.strip_prefix("/queues/")?;
@@ -84,6 +94,8 @@ fn files_hint(sim: &Sim) -> String {
 pub(crate) enum Writer {
     Echo,
     Tee,
+    /// `sysctl -w NAME=VALUE` (procps-ng words its refusals `sysctl: setting key "NAME": …`).
+    Sysctl,
 }
 
 /// A write of a value to a file, checked against the host: every check the engine's setter
@@ -94,6 +106,8 @@ pub(crate) enum Write {
     XpsCpus(u16, CpuSet),
     XpsRxqs(u16, CpuSet),
     SockFlow(u32),
+    FlowLimitCpus(CpuSet),
+    FlowLimitLen(u32),
 }
 
 /// Checks `echo VALUE > PATH` (or tee's write of it) against the host without changing it;
@@ -105,6 +119,7 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         let name = match writer {
             Writer::Echo => format!("bash: {path}"),
             Writer::Tee => format!("tee: {}", quotef(path)),
+            Writer::Sysctl => format!("sysctl: cannot stat {path}"),
         };
         return Err(hinted(format!("{name}: No such file or directory"), &files_hint(sim)));
     };
@@ -112,6 +127,7 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         let message = match writer {
             Writer::Echo => format!("bash: echo: write error: {errno}"),
             Writer::Tee => format!("tee: {}: {errno}", quotef(path)),
+            Writer::Sysctl => format!("sysctl: setting key \"{}\": {errno}", sysctl_name(path)),
         };
         hinted(message, &why)
     };
@@ -138,6 +154,13 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
             Write::SockFlow(n)
         }
         File::Backlog => return Err(werr("Operation not supported", format!("{BACKLOG} is fixed by the scenario in steerlab"))),
+        File::FlowLimitCpus => Write::FlowLimitCpus(mask("flow_limit_cpu_bitmap", cfg.cpus, "CPUs of this host")?),
+        File::FlowLimitLen => {
+            // proc_dointvec; the kernel takes the new length for tables allocated afterwards.
+            let n = sock_flow_value(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?;
+            within((1..=steerlab_engine::flow_limit::MAX_TABLE_LEN).contains(&n), "net.core.flow_limit_table_len", "1..=1048576 in the sandbox").map_err(invalid)?;
+            Write::FlowLimitLen(n)
+        }
     })
 }
 
@@ -155,6 +178,8 @@ pub(crate) fn apply(sim: &mut Sim, write: &Write) -> Result<(), String> {
         Write::XpsCpus(q, set) => sim.set_xps_cpus(q, set),
         Write::XpsRxqs(q, set) => sim.set_xps_rxqs(q, set),
         Write::SockFlow(n) => sim.set_sock_flow_entries(n),
+        Write::FlowLimitCpus(set) => sim.set_flow_limit_cpus(set),
+        Write::FlowLimitLen(n) => sim.set_flow_limit_table_len(n),
     };
     done.map_err(|e| hinted("bash: echo: write error: Invalid argument", &e.to_string()))
 }
@@ -191,24 +216,35 @@ pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
         Some(File::XpsRxqs(q)) => sim.xps_rxqs(q).unwrap_or_default().to_hex(cfg.rx_queues),
         Some(File::SockFlow) => sim.sock_flow_entries().to_string(),
         Some(File::Backlog) => cfg.netdev_max_backlog.to_string(),
+        Some(File::FlowLimitCpus) => sim.flow_limit_cpus().to_hex(cfg.cpus),
+        Some(File::FlowLimitLen) => cfg.flow_limit_table_len.to_string(),
     };
     Ok(format!("{text}\n"))
 }
 
-/// `sysctl [-n] [-q] [-w] NAME[=VALUE]... | -a` (procps-ng; a `=` makes a write even without `-w`).
+/// `net.core.x` for `/proc/sys/net/core/x`.
+fn sysctl_name(path: &str) -> String {
+    path.trim_start_matches("/proc/sys/").replace('/', ".")
+}
+
+/// `sysctl [-n] [-q] [-w] NAME[=VALUE]... | -a` (procps-ng; a `=` makes a write even without
+/// `-w`). A key is its file under /proc/sys: reads are that file's `cat`, writes its checked
+/// write, so the sysctl and the echo forms accept and refuse the same values.
 pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     let (mut values_only, mut quiet, mut specs) = (false, false, Vec::new());
+    let mut all = false;
     for &a in args {
         match a {
             "-w" | "--write" => {}
             "-n" | "--values" => values_only = true,
             "-q" | "--quiet" => quiet = true,
-            "-a" | "-A" | "-X" | "--all" => {
-                return Ok(format!("{BACKLOG} = {}\n{SOCK_FLOW} = {}\n", sim.config().netdev_max_backlog, sim.sock_flow_entries()))
-            }
+            "-a" | "-A" | "-X" | "--all" => all = true,
             o if o.starts_with('-') => return Err(hinted(format!("sysctl: option {o} is not supported in steerlab"), SYSCTL_FORMS)),
             spec => specs.push(spec),
         }
+    }
+    if all {
+        specs = SYSCTLS.to_vec();
     }
     if specs.is_empty() {
         return Err(hinted("sysctl: no variables specified", SYSCTL_FORMS));
@@ -217,7 +253,7 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     if writes > 0 && specs.len() > 1 {
         return Err(hinted("sysctl: steerlab writes one key per command", SYSCTL_FORMS));
     }
-    let line = |name: &str, v: &dyn core::fmt::Display| if values_only { format!("{v}\n") } else { format!("{name} = {v}\n") };
+    let line = |name: &str, v: &str| if values_only { format!("{v}\n") } else { format!("{name} = {v}\n") };
     let mut out = String::new();
     for spec in specs {
         let (key, value) = match spec.split_once('=') {
@@ -225,22 +261,17 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             None => (spec, None),
         };
         let name = key.replace('/', ".");
-        let known = name == SOCK_FLOW || name == BACKLOG;
-        if !known || key.is_empty() {
-            return Err(hinted(format!("sysctl: cannot stat /proc/sys/{}: No such file or directory", name.replace('.', "/")), SYSCTL_FORMS));
+        let path = format!("/proc/sys/{}", name.replace('.', "/"));
+        if key.is_empty() || !SYSCTLS.contains(&name.as_str()) {
+            return Err(hinted(format!("sysctl: cannot stat {path}: No such file or directory"), SYSCTL_FORMS));
         }
         match value {
-            None if name == SOCK_FLOW => out += &line(&name, &sim.sock_flow_entries()),
-            None => out += &line(&name, &sim.config().netdev_max_backlog),
-            Some(_) if name == BACKLOG => {
-                return Err(hinted(format!("sysctl: setting key \"{name}\": Operation not supported"), "netdev_max_backlog is fixed by the scenario in steerlab"))
-            }
+            None => out += &line(&name, cat(sim, &path)?.trim_end()),
             Some(v) => {
-                let invalid = |why: String| hinted(format!("sysctl: setting key \"{name}\": Invalid argument"), &why);
-                let n = sock_flow_value(v).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {v:?}")))?;
-                sim.set_sock_flow_entries(n).map_err(|e| invalid(e.to_string()))?;
+                let write = check_write(sim, &path, v, Writer::Sysctl)?;
+                apply(sim, &write)?;
                 if !quiet {
-                    out += &line(&name, &v);
+                    out += &line(&name, v);
                 }
             }
         }

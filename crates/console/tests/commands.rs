@@ -75,7 +75,14 @@ const OK: &[(&[&str], &str, Check)] = &[
     }),
     (&[], "sysctl net.core.rps_sock_flow_entries=100", |s, _| assert_eq!(s.sock_flow_entries(), 128)),
     (&[], "sysctl -n net.core.netdev_max_backlog", |_, out| assert_eq!(out, "1000\n")),
-    (&[], "sysctl -a", |_, out| assert_eq!(out.lines().count(), 2)),
+    (&[], "sysctl -a", |_, out| assert_eq!(out.lines().count(), 4)),
+    (&[], "sysctl -w net.core.flow_limit_cpu_bitmap=3", |s, out| {
+        assert_eq!(out, "net.core.flow_limit_cpu_bitmap = 3\n");
+        assert_eq!(s.flow_limit_cpus().to_list(), "0-1");
+    }),
+    (&["echo c > /proc/sys/net/core/flow_limit_cpu_bitmap"], "sysctl -n net.core.flow_limit_cpu_bitmap", |_, out| assert_eq!(out, "0c\n")),
+    (&[], "sysctl -w net.core.flow_limit_table_len=8192", |s, _| assert_eq!(s.config().flow_limit_table_len, 8192)),
+    (&[], "cat /proc/sys/net/core/flow_limit_table_len", |_, out| assert_eq!(out, "4096\n")),
     // echo > sysfs / procfs, and plain echo
     (&[], "echo f0 > /sys/class/net/eth0/queues/rx-1/rps_cpus", |s, _| assert_eq!(s.rps_cpus(1).to_list(), "4-7")),
     (&[], "echo 300 > /sys/class/net/eth0/queues/rx-0/rps_flow_cnt", |s, _| assert_eq!(s.flow_cnt(0), 512)),
@@ -265,6 +272,8 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "sysctl -w net.core.rps_sock_flow_entries=-1", "Invalid argument"),
     (&[], "sysctl -w net.core.rps_sock_flow_entries=5000000", "Invalid argument"),
     (&[], "sysctl -w net.core.netdev_max_backlog=10", "setting key \"net.core.netdev_max_backlog\": Operation not supported"),
+    (&[], "sysctl -w net.core.flow_limit_cpu_bitmap=100", "setting key \"net.core.flow_limit_cpu_bitmap\": Invalid argument"),
+    (&[], "sysctl -w net.core.flow_limit_table_len=0", "Invalid argument"),
     (&[], "sysctl -z net.core.rps_sock_flow_entries", "option -z is not supported"),
     (&[], "sysctl -w net.core.rps_sock_flow_entries=1 net.core.rps_sock_flow_entries=2", "one key per command"),
     // echo

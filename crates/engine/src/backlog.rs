@@ -38,9 +38,6 @@ pub struct Backlog {
     busy_from: u32,
     /// `input_queue_tail`: packets enqueued so far.
     tail: u32,
-    /// Packets the backlog still takes this tick (`netdev_max_backlog` plus what the CPU
-    /// processes meanwhile).
-    room: u64,
     /// When the work queued so far ends.
     work_end: u64,
     /// This tick's runs, in order; those before `first` are dequeued.
@@ -59,16 +56,6 @@ pub struct Enqueued {
 }
 
 impl Backlog {
-    /// Packets it still takes this tick.
-    pub fn room(&self) -> u64 {
-        self.room
-    }
-
-    /// A new tick: `room` packets may be queued.
-    pub fn set_room(&mut self, room: u64) {
-        self.room = room;
-    }
-
     /// `input_queue_head` as last published ([`Backlog::head_at`] advances it): the packets of
     /// finished polls, whole quotas while the backlog is busy, everything once it is idle.
     pub fn head(&self) -> u32 {
@@ -79,13 +66,15 @@ impl Backlog {
         self.busy_from.wrapping_add(done - done % BACKLOG_QUOTA)
     }
 
-    /// Packets queued and not yet dequeued.
+    /// Packets queued and not yet dequeued: `qlen` of `input_pkt_queue` (and `process_queue`)
+    /// as of the last [`Backlog::head_at`].
     pub fn in_flight(&self) -> u64 {
         u64::from(self.tail.wrapping_sub(self.head))
     }
 
-    /// `enqueue_to_backlog` of `m` packets at time `at` (the caller checked the room): they are
-    /// processed after everything queued before them, `each` ns apiece.
+    /// `enqueue_to_backlog` of `m` packets at time `at` (the caller dequeued up to `at` and
+    /// checked `qlen`): they are processed after everything queued before them, `each` ns
+    /// apiece.
     pub fn enqueue(&mut self, at: u64, each: u64, m: u64) -> Enqueued {
         // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this enqueue
         // schedules the backlog again.
@@ -93,7 +82,6 @@ impl Backlog {
         if woke {
             self.busy_from = self.tail;
         }
-        self.room -= m;
         let tail0 = self.tail;
         self.tail = self.tail.wrapping_add(m as u32);
         let begin = self.work_end.max(at);
@@ -148,7 +136,6 @@ mod tests {
     #[test]
     fn the_head_follows_the_processing_time() {
         let mut b = Backlog::default();
-        b.set_room(100);
         let e = b.enqueue(1000, 10, 5);
         assert_eq!(e, Enqueued { tail: 5, woke: true });
         // Queued while busy (work ends at 1050): no new wake-up, starts at 1050.
@@ -161,7 +148,6 @@ mod tests {
         assert_eq!(b.in_flight(), 1);
         // Idle: everything processed is published.
         assert_eq!(b.head_at(5000, 10), (7, 1));
-        assert_eq!(b.room(), 93);
         // Idle again: the next enqueue wakes it.
         assert!(b.enqueue(6000, 10, 1).woke);
         assert_eq!(b.drain(), 1);
@@ -169,8 +155,6 @@ mod tests {
 
         let mut one = Backlog::default();
         let mut singles = Backlog::default();
-        one.set_room(10);
-        singles.set_room(10);
         one.enqueue(0, 7, 4);
         for _ in 0..4 {
             singles.enqueue(0, 7, 1);
@@ -185,7 +169,6 @@ mod tests {
     #[test]
     fn the_head_moves_once_per_poll() {
         let mut b = Backlog::default();
-        b.set_room(1000);
         b.enqueue(0, 1, 10);
         b.head_at(10, 1);
         assert_eq!(b.head(), 10, "idle: all published");

@@ -82,6 +82,11 @@ pub struct HostConfig {
     pub record: RecordPolicy,
     /// `net.core.netdev_max_backlog` (default 1000, net/core/hotdata.c).
     pub netdev_max_backlog: u32,
+    /// `net.core.flow_limit_cpu_bitmap` as a CPU list: CPUs whose enqueues apply the flow
+    /// limit (`""` = none, the kernel's default).
+    pub flow_limit_cpus: String,
+    /// `net.core.flow_limit_table_len` (default 4096): buckets of a table allocated from now on.
+    pub flow_limit_table_len: u32,
     /// Hardware filter capacity shared by ntuple rules and aRFS.
     pub max_hw_filters: u32,
     /// Simulated time advanced per engine step, in ns (10 µs..=1 s).
@@ -118,6 +123,8 @@ impl Default for HostConfig {
             sock_flow_entries: 0,
             record: RecordPolicy::Always,
             netdev_max_backlog: 1000,
+            flow_limit_cpus: String::new(),
+            flow_limit_table_len: crate::flow_limit::DEFAULT_TABLE_LEN,
             max_hw_filters: 8192,
             tick_ns: 1_000_000,
             xps_map: XpsMap::Irq,
@@ -154,6 +161,12 @@ impl HostConfig {
         check(self.max_hw_filters <= 1_000_000, "nic.max_hw_filters", "0..=1000000")?;
         check((10_000..=1_000_000_000).contains(&self.tick_ns), "sim.tick_ns", "10000..=1000000000")?;
         check((1..=1000).contains(&self.atr_sample_rate), "xps.atr_sample_rate", "1..=1000")?;
+        check((1..=crate::flow_limit::MAX_TABLE_LEN).contains(&self.flow_limit_table_len), "net.flow_limit_table_len", "1..=1048576")?;
+        if !self.flow_limit_cpus.is_empty() {
+            let set = crate::cpuset::CpuSet::parse_list(&self.flow_limit_cpus)
+                .map_err(|e| ConfigError { field: "net.flow_limit_cpus".into(), accepted: e.0 })?;
+            check(set.end() <= self.cpus, "net.flow_limit_cpus", "CPUs of this host")?;
+        }
         if !self.rps_cpus.is_empty() {
             let set = crate::cpuset::CpuSet::parse_list(&self.rps_cpus)
                 .map_err(|e| ConfigError { field: "rps.cpus".into(), accepted: e.0 })?;

@@ -18,6 +18,7 @@ pub mod cpuset;
 pub mod driver;
 pub mod error;
 pub mod flow;
+pub mod flow_limit;
 pub mod kernel;
 pub mod ledger;
 pub mod metrics;

@@ -12,8 +12,11 @@ pub struct Counters {
     pub delivered: u64,
     /// Dropped because the RX ring was full.
     pub ring_full: u64,
-    /// Dropped by `enqueue_to_backlog` (`netdev_max_backlog`).
+    /// Dropped by `enqueue_to_backlog` (`netdev_max_backlog`, or the flow limit): softnet_stat's
+    /// `dropped`.
     pub backlog_full: u64,
+    /// Of those, dropped by the flow limit (softnet_stat's `flow_limit_count`).
+    pub flow_limit: u64,
     /// Dropped by an XDP program (drop or aborted).
     pub xdp_drop: u64,
     /// Dropped by a tc action.
@@ -112,6 +115,9 @@ pub struct CpuStats {
     pub dropped: u64,
     /// Times the CPU's backlog was woken by another CPU (softnet_stat `received_rps`).
     pub received_rps: u64,
+    /// Packets its flow-limit table dropped (softnet_stat `flow_limit_count`; 0 without a
+    /// table, and forgotten when the table is freed, as in the kernel).
+    pub flow_limit_count: u64,
 }
 
 /// FNV-1a (64 bit) over 64-bit words: a stable digest of the run's events, identical on every

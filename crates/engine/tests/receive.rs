@@ -429,3 +429,44 @@ fn rfs_records_only_established_sockets() {
     let (updates, view) = run(flow(key(1, 80), vec![0]));
     assert!(updates > 0 && view.cpu == 3, "TCP is recorded and followed");
 }
+
+/// `enqueue_to_backlog` (net/core/dev.c) takes a packet while the target backlog's `qlen <=
+/// netdev_max_backlog`, counted at the enqueue: a burst into an idle backlog is taken up to
+/// `netdev_max_backlog + 1` packets and the rest dropped. (The sandbox's flows deliver a
+/// tick's packets together, so a flow faster than that per tick overflows on its own.)
+#[test]
+fn a_backlog_takes_packets_while_qlen_is_at_most_netdev_max_backlog() {
+    let cfg = HostConfig { cpus: 2, rx_queues: 1, rps_cpus: "1".into(), netdev_max_backlog: 100, ..HostConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    sim.add_flow(FlowSpec { rate_pps: 300_000, ..flow(key(1, 80), vec![]) }).unwrap();
+    sim.run_ticks(1);
+    let c = sim.snapshot().counters;
+    assert_eq!((c.offered, c.backlog_full, c.flow_limit), (300, 199, 0));
+    assert!(sim.conserved());
+}
+
+/// `skb_flow_limit`: from half full on, the enqueuing CPU (the queue's IRQ CPU, when it is in
+/// `flow_limit_cpu_bitmap`) drops the packets of a flow holding more than 64 of its last 128
+/// samples. A heavy flow sharing a backlog with light ones loses packets; the light ones do not.
+#[test]
+fn the_flow_limit_drops_the_heavy_flow_not_the_light_ones() {
+    let run = |limit: &str| {
+        let cfg = HostConfig { cpus: 2, rx_queues: 1, rps_cpus: "1".into(), netdev_max_backlog: 100, flow_limit_cpus: limit.into(), ..HostConfig::default() };
+        let mut sim = Sim::new(cfg).unwrap();
+        sim.add_flow(FlowSpec { rate_pps: 90_000, ..flow(key(0, 80), vec![]) }).unwrap();
+        for i in 1..40 {
+            sim.add_flow(FlowSpec { rate_pps: 1_000, ..flow(key(i, 80), vec![]) }).unwrap();
+        }
+        sim.run_ticks(20);
+        assert!(sim.conserved());
+        let light_dropped = (1..40).filter(|&f| sim.flow_view(f).unwrap().dropped.is_some()).count();
+        (sim.snapshot(), light_dropped)
+    };
+    let (off, _) = run("");
+    assert_eq!(off.counters.flow_limit, 0);
+    let (on, light_dropped) = run("0");
+    assert!(on.counters.flow_limit > 0, "the heavy flow is limited");
+    assert_eq!(on.cpus[0].flow_limit_count, on.counters.flow_limit, "counted on the enqueuing CPU");
+    assert_eq!(on.cpus[1].dropped, on.counters.backlog_full, "and as drops of the target backlog");
+    assert_eq!(light_dropped, 0, "light flows keep every packet");
+}

@@ -63,6 +63,8 @@ impl Report {
                 "in_flight": s.in_flight,
                 "dropped": {"ring_full": c.ring_full, "backlog_full": c.backlog_full, "xdp": c.xdp_drop, "tc": c.tc_drop},
             },
+            // Of backlog_full, the flow limit's drops (softnet_stat's flow_limit_count).
+            "backlog": {"flow_limit_count": c.flow_limit},
             "steering": {"local": c.local, "remote": c.remote, "wrong_queue": c.wrong_queue},
             "arfs": {
                 "add": a.add, "update": a.update, "skip": a.skip, "expire": a.expire,

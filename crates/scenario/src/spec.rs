@@ -230,6 +230,10 @@ pub struct RfsSection {
 pub struct NetSection {
     /// `net.core.netdev_max_backlog`.
     pub netdev_max_backlog: u32,
+    /// `net.core.flow_limit_cpu_bitmap`, as a CPU list (`""`: the flow limit is off).
+    pub flow_limit_cpus: String,
+    /// `net.core.flow_limit_table_len`.
+    pub flow_limit_table_len: u32,
 }
 
 /// `xps.*`
@@ -452,7 +456,7 @@ impl Default for RfsSection {
 }
 impl Default for NetSection {
     fn default() -> Self {
-        NetSection { netdev_max_backlog: d().netdev_max_backlog }
+        NetSection { netdev_max_backlog: d().netdev_max_backlog, flow_limit_cpus: d().flow_limit_cpus, flow_limit_table_len: d().flow_limit_table_len }
     }
 }
 impl Default for XpsSection {
@@ -526,7 +530,7 @@ pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result
                 // Fields that hold names take strings even when the name looks like a number.
                 // (`host.cpus` is a count; `rps.cpus` and a thread group's `cpus` are lists.)
                 let list = last == "cpus" && keys[0] != "host";
-                if list || matches!(last, "kernel" | "driver" | "record" | "mode" | "cpuset" | "proto" | "src" | "dst" | "map" | "program" | "strategy" | "action" | "counting") { serde_json::Value::String(text.into()) } else { v }
+                if list || matches!(last, "kernel" | "driver" | "record" | "mode" | "cpuset" | "proto" | "src" | "dst" | "map" | "program" | "strategy" | "action" | "counting" | "flow_limit_cpus") { serde_json::Value::String(text.into()) } else { v }
             }
             _ => serde_json::Value::String(text.into()),
         },
@@ -563,6 +567,8 @@ impl Scenario {
             sock_flow_entries: self.rfs.sock_flow_entries,
             record: self.rfs.record.0,
             netdev_max_backlog: self.net.netdev_max_backlog,
+            flow_limit_cpus: self.net.flow_limit_cpus.clone(),
+            flow_limit_table_len: self.net.flow_limit_table_len,
             max_hw_filters: self.nic.max_hw_filters,
             tick_ns: self.sim.tick_ns,
             xps_map: self.xps.map.0,

@@ -29,6 +29,7 @@ use crate::arfs::Arfs;
 use crate::config::HostConfig;
 use crate::cpuset::CpuSet;
 use crate::flow::FlowKey;
+use crate::flow_limit::FlowLimit;
 use crate::ledger::{Prices, Stage};
 use crate::metrics::{Counters, Digest};
 use crate::rng::Rng;
@@ -122,7 +123,10 @@ impl Sim {
         let queues = (0..cfg.rx_queues)
             .map(|q| RxQueue::new(q % cfg.cpus, rps_map.clone(), cfg.flow_cnt))
             .collect();
-        let cpus = vec![Cpu::default(); usize::from(cfg.cpus)];
+        let mut cpus = vec![Cpu::default(); usize::from(cfg.cpus)];
+        if let Ok(set) = CpuSet::parse_list(&cfg.flow_limit_cpus) {
+            set.iter().for_each(|c| cpus[usize::from(c)].flow_limit = Some(FlowLimit::new(cfg.flow_limit_table_len)));
+        }
         let mut sim = Sim {
             now: Nanos::ZERO,
             rng: rng.fork("sim"),

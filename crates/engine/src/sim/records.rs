@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use crate::arfs::{Decision, SteerRequest};
 use crate::backlog::Backlog;
+use crate::flow_limit::FlowLimit;
 use crate::cpuset::CpuSet;
 use crate::flow::FlowKey;
 use crate::ledger::Work;
@@ -88,6 +89,8 @@ pub(super) struct Cpu {
     pub(super) arfs_calls: u64,
     /// Its RPS backlog (`softnet_data`).
     pub(super) backlog: Backlog,
+    /// Its flow-limit table, when it is in `net.core.flow_limit_cpu_bitmap`.
+    pub(super) flow_limit: Option<FlowLimit>,
     /// Packets, drops and IPIs (the user, sys and softirq times are priced from `work`).
     pub(super) stats: CpuStats,
     /// The work charged to it, per stage.
@@ -145,6 +148,15 @@ pub(super) struct Step {
     pub(super) fate: Fate,
     /// State other than counters, tails and stamps changed: the next packet may differ.
     pub(super) structural: bool,
+}
+
+/// What `enqueue_to_backlog` admits on a backlog now (`Sim::backlog_admit`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Admit {
+    /// Packets that may be queued before the run must stop (0: the next is dropped).
+    pub(super) room: u64,
+    /// The flow limit samples each packet: one at a time.
+    pub(super) sample: bool,
 }
 
 /// `get_rps_cpu`'s decision for the next packet, taken before anything changes.

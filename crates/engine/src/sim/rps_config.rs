@@ -4,6 +4,7 @@
 use crate::config::RecordPolicy;
 use crate::kernel::Kernel;
 use crate::cpuset::CpuSet;
+use crate::flow_limit::FlowLimit;
 use crate::rps::{DevFlowTable, SockFlowTable};
 
 use super::{range_err, Sim, SimError};
@@ -85,6 +86,44 @@ impl Sim {
     /// Selects the kernel generation's rules.
     pub fn set_kernel(&mut self, kernel: Kernel) {
         self.cfg.kernel = kernel;
+    }
+
+    /// `sysctl -w net.core.flow_limit_cpu_bitmap=MASK`: CPUs newly in the set get a table of
+    /// `flow_limit_table_len` buckets, CPUs out of it lose theirs, the others keep theirs and
+    /// its history (`flow_limit_cpu_sysctl`, net/core/sysctl_net_core.c).
+    pub fn set_flow_limit_cpus(&mut self, cpus: CpuSet) -> Result<(), SimError> {
+        if cpus.end() > self.cfg.cpus {
+            return Err(range_err("net.core.flow_limit_cpu_bitmap", "CPUs of this host"));
+        }
+        let len = self.cfg.flow_limit_table_len;
+        for (c, cpu) in self.cpus.iter_mut().enumerate() {
+            match (cpus.contains(c as u16), cpu.flow_limit.is_some()) {
+                (true, false) => cpu.flow_limit = Some(FlowLimit::new(len)),
+                (false, true) => {
+                    // The CPU's drops stay counted (softnet_stat keeps flow_limit_count).
+                    self.counters.flow_limit += cpu.flow_limit.take().map_or(0, |fl| fl.count);
+                }
+                _ => {}
+            }
+        }
+        self.cfg.flow_limit_cpus = cpus.to_list();
+        Ok(())
+    }
+
+    /// `net.core.flow_limit_cpu_bitmap` in force.
+    pub fn flow_limit_cpus(&self) -> CpuSet {
+        let mut s = CpuSet::EMPTY;
+        (0..self.cfg.cpus).filter(|&c| self.cpus[usize::from(c)].flow_limit.is_some()).for_each(|c| s.insert(c));
+        s
+    }
+
+    /// `sysctl -w net.core.flow_limit_table_len=N`: the size of tables allocated from now on.
+    pub fn set_flow_limit_table_len(&mut self, n: u32) -> Result<(), SimError> {
+        if !(1..=crate::flow_limit::MAX_TABLE_LEN).contains(&n) {
+            return Err(range_err("net.core.flow_limit_table_len", "1..=1048576 in the sandbox"));
+        }
+        self.cfg.flow_limit_table_len = n;
+        Ok(())
     }
 
     /// Selects the RFS record policy.

@@ -6,7 +6,10 @@
 //! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
 //! at the stack's per-packet cost, so `input_queue_head` advances as simulated time passes within
 //! the tick and the in-order test of `get_rps_cpu` sees what is really still queued; every
-//! backlog is empty at the end of the tick. Ring and backlog capacities are per tick.
+//! backlog is empty at the end of the tick. A ring's capacity is per tick; a backlog takes a
+//! packet while its queue at that instant is at most `netdev_max_backlog` (`enqueue_to_backlog`),
+//! and since a flow's packets of a tick arrive together, a flow faster than that per tick
+//! overflows its backlog where arrivals spread over the tick would not (lower `sim.tick_ns`).
 
 use crate::arfs::ExpiryOracle;
 use crate::driver::Driver;
@@ -131,10 +134,6 @@ impl Sim {
         let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns * 1000 / per_pkt_ps.max(1);
         for q in &mut self.queues {
             q.budget = ring_budget;
-        }
-        let backlog_budget = u64::from(self.cfg.netdev_max_backlog) + self.cfg.tick_ns / costs.stack_rx_ns.max(1);
-        for c in &mut self.cpus {
-            c.backlog.set_room(backlog_budget);
         }
         t1
     }

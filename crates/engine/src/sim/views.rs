@@ -22,10 +22,11 @@ impl Sim {
             .map(|c| {
                 let own = self.prices.ledger([&c.work]);
                 own.iter().for_each(|(stage, ns)| ledger.book(stage, ns));
-                CpuStats { user_ns: own.class_total(Class::User), sys_ns: own.class_total(Class::Sys), softirq_ns: own.class_total(Class::Softirq), ..c.stats }
+                CpuStats { user_ns: own.class_total(Class::User), sys_ns: own.class_total(Class::Sys), softirq_ns: own.class_total(Class::Softirq), flow_limit_count: c.flow_limit.as_ref().map_or(0, |fl| fl.count), ..c.stats }
             })
             .collect();
         let counters = Counters {
+            flow_limit: self.counters.flow_limit + self.cpus.iter().filter_map(|c| c.flow_limit.as_ref()).map(|fl| fl.count).sum::<u64>(),
             user_ns: ledger.class_total(Class::User),
             sys_ns: ledger.class_total(Class::Sys),
             softirq_ns: ledger.class_total(Class::Softirq),
