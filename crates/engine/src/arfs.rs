@@ -62,8 +62,8 @@ pub enum Steer {
     Update(u16),
     /// Nothing to do: the filter (id) already points there or has pending work.
     Skip(u16),
-    /// Refused: the hardware table is full (`-ENOSPC`).
-    Full,
+    /// The device has no `ndo_rx_flow_steer` (the stack never calls it then).
+    NotSupported,
 }
 
 impl Steer {
@@ -71,7 +71,7 @@ impl Steer {
     pub fn filter(self) -> Option<u16> {
         match self {
             Steer::Add(id) | Steer::Update(id) | Steer::Skip(id) => Some(id),
-            Steer::Full => None,
+            Steer::NotSupported => None,
         }
     }
 }
@@ -89,7 +89,9 @@ pub struct ArfsCounters {
     pub expire: u64,
     /// ice with the fix: a flow_id match with another tuple that the old code would have taken.
     pub misprogram_avoided: u64,
-    /// Calls refused because the hardware table was full.
+    /// Hardware adds that failed because the table was full (mlx5's `rx_arfs_err`; ice only
+    /// logs them with `dev_dbg`). The driver keeps its entry without a rule behind it, so the
+    /// flow's packets go on arriving where RSS sends them.
     pub full: u64,
     /// Hardware writes (program, re-program, remove) done by the service task or work.
     pub hw_writes: u64,
@@ -180,17 +182,50 @@ enum Model {
 pub struct Arfs {
     model: Model,
     free: Vec<u32>,
+    /// The driver's entries (ice's list, mlx5's rules): never limited by the hardware.
     live: u32,
-    limit: u32,
+    /// The NIC's rule table.
+    hw: HwTable,
     last_id: u32,
-    /// Queue the hardware sends each flow to, when a programmed filter matches it.
-    hw: Vec<Option<u16>>,
     /// ice: entries an add/update left INACTIVE since the last pass.
     pending: Vec<u32>,
     /// Driver counters.
     pub counters: ArfsCounters,
     /// The same per RX queue (grown on first use; counters only, never read by the model).
     pub per_queue: Vec<QueueTally>,
+}
+
+/// The NIC's table of aRFS rules: the queue each flow's rule sends it to, and how many rules
+/// it holds of its capacity (`nic.max_hw_filters`).
+#[derive(Clone, Debug)]
+struct HwTable {
+    queue: Vec<Option<u16>>,
+    len: u32,
+    limit: u32,
+}
+
+impl HwTable {
+    /// Writes (or re-points) `flow`'s rule; a new rule fails when the table is full.
+    fn write(&mut self, flow: u32, q: u16, counters: &mut ArfsCounters) {
+        counters.hw_writes += 1;
+        let slot = &mut self.queue[flow as usize];
+        if slot.is_none() {
+            if self.len >= self.limit {
+                counters.full += 1;
+                return;
+            }
+            self.len += 1;
+        }
+        *slot = Some(q);
+    }
+
+    /// Removes `flow`'s rule (a delete is written even for an entry whose add had failed).
+    fn remove(&mut self, flow: u32, counters: &mut ArfsCounters) {
+        counters.hw_writes += 1;
+        if self.queue[flow as usize].take().is_some() {
+            self.len -= 1;
+        }
+    }
 }
 
 /// The stack's answer to `rps_may_expire_flow(dev, rxq, flow_id, filter_id)`.
@@ -214,7 +249,7 @@ impl Arfs {
         // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
         // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
         let last_id = if driver == Driver::Mlx5 { FILTER_ID_SPACE - 1 } else { 0 };
-        Arfs { model, free: Vec::new(), live: 0, limit, last_id, hw: Vec::new(), pending: Vec::new(), counters: ArfsCounters::default(), per_queue: Vec::new() }
+        Arfs { model, free: Vec::new(), live: 0, hw: HwTable { queue: Vec::new(), len: 0, limit }, last_id, pending: Vec::new(), counters: ArfsCounters::default(), per_queue: Vec::new() }
     }
 
     /// Whether the driver implements `ndo_rx_flow_steer`.
@@ -224,7 +259,7 @@ impl Arfs {
 
     /// Makes room for flows `0..n`.
     pub fn track_flows(&mut self, n: usize) {
-        self.hw.resize(n, None);
+        self.hw.queue.resize(n, None);
         if let Model::Mlx5 { by_flow, .. } = &mut self.model {
             by_flow.resize(n, NONE);
         }
@@ -232,7 +267,7 @@ impl Arfs {
 
     /// The queue a programmed filter sends `flow` to.
     pub fn hw_queue(&self, flow: usize) -> Option<u16> {
-        self.hw.get(flow).copied().flatten()
+        self.hw.queue.get(flow).copied().flatten()
     }
 
     /// Live filters (programmed or pending).
@@ -261,12 +296,13 @@ impl Arfs {
     /// What `ndo_rx_flow_steer` answers a request, found before anything changes: the
     /// driver's entry for the flow (`NONE` when it has none) and whether ice's full-tuple
     /// compare passed over another flow's entry the hash-only code would have re-pointed.
+    /// Neither driver refuses for lack of room: the entry is added, and only its hardware
+    /// write may fail later ([`ArfsCounters::full`]).
     pub fn decide(&self, req: &SteerRequest) -> Decision {
-        let full = self.live >= self.limit;
         // The id an add would take; committed only when the add happens.
         let add_id = ((self.last_id + 1) % FILTER_ID_SPACE) as u16;
         let (answer, entry, avoided) = match &self.model {
-            Model::None => (Steer::Full, NONE, false),
+            Model::None => (Steer::NotSupported, NONE, false),
             Model::Ice { hash_match_only, buckets, entries } => {
                 let mut avoided = false;
                 let mut found = None;
@@ -289,7 +325,6 @@ impl Arfs {
                 let answer = match found {
                     Some((_, e)) if e.q_index == req.rxq || e.state != IceState::Active => Steer::Skip(e.fltr_id),
                     Some((_, e)) => Steer::Update(e.fltr_id),
-                    None if full => Steer::Full,
                     None => Steer::Add(add_id),
                 };
                 (answer, found.map_or(NONE, |(e, _)| e), avoided)
@@ -299,7 +334,6 @@ impl Arfs {
                 let answer = match rules.get(existing as usize).and_then(Option::as_ref) {
                     Some(r) if r.rxq == req.rxq || r.pending => Steer::Skip(r.filter_id),
                     Some(r) => Steer::Update(r.filter_id),
-                    None if full => Steer::Full,
                     None => Steer::Add(add_id),
                 };
                 (answer, existing, false)
@@ -327,10 +361,7 @@ impl Arfs {
                 self.counters.skip += req.calls;
                 return (d.answer, false);
             }
-            (Steer::Full, _) => {
-                self.counters.full += req.calls;
-                return (d.answer, false);
-            }
+            (Steer::NotSupported, _) => return (d.answer, false),
             (Steer::Update(_), Model::Ice { entries, .. }) => {
                 let entry = entries[d.entry as usize].as_mut().expect("live");
                 entry.q_index = req.rxq;
@@ -402,13 +433,14 @@ impl Arfs {
         &mut per_queue[i]
     }
 
-    fn program(hw: &mut [Option<u16>], counters: &mut ArfsCounters, e: &mut IceEntry, now: Nanos) {
+    /// ice: an INACTIVE entry becomes ACTIVE before its hardware write, which may fail (the
+    /// entry stays ACTIVE: `ice_arfs_add_flow_rules` only logs the failure).
+    fn program(hw: &mut HwTable, counters: &mut ArfsCounters, e: &mut IceEntry, now: Nanos) {
         e.state = IceState::Active;
         if e.udp {
             e.activated = now;
         }
-        hw[e.flow as usize] = Some(e.q_index);
-        counters.hw_writes += 1;
+        hw.write(e.flow, e.q_index, counters);
     }
 
     /// ice's service task (`ice_sync_arfs_fltrs`), run every [`ICE_SERVICE_PERIOD`] and
@@ -430,13 +462,12 @@ impl Arfs {
                             || (e.udp && now.saturating_sub(e.activated) >= ICE_UDP_EXPIRY);
                         if expired {
                             Self::tally(&mut self.per_queue, e.q_index).expire += 1;
-                            self.hw[e.flow as usize] = None;
+                            self.hw.remove(e.flow, &mut self.counters);
                             entries[idx as usize] = None;
                             bucket.remove(i);
                             self.free.push(idx);
                             self.live -= 1;
                             self.counters.expire += 1;
-                            self.counters.hw_writes += 1;
                         }
                     }
                 }
@@ -454,9 +485,10 @@ impl Arfs {
         for idx in pending.drain(..) {
             if let Some(rule) = rules[idx as usize].as_mut() {
                 if rule.pending {
+                    // arfs_handle_work: a failed add leaves the rule without hardware
+                    // (`rule == NULL`, `arfs_err`); it is tried again only if it moves.
                     rule.pending = false;
-                    self.hw[rule.flow as usize] = Some(rule.rxq);
-                    self.counters.hw_writes += 1;
+                    self.hw.write(rule.flow, rule.rxq, &mut self.counters);
                 }
             }
         }
@@ -468,14 +500,13 @@ impl Arfs {
             let Some(rule) = slot else { continue };
             if !rule.pending && oracle.may_expire(rule.rxq, rule.flow_id, rule.filter_id) {
                 Self::tally(&mut self.per_queue, rule.rxq).expire += 1;
-                self.hw[rule.flow as usize] = None;
+                self.hw.remove(rule.flow, &mut self.counters);
                 by_flow[rule.flow as usize] = NONE;
                 *slot = None;
                 self.free.push(idx as u32);
                 self.live -= 1;
                 removed += 1;
                 self.counters.expire += 1;
-                self.counters.hw_writes += 1;
             }
         }
         true
@@ -579,13 +610,22 @@ mod tests {
         assert_eq!(a.active(), 0);
     }
 
+    /// Neither driver refuses `ndo_rx_flow_steer` for lack of room: both flows get an entry,
+    /// the second one's hardware write fails, and the entry stays without a rule (its packets
+    /// keep their RSS queue); a call for the same queue is a skip, not a retry. Once the first
+    /// rule expires, the table has room again.
     #[test]
-    fn table_limit_refuses_new_filters() {
-        let mut a = Arfs::new(Driver::Mlx5, 1);
-        a.track_flows(2);
-        assert!(matches!(a.rx_flow_steer(req(0, 1, 1, 1)).0, Steer::Add(_)));
-        assert_eq!(a.rx_flow_steer(req(1, 2, 1, 2)), (Steer::Full, false));
-        assert_eq!(a.counters.full, 1);
+    fn a_full_table_keeps_the_entry_without_a_rule() {
+        for driver in [Driver::Ice, Driver::Mlx5] {
+            let mut a = Arfs::new(driver, 1);
+            a.track_flows(2);
+            assert!(matches!(a.rx_flow_steer(req(0, 1, 1, 1)).0, Steer::Add(_)));
+            assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)).0, Steer::Add(_)), "{driver}: no refusal");
+            let sync = |a: &mut Arfs| if driver == Driver::Mlx5 { a.mlx5_work(&Never); } else { a.ice_service(Nanos::ZERO, &Never) };
+            sync(&mut a);
+            assert_eq!((a.hw_queue(0), a.hw_queue(1), a.counters.full, a.active()), (Some(1), None, 1, 2), "{driver}");
+            assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)), (Steer::Skip(_), false)), "{driver}: no retry");
+        }
     }
 
     #[test]
