@@ -6,9 +6,10 @@
 //!   entry by `flow_id` alone, as before "net: ice: Perform accurate aRFS flow match" (seed 000);
 //!   [`Driver::Ice`] also compares the tuple (`ice_arfs_cmp`) and counts the wrong matches it
 //!   avoided.
-//! * mlx5 (drivers/net/ethernet/mellanox/mlx5/core/en_arfs.c): full-tuple rules, every call
-//!   under one `arfs_lock`, a work item per changed rule, expiry only from that work and at most
-//!   62 removals per pass (`arfs_may_expire_flow`).
+//! * mlx5 (drivers/net/ethernet/mellanox/mlx5/core/en_arfs.c): full-tuple rules in four
+//!   tables (TCP/UDP × IPv4/IPv6) of 256 hash chains, every call under one `arfs_lock`, a work
+//!   item per changed rule, and after each work item an expiry pass (`arfs_may_expire_flow`)
+//!   whose quota stops a chain's walk after 62 removals, then one more per later chain.
 //!
 //! Simplifications: ice's scheduled service task writes the entries left INACTIVE
 //! `ice_service_delay_ns` after the call that scheduled it (a cost-table estimate: under churn
@@ -16,12 +17,15 @@
 //! 6.1M adds say a new filter waits several of its flow's packets), and its expiry scan runs
 //! once at the next tick;
 //! a rule belongs to exactly one flow (tuples are unique in the sandbox); mlx5's per-rule work
-//! items run together at the end of the tick, followed by one expiry pass.
+//! items run together at the end of the tick, in the order they were queued, each followed
+//! by its expiry pass.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::driver::Driver;
+use crate::flow::{FlowKey, FlowType};
+use crate::rps::hash_64;
 use crate::time::Nanos;
 
 /// Filter ids wrap below `RPS_NO_FILTER` (`% 0xffff` in both drivers).
@@ -32,8 +36,11 @@ const ICE_BUCKETS: u32 = 1024;
 pub const ICE_SERVICE_PERIOD: Nanos = Nanos::from_secs(1);
 /// ice: `ICE_ARFS_TIME_DELTA_EXPIRATION`, UDP filters only.
 const ICE_UDP_EXPIRY: Nanos = Nanos::from_ms(5000);
-/// mlx5: removals per expiry pass (quota 60, post-increment compare: 62 in practice).
-const MLX5_EXPIRE_QUOTA: u32 = 62;
+/// mlx5: `MLX5E_ARFS_EXPIRY_QUOTA`; `if (quota++ > 60) break;` ends a chain's walk after its
+/// 62nd removal of the pass, and after the first removal in every later chain.
+const MLX5_EXPIRY_QUOTA: u32 = 60;
+/// mlx5: `ARFS_HASH_SHIFT` (`BITS_PER_BYTE`): 256 chains per table.
+const MLX5_HASH_SHIFT: u32 = 8;
 const NONE: u32 = u32::MAX;
 
 /// What the stack can tell a driver about a flow it steers.
@@ -132,6 +139,24 @@ struct Mlx5Rule {
     rxq: u16,
     filter_id: u16,
     pending: bool,
+    /// Insertion order: a chain lists its newest rule first (`hlist_add_head`).
+    seq: u32,
+    /// Expirable but its work is pending: the expiry passes of this batch take it once done.
+    waiting: bool,
+}
+
+/// mlx5's chain of a flow's rule: its table (`enum arfs_type`: IPv4 TCP, IPv6 TCP, IPv4 UDP,
+/// IPv6 UDP) and `arfs_hash_bucket`'s `hash_long(sport | dport << 2, ARFS_HASH_SHIFT)` of the
+/// big-endian ports as the CPU reads them (little-endian x86: byte-swapped).
+fn mlx5_chain(key: &FlowKey) -> u16 {
+    let table = match key.flow_type() {
+        FlowType::Tcp4 => 0,
+        FlowType::Tcp6 => 1,
+        FlowType::Udp4 => 2,
+        FlowType::Udp6 => 3,
+    };
+    let ports = u64::from(key.sport().swap_bytes()) | u64::from(key.dport().swap_bytes()) << 2;
+    (table << MLX5_HASH_SHIFT) | hash_64(ports, MLX5_HASH_SHIFT) as u16
 }
 
 /// One live filter, for the page's aRFS table.
@@ -174,7 +199,7 @@ enum Model {
     /// it beside the index spares a visit to every entry that does not match (the kernel's
     /// hlist holds the entries themselves).
     Ice { hash_match_only: bool, buckets: Vec<Vec<(u32, u32)>>, entries: Vec<Option<IceEntry>> },
-    Mlx5 { rules: Vec<Option<Mlx5Rule>>, by_flow: Vec<u32>, pending: Vec<u32> },
+    Mlx5 { rules: Vec<Option<Mlx5Rule>>, by_flow: Vec<u32>, pending: Vec<u32>, chain: Vec<u16>, seq: u32 },
 }
 
 /// The NIC's aRFS state for one driver model.
@@ -244,7 +269,7 @@ impl Arfs {
                 buckets: vec![Vec::new(); ICE_BUCKETS as usize],
                 entries: Vec::new(),
             },
-            Driver::Mlx5 => Model::Mlx5 { rules: Vec::new(), by_flow: Vec::new(), pending: Vec::new() },
+            Driver::Mlx5 => Model::Mlx5 { rules: Vec::new(), by_flow: Vec::new(), pending: Vec::new(), chain: Vec::new(), seq: 0 },
         };
         // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
         // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
@@ -257,11 +282,12 @@ impl Arfs {
         !matches!(self.model, Model::None)
     }
 
-    /// Makes room for flows `0..n`.
-    pub fn track_flows(&mut self, n: usize) {
-        self.hw.queue.resize(n, None);
-        if let Model::Mlx5 { by_flow, .. } = &mut self.model {
-            by_flow.resize(n, NONE);
+    /// Makes room for the next flow (flows are tracked in index order), with its tuple.
+    pub fn track_flow(&mut self, key: &FlowKey) {
+        self.hw.queue.push(None);
+        if let Model::Mlx5 { by_flow, chain, .. } = &mut self.model {
+            by_flow.push(NONE);
+            chain.push(mlx5_chain(key));
         }
     }
 
@@ -380,8 +406,9 @@ impl Arfs {
                 buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push((req.flow_id, idx));
                 self.pending.push(idx);
             }
-            (Steer::Add(id), Model::Mlx5 { rules, by_flow, pending }) => {
-                let rule = Mlx5Rule { flow: req.flow, flow_id: req.flow_id, rxq: req.rxq, filter_id: id, pending: true };
+            (Steer::Add(id), Model::Mlx5 { rules, by_flow, pending, seq, .. }) => {
+                *seq += 1;
+                let rule = Mlx5Rule { flow: req.flow, flow_id: req.flow_id, rxq: req.rxq, filter_id: id, pending: true, seq: *seq, waiting: false };
                 let idx = Self::alloc(&mut self.free, rules, rule);
                 by_flow[req.flow as usize] = idx;
                 pending.push(idx);
@@ -475,38 +502,68 @@ impl Arfs {
         }
     }
 
-    /// mlx5's work (`arfs_handle_work`): program every changed rule, then one expiry pass if
-    /// any work ran. Returns whether work ran.
+    /// mlx5's work: each queued `arfs_handle_work` programs its rule, then runs
+    /// `arfs_may_expire_flow`. Returns whether work ran.
+    ///
+    /// The passes of one batch see the same stack (no packet runs between them), so the rules
+    /// `rps_may_expire_flow` would let go are found once and kept in the walk's order (table,
+    /// chain, newest first); a pending one joins them when its work is done.
     pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> bool {
-        let Model::Mlx5 { rules, by_flow, pending } = &mut self.model else { return false };
+        let Model::Mlx5 { rules, by_flow, pending, chain, .. } = &mut self.model else { return false };
         if pending.is_empty() {
             return false;
         }
-        for idx in pending.drain(..) {
-            if let Some(rule) = rules[idx as usize].as_mut() {
-                if rule.pending {
-                    // arfs_handle_work: a failed add leaves the rule without hardware
-                    // (`rule == NULL`, `arfs_err`); it is tried again only if it moves.
-                    rule.pending = false;
-                    self.hw.write(rule.flow, rule.rxq, &mut self.counters);
+        // (chain, newest first, rule): the walk's order.
+        let key = |i: u32, r: &Mlx5Rule| (chain[r.flow as usize], core::cmp::Reverse(r.seq), i);
+        let mut ready = Vec::new();
+        for (i, slot) in rules.iter_mut().enumerate() {
+            if let Some(r) = slot.as_mut() {
+                if oracle.may_expire(r.rxq, r.flow_id, r.filter_id) {
+                    // A pending rule is passed over (`work_pending`) until its work is done.
+                    r.waiting = r.pending;
+                    if !r.pending {
+                        ready.push(key(i as u32, r));
+                    }
                 }
             }
         }
-        let mut removed = 0;
-        for (idx, slot) in rules.iter_mut().enumerate() {
-            if removed >= MLX5_EXPIRE_QUOTA {
-                break;
+        ready.sort_unstable();
+        for idx in core::mem::take(pending) {
+            let Some(rule) = rules[idx as usize].as_mut() else { continue };
+            if rule.pending {
+                // A failed add leaves the rule without hardware (`rule == NULL`, `arfs_err`);
+                // it is tried again only if it moves.
+                rule.pending = false;
+                self.hw.write(rule.flow, rule.rxq, &mut self.counters);
+                if core::mem::take(&mut rule.waiting) {
+                    let k = key(idx, rule);
+                    let at = ready.partition_point(|e| *e < k);
+                    ready.insert(at, k);
+                }
             }
-            let Some(rule) = slot else { continue };
-            if !rule.pending && oracle.may_expire(rule.rxq, rule.flow_id, rule.filter_id) {
-                Self::tally(&mut self.per_queue, rule.rxq).expire += 1;
-                self.hw.remove(rule.flow, &mut self.counters);
-                by_flow[rule.flow as usize] = NONE;
-                *slot = None;
-                self.free.push(idx as u32);
-                self.live -= 1;
-                removed += 1;
-                self.counters.expire += 1;
+            let mut quota = 0u32;
+            let mut k = 0;
+            while k < ready.len() {
+                let this = ready[k].0;
+                let end = k + ready[k..].iter().take_while(|e| e.0 == this).count();
+                for &(_, _, i) in &ready[k..end] {
+                    let Some(rule) = rules[i as usize].take() else { continue };
+                    Self::tally(&mut self.per_queue, rule.rxq).expire += 1;
+                    self.hw.remove(rule.flow, &mut self.counters);
+                    by_flow[rule.flow as usize] = NONE;
+                    self.free.push(i);
+                    self.live -= 1;
+                    self.counters.expire += 1;
+                    quota += 1;
+                    if quota - 1 > MLX5_EXPIRY_QUOTA {
+                        break;
+                    }
+                }
+                k = end;
+            }
+            // What the quota left for the next pass.
+            if quota > 0 {
+                ready.retain(|e| rules[e.2 as usize].is_some());
             }
         }
         true
@@ -548,6 +605,16 @@ mod tests {
         }
     }
 
+    /// `driver`'s state with room for `limit` rules and `n` flows whose tuples differ.
+    fn tracked(driver: Driver, limit: u32, n: u32) -> Arfs {
+        let mut a = Arfs::new(driver, limit);
+        for f in 0..n {
+            let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
+            a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 1000 + f as u16, 80, crate::flow::Proto::Tcp).unwrap());
+        }
+        a
+    }
+
     fn req(flow: u32, hash: u32, rxq: u16, flow_id: u32) -> SteerRequest {
         SteerRequest { flow, hash, rxq, flow_id, udp: false, calls: 1 }
     }
@@ -556,8 +623,7 @@ mod tests {
     /// matching re-points flow 1's filter (flow 1 mis-steered, flow 2 never programmed).
     #[test]
     fn ice_hash_only_match_reprograms_the_wrong_filter() {
-        let mut a = Arfs::new(Driver::IceHashMatch, 100);
-        a.track_flows(2);
+        let mut a = tracked(Driver::IceHashMatch, 100, 2);
         assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Add(1), true)));
         a.ice_service(Nanos::ZERO, &Never);
         assert_eq!(a.hw_queue(0), Some(10));
@@ -570,8 +636,7 @@ mod tests {
 
     #[test]
     fn ice_full_tuple_match_adds_a_second_filter_and_counts_the_avoided_match() {
-        let mut a = Arfs::new(Driver::Ice, 100);
-        a.track_flows(2);
+        let mut a = tracked(Driver::Ice, 100, 2);
         a.rx_flow_steer(req(0, 0xabc, 10, 7));
         a.ice_service(Nanos::ZERO, &Never);
         assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Add(2), true)));
@@ -588,8 +653,7 @@ mod tests {
 
     #[test]
     fn ice_skips_while_inactive_and_expires_in_the_service_task() {
-        let mut a = Arfs::new(Driver::Ice, 100);
-        a.track_flows(1);
+        let mut a = tracked(Driver::Ice, 100, 1);
         a.rx_flow_steer(req(0, 5, 3, 5));
         assert!(matches!(a.rx_flow_steer(req(0, 5, 4, 5)), (Steer::Skip(1), false)), "INACTIVE: skip");
         a.ice_service(Nanos::ZERO, &Always);
@@ -600,8 +664,7 @@ mod tests {
 
     #[test]
     fn ice_udp_filters_expire_by_age() {
-        let mut a = Arfs::new(Driver::Ice, 100);
-        a.track_flows(1);
+        let mut a = tracked(Driver::Ice, 100, 1);
         a.rx_flow_steer(SteerRequest { udp: true, ..req(0, 5, 3, 5) });
         a.ice_service(Nanos::from_secs(1), &Never);
         a.ice_service(Nanos::from_secs(5), &Never);
@@ -617,8 +680,7 @@ mod tests {
     #[test]
     fn a_full_table_keeps_the_entry_without_a_rule() {
         for driver in [Driver::Ice, Driver::Mlx5] {
-            let mut a = Arfs::new(driver, 1);
-            a.track_flows(2);
+            let mut a = tracked(driver, 1, 2);
             assert!(matches!(a.rx_flow_steer(req(0, 1, 1, 1)).0, Steer::Add(_)));
             assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)).0, Steer::Add(_)), "{driver}: no refusal");
             let sync = |a: &mut Arfs| if driver == Driver::Mlx5 { a.mlx5_work(&Never); } else { a.ice_service(Nanos::ZERO, &Never) };
@@ -628,10 +690,44 @@ mod tests {
         }
     }
 
+    /// `arfs_may_expire_flow` runs after every work item: 100 expirable rules in one chain
+    /// (same ports, other addresses) lose 62 to the first item's pass and the rest to the
+    /// second's.
     #[test]
-    fn mlx5_matches_full_tuple_programs_in_work_and_expires_at_most_62() {
+    fn mlx5_expires_after_each_work_item() {
         let mut a = Arfs::new(Driver::Mlx5, 1000);
-        a.track_flows(100);
+        for f in 0..102u32 {
+            let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
+            a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 5000, 80, crate::flow::Proto::Tcp).unwrap());
+        }
+        for f in 0..100 {
+            a.rx_flow_steer(req(f, f, 1, f));
+        }
+        a.mlx5_work(&Never);
+        a.rx_flow_steer(req(100, 100, 1, 100));
+        a.rx_flow_steer(req(101, 101, 1, 101));
+        assert!(a.mlx5_work(&Always));
+        assert_eq!(a.counters.expire, 102, "62 after the first item (its own rule among them once written), the rest after the second");
+        let mut b = Arfs::new(Driver::Mlx5, 1000);
+        for f in 0..101u32 {
+            let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
+            b.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 5000, 80, crate::flow::Proto::Tcp).unwrap());
+        }
+        for f in 0..100 {
+            b.rx_flow_steer(req(f, f, 1, f));
+        }
+        b.mlx5_work(&Never);
+        b.rx_flow_steer(req(100, 100, 1, 100));
+        assert!(b.mlx5_work(&Always));
+        assert_eq!(b.counters.expire, 62, "one work item, one pass: the chain's walk stops at 62");
+    }
+
+    /// mlx5 rules match the full tuple and are written by their work item; each work item's
+    /// expiry pass takes every expirable rule of a chain up to 62 (`quota++ > 60`), then one
+    /// from each later chain.
+    #[test]
+    fn mlx5_matches_full_tuple_programs_in_work_and_expires_by_quota() {
+        let mut a = tracked(Driver::Mlx5, 1000, 100);
         for f in 0..100 {
             a.rx_flow_steer(req(f, 7, 1, 7)); // same hash, distinct tuples: distinct rules
         }
@@ -641,7 +737,15 @@ mod tests {
         assert_eq!(a.hw_queue(99), Some(1));
         assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Update(_)));
         assert!(a.mlx5_work(&Always));
-        assert_eq!(a.counters.expire, 62);
+        // One work item, one pass: 62 rules, then the first rule of every later chain.
+        let chains_after_62 = {
+            let Model::Mlx5 { chain, .. } = &a.model else { unreachable!() };
+            let mut order: Vec<(u16, core::cmp::Reverse<u32>)> = (0..100u32).map(|f| (chain[f as usize], core::cmp::Reverse(f + 1))).collect();
+            order.sort_unstable();
+            let cut = order[61].0;
+            order.iter().filter(|o| o.0 > cut).map(|o| o.0).collect::<alloc::collections::BTreeSet<_>>().len() as u64
+        };
+        assert_eq!(a.counters.expire, 62 + chains_after_62);
         // The per-queue tallies add up to the driver's counters.
         let sum = |f: fn(&QueueTally) -> u64| a.per_queue.iter().map(f).sum::<u64>();
         assert_eq!((sum(|t| t.add), sum(|t| t.update), sum(|t| t.expire)), (a.counters.add, a.counters.update, a.counters.expire));

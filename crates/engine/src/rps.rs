@@ -26,6 +26,12 @@ pub const fn hash_32(val: u32, bits: u32) -> u32 {
     val.wrapping_mul(0x61C8_8647) >> (32 - bits)
 }
 
+/// `hash_64(val, bits)` (include/linux/hash.h, 64-bit `hash_long`): multiply by
+/// `GOLDEN_RATIO_64`, keep the top bits (`bits` in 1..=64).
+pub const fn hash_64(val: u64, bits: u32) -> u64 {
+    val.wrapping_mul(0x61C8_8646_80B5_83EB) >> (64 - bits)
+}
+
 /// `reciprocal_scale(val, n)` (include/linux/math.h): the high bits of `val` pick in `0..n`.
 pub const fn reciprocal_scale(val: u32, n: u32) -> u32 {
     ((val as u64 * n as u64) >> 32) as u32

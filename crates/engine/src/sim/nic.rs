@@ -206,7 +206,9 @@ impl Sim {
         let per_queue = core::mem::take(&mut self.arfs.per_queue);
         self.arfs = Arfs::new(driver, self.cfg.max_hw_filters);
         (self.arfs.counters, self.arfs.per_queue) = (counters, per_queue);
-        self.arfs.track_flows(self.flows.len());
+        for i in &self.info {
+            self.arfs.track_flow(&i.key);
+        }
         self.timers.ice_done();
         // The old driver's filter ids mean nothing to the new one (a different NIC).
         for q in &mut self.queues {

@@ -156,9 +156,9 @@ impl Sim {
         if spec.tx.is_some() {
             self.senders.push(id);
         }
+        self.arfs.track_flow(&spec.key);
         self.info.push(FlowInfo { key: spec.key, readers: spec.readers, tx: spec.tx.map(tx::TxState::new) });
         self.by_key.insert(spec.key, id);
-        self.arfs.track_flows(self.flows.len());
         id
     }
 
