@@ -11,11 +11,12 @@
 //!   item per changed rule, and after each work item an expiry pass (`arfs_may_expire_flow`)
 //!   whose quota stops a chain's walk after 62 removals, then one more per later chain.
 //!
-//! Simplifications: ice's scheduled service task writes the entries left INACTIVE
-//! `ice_service_delay_ns` after the call that scheduled it (a cost-table estimate: under churn
-//! the task runs back to back, each pass writing thousands of filters; seed 000's 77M skips for
-//! 6.1M adds say a new filter waits several of its flow's packets), and its expiry scan runs
-//! once at the next tick;
+//! ice's service task runs as soon as it is scheduled (sim/timers.rs): one run walks the list
+//! under `arfs_lock`, makes INACTIVE entries ACTIVE and drops expired ones at once, and the
+//! hardware sees the deletes, then the adds, when the run's writes end ([`Arfs::ice_sync`],
+//! [`Arfs::ice_writes_done`]). Simplifications: the expiry half of a run looks at the entries
+//! at most once per tick (later runs in the same tick program only; an entry whose flow
+//! stopped expires up to a tick later than on a real host);
 //! a rule belongs to exactly one flow (tuples are unique in the sandbox); mlx5's per-rule work
 //! items run together at the end of the tick, in the order they were queued, each followed
 //! by its expiry pass.
@@ -214,6 +215,9 @@ pub struct Arfs {
     last_id: u32,
     /// ice: entries an add/update left INACTIVE since the last pass.
     pending: Vec<u32>,
+    /// ice: the hardware writes of the run in progress, deletes first: (flow, queue or
+    /// `None` for a delete).
+    writes: Vec<(u32, Option<u16>)>,
     /// Driver counters.
     pub counters: ArfsCounters,
     /// The same per RX queue (grown on first use; counters only, never read by the model).
@@ -274,7 +278,7 @@ impl Arfs {
         // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
         // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
         let last_id = if driver == Driver::Mlx5 { FILTER_ID_SPACE - 1 } else { 0 };
-        Arfs { model, free: Vec::new(), live: 0, hw: HwTable { queue: Vec::new(), len: 0, limit }, last_id, pending: Vec::new(), counters: ArfsCounters::default(), per_queue: Vec::new() }
+        Arfs { model, free: Vec::new(), live: 0, hw: HwTable { queue: Vec::new(), len: 0, limit }, last_id, pending: Vec::new(), writes: Vec::new(), counters: ArfsCounters::default(), per_queue: Vec::new() }
     }
 
     /// Whether the driver implements `ndo_rx_flow_steer`.
@@ -437,20 +441,6 @@ impl Arfs {
         !self.pending.is_empty()
     }
 
-    /// The programming half of a scheduled service task run: every entry an add or update left
-    /// INACTIVE is written to hardware. Its expiry half is coalesced into the next
-    /// [`Arfs::ice_service`] pass (at the next tick).
-    pub fn ice_program_pending(&mut self, now: Nanos) {
-        let Model::Ice { entries, .. } = &mut self.model else { return };
-        for i in self.pending.drain(..) {
-            if let Some(e) = entries[i as usize].as_mut() {
-                if e.state == IceState::Inactive {
-                    Self::program(&mut self.hw, &mut self.counters, e, now);
-                }
-            }
-        }
-    }
-
     /// The tally of queue `q`, grown to hold it.
     fn tally(per_queue: &mut Vec<QueueTally>, q: u16) -> &mut QueueTally {
         let i = usize::from(q);
@@ -460,44 +450,77 @@ impl Arfs {
         &mut per_queue[i]
     }
 
-    /// ice: an INACTIVE entry becomes ACTIVE before its hardware write, which may fail (the
-    /// entry stays ACTIVE: `ice_arfs_add_flow_rules` only logs the failure).
-    fn program(hw: &mut HwTable, counters: &mut ArfsCounters, e: &mut IceEntry, now: Nanos) {
+    /// ice: an INACTIVE entry becomes ACTIVE and is queued for its hardware write, which may
+    /// fail (the entry stays ACTIVE: `ice_arfs_add_flow_rules` only logs the failure).
+    fn program(adds: &mut Vec<(u32, Option<u16>)>, e: &mut IceEntry, now: Nanos) {
         e.state = IceState::Active;
         if e.udp {
             e.activated = now;
         }
-        hw.write(e.flow, e.q_index, counters);
+        adds.push((e.flow, Some(e.q_index)));
     }
 
-    /// ice's service task (`ice_sync_arfs_fltrs`), run every [`ICE_SERVICE_PERIOD`] and
-    /// whenever `ice_rx_flow_steer` scheduled it: program INACTIVE entries, remove ACTIVE ones
-    /// that have expired.
-    pub fn ice_service(&mut self, now: Nanos, oracle: &impl ExpiryOracle) {
-        self.pending.clear();
-        let Model::Ice { buckets, entries, .. } = &mut self.model else { return };
-        for bucket in buckets.iter_mut() {
-            let mut i = bucket.len();
-            while i > 0 {
-                i -= 1; // head first
-                let (_, idx) = bucket[i];
-                let e = entries[idx as usize].as_mut().expect("live");
-                match e.state {
-                    IceState::Inactive => Self::program(&mut self.hw, &mut self.counters, e, now),
-                    IceState::Active => {
-                        let expired = oracle.may_expire(e.q_index, e.flow_id, e.fltr_id)
-                            || (e.udp && now.saturating_sub(e.activated) >= ICE_UDP_EXPIRY);
-                        if expired {
-                            Self::tally(&mut self.per_queue, e.q_index).expire += 1;
-                            self.hw.remove(e.flow, &mut self.counters);
-                            entries[idx as usize] = None;
-                            bucket.remove(i);
-                            self.free.push(idx);
-                            self.live -= 1;
-                            self.counters.expire += 1;
+    /// One run of ice's service task (`ice_sync_arfs_fltrs`), on its 1 s timer or scheduled by
+    /// `ice_rx_flow_steer`: under `arfs_lock`, INACTIVE entries become ACTIVE (queued for an
+    /// add) and, when `expire`, ACTIVE ones that expired leave the list (queued for a delete).
+    /// Returns how many entries the kernel's walk visits (every one: its cost, whatever the
+    /// sandbox skips). The hardware changes when [`Arfs::ice_writes_done`] says the writes ended.
+    pub fn ice_sync(&mut self, now: Nanos, oracle: &impl ExpiryOracle, expire: bool) -> u32 {
+        let walked = self.live;
+        let Model::Ice { buckets, entries, .. } = &mut self.model else { return 0 };
+        let mut adds = Vec::new();
+        if !expire {
+            // Only INACTIVE entries change: those an add or update left since the last walk.
+            for i in self.pending.drain(..) {
+                if let Some(e) = entries[i as usize].as_mut() {
+                    if e.state == IceState::Inactive {
+                        Self::program(&mut adds, e, now);
+                    }
+                }
+            }
+        } else {
+            self.pending.clear();
+            for bucket in buckets.iter_mut() {
+                let mut i = bucket.len();
+                while i > 0 {
+                    i -= 1; // head first
+                    let (_, idx) = bucket[i];
+                    let e = entries[idx as usize].as_mut().expect("live");
+                    match e.state {
+                        IceState::Inactive => Self::program(&mut adds, e, now),
+                        IceState::Active => {
+                            let expired = oracle.may_expire(e.q_index, e.flow_id, e.fltr_id)
+                                || (e.udp && now.saturating_sub(e.activated) >= ICE_UDP_EXPIRY);
+                            if expired {
+                                Self::tally(&mut self.per_queue, e.q_index).expire += 1;
+                                self.writes.push((e.flow, None));
+                                entries[idx as usize] = None;
+                                bucket.remove(i);
+                                self.free.push(idx);
+                                self.live -= 1;
+                                self.counters.expire += 1;
+                            }
                         }
                     }
                 }
+            }
+        }
+        // ice_arfs_del_flow_rules, then ice_arfs_add_flow_rules.
+        self.writes.append(&mut adds);
+        walked
+    }
+
+    /// The hardware writes queued by runs whose writes have not ended yet.
+    pub fn ice_writes_queued(&self) -> u32 {
+        self.writes.len() as u32
+    }
+
+    /// The run's writes have ended: the hardware now holds its deletes and its adds.
+    pub fn ice_writes_done(&mut self) {
+        for (flow, q) in self.writes.drain(..) {
+            match q {
+                Some(q) => self.hw.write(flow, q, &mut self.counters),
+                None => self.hw.remove(flow, &mut self.counters),
             }
         }
     }
@@ -615,6 +638,12 @@ mod tests {
         a
     }
 
+    /// A whole ice service run: the walk (with its expiry half) and its writes.
+    fn service(a: &mut Arfs, now: Nanos, oracle: &impl ExpiryOracle) {
+        a.ice_sync(now, oracle, true);
+        a.ice_writes_done();
+    }
+
     fn req(flow: u32, hash: u32, rxq: u16, flow_id: u32) -> SteerRequest {
         SteerRequest { flow, hash, rxq, flow_id, udp: false, calls: 1 }
     }
@@ -625,10 +654,10 @@ mod tests {
     fn ice_hash_only_match_reprograms_the_wrong_filter() {
         let mut a = tracked(Driver::IceHashMatch, 100, 2);
         assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Add(1), true)));
-        a.ice_service(Nanos::ZERO, &Never);
+        service(&mut a, Nanos::ZERO, &Never);
         assert_eq!(a.hw_queue(0), Some(10));
         assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Update(1), true)));
-        a.ice_service(Nanos::from_secs(1), &Never);
+        service(&mut a, Nanos::from_secs(1), &Never);
         assert_eq!(a.hw_queue(0), Some(20), "flow 0 now lands on flow 1's queue");
         assert_eq!(a.hw_queue(1), None, "flow 1 never gets a filter");
         assert_eq!((a.counters.add, a.counters.update, a.counters.misprogram_avoided), (1, 1, 0));
@@ -638,9 +667,9 @@ mod tests {
     fn ice_full_tuple_match_adds_a_second_filter_and_counts_the_avoided_match() {
         let mut a = tracked(Driver::Ice, 100, 2);
         a.rx_flow_steer(req(0, 0xabc, 10, 7));
-        a.ice_service(Nanos::ZERO, &Never);
+        service(&mut a, Nanos::ZERO, &Never);
         assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Add(2), true)));
-        a.ice_service(Nanos::from_secs(1), &Never);
+        service(&mut a, Nanos::from_secs(1), &Never);
         assert_eq!((a.hw_queue(0), a.hw_queue(1)), (Some(10), Some(20)));
         assert_eq!((a.counters.update, a.counters.misprogram_avoided), (0, 1));
         // Same queue again: skip, repeatable, nothing changes.
@@ -656,9 +685,9 @@ mod tests {
         let mut a = tracked(Driver::Ice, 100, 1);
         a.rx_flow_steer(req(0, 5, 3, 5));
         assert!(matches!(a.rx_flow_steer(req(0, 5, 4, 5)), (Steer::Skip(1), false)), "INACTIVE: skip");
-        a.ice_service(Nanos::ZERO, &Always);
+        service(&mut a, Nanos::ZERO, &Always);
         assert_eq!(a.hw_queue(0), Some(3), "programmed, not expired in the same pass");
-        a.ice_service(Nanos::from_secs(1), &Always);
+        service(&mut a, Nanos::from_secs(1), &Always);
         assert_eq!((a.hw_queue(0), a.active(), a.counters.expire), (None, 0, 1));
     }
 
@@ -666,10 +695,10 @@ mod tests {
     fn ice_udp_filters_expire_by_age() {
         let mut a = tracked(Driver::Ice, 100, 1);
         a.rx_flow_steer(SteerRequest { udp: true, ..req(0, 5, 3, 5) });
-        a.ice_service(Nanos::from_secs(1), &Never);
-        a.ice_service(Nanos::from_secs(5), &Never);
+        service(&mut a, Nanos::from_secs(1), &Never);
+        service(&mut a, Nanos::from_secs(5), &Never);
         assert_eq!(a.active(), 1);
-        a.ice_service(Nanos::from_secs(6), &Never);
+        service(&mut a, Nanos::from_secs(6), &Never);
         assert_eq!(a.active(), 0);
     }
 
@@ -683,7 +712,7 @@ mod tests {
             let mut a = tracked(driver, 1, 2);
             assert!(matches!(a.rx_flow_steer(req(0, 1, 1, 1)).0, Steer::Add(_)));
             assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)).0, Steer::Add(_)), "{driver}: no refusal");
-            let sync = |a: &mut Arfs| if driver == Driver::Mlx5 { a.mlx5_work(&Never); } else { a.ice_service(Nanos::ZERO, &Never) };
+            let sync = |a: &mut Arfs| if driver == Driver::Mlx5 { a.mlx5_work(&Never); } else { service(a, Nanos::ZERO, &Never) };
             sync(&mut a);
             assert_eq!((a.hw_queue(0), a.hw_queue(1), a.counters.full, a.active()), (Some(1), None, 1, 2), "{driver}");
             assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)), (Steer::Skip(_), false)), "{driver}: no retry");

@@ -60,7 +60,7 @@ cost_table! {
     app_read_ns = 800, "recvmsg per wakeup, user plus sys (estimate)";
     arfs_steer_ns = 300, "ndo_rx_flow_steer call: bucket walk and entry update (estimate)";
     mlx5_lock_hold_ns = 400, "mlx5 arfs_lock hold per mlx5e_rx_flow_steer (estimate; seed 002 reports severe contention, no figure)";
-    ice_service_delay_ns = 10_000_000, "ice: from ice_service_task_schedule to the service task writing the filter (estimate; seed 000: 77M skips for 6.1M adds, so a new filter waits several of its flow's packets)";
+    ice_sync_entry_ns = 2, "ice_sync_arfs_fltrs: one entry of the aRFS list walked under arfs_lock, with rps_may_expire_flow for an ACTIVE one (estimate: the task runs back to back under churn, so the list is warm in cache; a cold walk costs several times more)";
     arfs_hw_update_ns = 5000, "programming or removing one hardware filter from the service task (estimate)";
     tc_filter_ns = 25, "tc flower classification per filter walked in software (estimate; seed 001: the reason skip_sw should skip software)";
     tc_insert_serial_ns = 11_063, "per tc filter insert, device-serialised part: seed 001, 16 x 100,000 rules in 17.7 s after the fix";

@@ -62,6 +62,7 @@ stages! {
     CrossNuma = "cross_numa", Softirq, per "node crossing" at |c| c.cross_numa_penalty_ns * 1000, "packet data crossing a NUMA node";
     ArfsSteer = "arfs_steer", Softirq, per "call" at |c| c.arfs_steer_ns * 1000, "ndo_rx_flow_steer calls";
     ArfsLock = "arfs_lock", Softirq, per "ns" at |_| 1000, "mlx5 arfs_lock hold and wait";
+    ArfsSync = "arfs_sync", Sys, per "entry walked" at |c| c.ice_sync_entry_ns * 1000, "ice's service task walking its aRFS list (ice_sync_arfs_fltrs)";
     ArfsHw = "arfs_hw", Sys, per "filter write" at |c| c.arfs_hw_update_ns * 1000, "hardware filter writes from the driver's service task or work";
     AppRead = "app_read", User, per "read" at |c| c.app_read_ns / 2 * 1000, "the application's share of a read";
     SysRead = "sys_read", Sys, per "read" at |c| (c.app_read_ns - c.app_read_ns / 2) * 1000, "recvmsg in the kernel";

@@ -209,7 +209,7 @@ impl Sim {
         for i in &self.info {
             self.arfs.track_flow(&i.key);
         }
-        self.timers.ice_done();
+        self.timers.ice_reset();
         // The old driver's filter ids mean nothing to the new one (a different NIC).
         for q in &mut self.queues {
             if let Some(t) = &mut q.table {

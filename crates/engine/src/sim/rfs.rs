@@ -169,8 +169,8 @@ impl Sim {
             // Nothing the driver reads changed since the plan.
             let (result, changed) = self.arfs.carry_out(SteerRequest { calls: m, ..req }, decision);
             if changed && self.arfs.ice_work_pending() {
-                let at = Nanos(self.now.0 + self.elapsed + self.cfg.costs.ice_service_delay_ns);
-                self.timers.ice_schedule(at, true);
+                // ice_service_task_schedule: the task runs at once unless queued or running.
+                self.timers.ice_schedule(Nanos(self.now.0 + self.elapsed));
             }
             if let Some(rc) = result.filter() {
                 let old = self.entry_mut(from);

@@ -119,6 +119,7 @@ impl Sim {
     pub(super) fn begin_tick(&mut self) -> Nanos {
         let t0 = self.now;
         let t1 = Nanos(t0.0 + self.cfg.tick_ns);
+        self.elapsed = 0;
         self.timers(t0);
         // The sockets' sends of the tick come first, so that an ATR filter they program
         // steers this tick's replies.
@@ -164,30 +165,32 @@ impl Sim {
                 self.record(Event::Migrate { tid: tid as u32, cpu });
             }
         }
-        let ice = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch);
-        let timer = self.timers.ice_timer_due(now);
-        // The service task runs on its 1 s timer and whenever ice_rx_flow_steer scheduled it
-        // (ice_service_task_schedule). The programming of a scheduled run happens at once
-        // (Arfs::ice_program_scheduled); simplification: its expiry scan is coalesced into one
-        // pass at the start of the next tick.
-        if ice && (timer || self.timers.ice_scheduled()) {
-            self.timers.ice_done();
-            let writes = self.arfs.counters.hw_writes;
-            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
-            self.arfs.ice_service(now, &view);
-            self.charge_service(writes);
+        if matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) && self.timers.ice_timer_due(now) {
+            self.timers.ice_schedule(now);
         }
+        self.service_task_due();
     }
 
-    /// ice: a service task run scheduled by `ice_rx_flow_steer` whose time has come programs
-    /// the pending filters.
+    /// ice's service task at this instant of the tick: a run whose writes have ended lets
+    /// `ICE_SERVICE_SCHED` go; a queued run walks the list (arfs.rs `ice_sync`) and lasts its
+    /// walk plus its hardware writes. The kworker's time is system time on CPU 0.
     #[inline]
     pub(super) fn service_task_due(&mut self) {
         let now = Nanos(self.now.0 + self.elapsed);
-        if self.timers.ice_work_due(now) {
+        if self.timers.ice_end_due(now) {
             let writes = self.arfs.counters.hw_writes;
-            self.arfs.ice_program_pending(now);
+            self.arfs.ice_writes_done();
             self.charge_service(writes);
+        }
+        if self.timers.ice_run_due(now) {
+            let expire = self.timers.ice_expiry_due(self.now);
+            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
+            let walked = self.arfs.ice_sync(now, &view, expire);
+            let costs = self.cfg.costs;
+            let walk_ns = u64::from(walked) * costs.ice_sync_entry_ns;
+            self.charge(0, Stage::ArfsSync, u64::from(walked));
+            let end = now.saturating_add(Nanos(walk_ns + u64::from(self.arfs.ice_writes_queued()) * costs.arfs_hw_update_ns));
+            self.timers.ice_run_ends(end);
         }
     }
 
@@ -201,6 +204,9 @@ impl Sim {
         // process_backlog: input_queue_head advances by what was processed.
         for c in &mut self.cpus {
             self.counters.delivered += c.backlog.drain();
+        }
+        if matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) {
+            self.cpus.iter_mut().for_each(|c| c.arfs_calls = 0);
         }
         if self.cfg.driver == Driver::Mlx5 {
             self.mlx5_lock();

@@ -17,16 +17,21 @@ pub(super) struct Timers {
     migrations: Vec<Nanos>,
     /// ice's service timer (`ice_service_timer`, every `serv_tmr_period` = 1 s).
     ice_timer: Nanos,
-    /// `ICE_SERVICE_SCHED`: `ice_service_task_schedule` was called since the last pass.
+    /// `ICE_SERVICE_SCHED`: the task is queued or running; scheduling it again does nothing
+    /// until the run completes (`ice_service_task_complete` clears it).
     ice_sched: bool,
-    /// When the scheduled service task writes the pending filters.
-    ice_work: Option<Nanos>,
+    /// The queued run's start: `ice_wq` is unbound, the work runs at once.
+    ice_run: Option<Nanos>,
+    /// The running task's end: its hardware writes are done, the bit clears.
+    ice_end: Option<Nanos>,
+    /// Start of the tick whose entries a run last checked for expiry.
+    ice_expired_in: Option<Nanos>,
 }
 
 impl Timers {
     /// No thread, the service timer's first expiry one period in.
     pub(super) fn new() -> Timers {
-        Timers { migrations: Vec::new(), ice_timer: ICE_SERVICE_PERIOD, ice_sched: false, ice_work: None }
+        Timers { migrations: Vec::new(), ice_timer: ICE_SERVICE_PERIOD, ice_sched: false, ice_run: None, ice_end: None, ice_expired_in: None }
     }
 
     /// Sets thread `tid`'s migration period from `now` (zero: never), adding the thread if new.
@@ -58,32 +63,71 @@ impl Timers {
         due
     }
 
-    /// `ice_service_task_schedule`: the task is scheduled; its writes are due at `at` unless a
-    /// run is already due.
-    pub(super) fn ice_schedule(&mut self, at: Nanos, work_pending: bool) {
-        self.ice_sched = true;
-        if work_pending && self.ice_work.is_none() {
-            self.ice_work = Some(at);
+    /// `ice_service_task_schedule` (ice_main.c) at `now`: unless the task is already queued or
+    /// running, it is queued and runs at once.
+    pub(super) fn ice_schedule(&mut self, now: Nanos) {
+        if !self.ice_sched {
+            self.ice_sched = true;
+            self.ice_run = Some(now);
         }
     }
 
-    /// Whether the service task was scheduled since its last pass.
-    pub(super) fn ice_scheduled(&self) -> bool {
-        self.ice_sched
-    }
-
-    /// Whether the scheduled writes are due at `now` (then they are no longer pending).
-    pub(super) fn ice_work_due(&mut self, now: Nanos) -> bool {
-        let due = self.ice_work.is_some_and(|at| at <= now);
+    /// Whether a queued run starts by `now` (it is then running).
+    pub(super) fn ice_run_due(&mut self, now: Nanos) -> bool {
+        let due = self.ice_run.is_some_and(|at| at <= now);
         if due {
-            self.ice_work = None;
+            self.ice_run = None;
         }
         due
     }
 
-    /// A whole pass ran (or the driver changed): nothing is scheduled.
-    pub(super) fn ice_done(&mut self) {
-        self.ice_sched = false;
-        self.ice_work = None;
+    /// Whether a run starting in the tick that began at `tick` checks expiry: the first of
+    /// the tick does (the sandbox's simplification, arfs.rs).
+    pub(super) fn ice_expiry_due(&mut self, tick: Nanos) -> bool {
+        let due = self.ice_expired_in != Some(tick);
+        self.ice_expired_in = Some(tick);
+        due
+    }
+
+    /// The running task ends at `at`.
+    pub(super) fn ice_run_ends(&mut self, at: Nanos) {
+        self.ice_end = Some(at);
+    }
+
+    /// Whether the running task has ended by `now`; then `ICE_SERVICE_SCHED` clears.
+    pub(super) fn ice_end_due(&mut self, now: Nanos) -> bool {
+        let due = self.ice_end.is_some_and(|at| at <= now);
+        if due {
+            self.ice_end = None;
+            self.ice_sched = false;
+        }
+        due
+    }
+
+    /// The driver changed: no task is queued or running.
+    pub(super) fn ice_reset(&mut self) {
+        (self.ice_sched, self.ice_run, self.ice_end) = (false, None, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ice_service_task_schedule` queues the task unless `ICE_SERVICE_SCHED` is set: a call
+    /// while it is queued or running does nothing, and only the run's end clears the bit, so
+    /// the work that call wanted waits for the next trigger.
+    #[test]
+    fn ice_schedules_while_running_are_lost() {
+        let mut t = Timers::new();
+        t.ice_schedule(Nanos(100));
+        assert!(!t.ice_run_due(Nanos(99)) && t.ice_run_due(Nanos(100)), "runs at once");
+        t.ice_run_ends(Nanos(5_100));
+        t.ice_schedule(Nanos(2_000));
+        assert!(!t.ice_end_due(Nanos(5_099)) && t.ice_end_due(Nanos(5_100)));
+        assert!(!t.ice_run_due(Nanos(10_000)), "the call during the run queued nothing");
+        t.ice_schedule(Nanos(10_000));
+        assert!(t.ice_run_due(Nanos(10_000)), "after the run, a call queues it again");
+        assert!(t.ice_expiry_due(Nanos(0)) && !t.ice_expiry_due(Nanos(0)) && t.ice_expiry_due(Nanos(1_000_000)), "expiry: once per tick");
     }
 }
