@@ -65,6 +65,16 @@ fn seed_000_arfs_hash_only_match_versus_full_tuple() {
         assert!(bad.int("steering.wrong_queue") > good.int("steering.wrong_queue"));
         // More driver calls and wrong queues: more softirq time (seed: 1245 vs 920).
         assert!(bad.int("cpu.softirq_ns") > good.int("cpu.softirq_ns"));
+        if flow_cnt == 512 {
+            // The seed's CPU rows move one way: total 29 vs 22.7 (+28 %), system 1441 vs 1171,
+            // softirq 1245 vs 920, user 216 vs 183. The sandbox's mechanisms (the service
+            // task's runs and writes, the driver calls, arfs_lock held by the task's walk)
+            // give about +9 % in total (issue 19 asked for 10 %: the note says what is
+            // missing); none moves against the seed.
+            let total = |r: &Report| ["user_ns", "sys_ns", "softirq_ns"].iter().map(|k| r.int(&format!("cpu.{k}"))).sum::<u64>();
+            assert!(total(&bad) * 100 > total(&good) * 105, "total CPU {} vs {}", total(&bad), total(&good));
+            assert!(bad.int("cpu.sys_ns") > good.int("cpu.sys_ns") && bad.int("cpu.user_ns") >= good.int("cpu.user_ns"));
+        }
     }
 }
 

@@ -472,3 +472,28 @@ fn the_flow_limit_drops_the_heavy_flow_not_the_light_ones() {
     assert_eq!(on.cpus[1].dropped, on.counters.backlog_full, "and as drops of the target backlog");
     assert_eq!(light_dropped, 0, "light flows keep every packet");
 }
+
+/// ice's `arfs_lock`: the service task holds it for its whole walk of the list, and every
+/// `ice_rx_flow_steer` takes it, so calls that land during a walk spin (softirq time). A host
+/// with no walk long enough to matter (a cost of 0 per entry) books no wait at all.
+#[test]
+fn ice_calls_wait_behind_the_service_tasks_walk() {
+    let run = |entry_ns: u64| {
+        let mut cfg = HostConfig { tick_ns: 100_000, ..rfs_host(8, Driver::IceHashMatch) };
+        cfg.costs.ice_sync_entry_ns = entry_ns;
+        let mut sim = Sim::new(cfg).unwrap();
+        for c in 0..8 {
+            sim.add_thread(ThreadSpec { cpu: c, allowed: CpuSet::range(0, 8), migrate_every: Nanos::from_us(300) }).unwrap();
+        }
+        for i in 0..400 {
+            sim.add_flow(flow(key(i, 443), vec![i % 8])).unwrap();
+        }
+        sim.run_ticks(200);
+        sim.snapshot()
+    };
+    let (none, some) = (run(0), run(200));
+    assert_eq!(none.counters.arfs_lock_wait_ns, 0);
+    assert!(some.arfs.add + some.arfs.update > 0 && some.counters.arfs_lock_wait_ns > 0, "calls met walks");
+    let lock = some.ledger.iter().find(|(s, _)| s.name() == "arfs_lock").map_or(0, |(_, ns)| ns);
+    assert_eq!(lock, some.counters.arfs_lock_wait_ns, "the wait is booked as the arfs_lock stage");
+}

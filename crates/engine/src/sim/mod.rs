@@ -93,6 +93,8 @@ pub struct Sim {
     arfs: Arfs,
     /// Every deadline (thread migrations, ice's service task).
     timers: timers::Timers,
+    /// ice: Σ of the squared lengths (ns²) of this tick's walks under `arfs_lock`.
+    ice_walks_sq_ns: u128,
     xdp: Option<(XdpProgram, XdpCost)>,
     /// The ingress qdisc's filter block (`tc qdisc add dev DEV ingress`), if any.
     tc: Option<TcBlock>,
@@ -148,6 +150,7 @@ impl Sim {
             ntuple: Vec::new(),
             arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
             timers: timers::Timers::new(),
+            ice_walks_sq_ns: 0,
             xdp: None,
             tc: None,
             xps: tx::initial_xps(&cfg),

@@ -210,6 +210,7 @@ impl Sim {
             self.arfs.track_flow(&i.key);
         }
         self.timers.ice_reset();
+        self.ice_walks_sq_ns = 0;
         // The old driver's filter ids mean nothing to the new one (a different NIC).
         for q in &mut self.queues {
             if let Some(t) = &mut q.table {
