@@ -87,6 +87,21 @@ struct HashArgs {
     dport: Option<u16>,
 }
 
+/// Writes `text` to standard output. A reader that went away (`steerlab run … | head`) ends
+/// the program quietly with the shell's SIGPIPE status, 141, instead of a panic.
+fn emit(text: &str) -> Result<(), ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::from(141)),
+        Err(e) => {
+            eprintln!("steerlab: cannot write the output: {e}");
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -108,10 +123,10 @@ fn main() -> ExitCode {
         Command::Shell(args) => return shell(&args),
     };
     match result {
-        Ok(out) => {
-            print!("{out}");
-            ExitCode::SUCCESS
-        }
+        Ok(out) => match emit(&out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
         Err(msg) => {
             eprintln!("steerlab: {msg}");
             ExitCode::from(2)
@@ -265,13 +280,15 @@ fn shell(args: &ShellArgs) -> ExitCode {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        println!("$ {line}");
-        match steerlab_console::execute(&mut sim, line) {
-            Ok(out) => print!("{out}"),
+        let shown = match steerlab_console::execute(&mut sim, line) {
+            Ok(out) => emit(&format!("$ {line}\n{out}")),
             Err(e) => {
                 failed = true;
-                println!("{e}");
+                emit(&format!("$ {line}\n{e}\n"))
             }
+        };
+        if let Err(code) = shown {
+            return code;
         }
     }
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }

@@ -163,3 +163,20 @@ fn run_vary_prints_the_seed_table_side_by_side() {
         assert!(err.contains(says), "{vary}: {err}");
     }
 }
+
+/// A reader that goes away (`steerlab run … | head -1`) ends the program quietly with the
+/// shell's SIGPIPE status, never a panic.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_steerlab"))
+        .args(["run", "rss-basics", "--duration", "0.2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}

@@ -724,31 +724,26 @@ mod tests {
     /// second's.
     #[test]
     fn mlx5_expires_after_each_work_item() {
-        let mut a = Arfs::new(Driver::Mlx5, 1000);
-        for f in 0..102u32 {
-            let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
-            a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 5000, 80, crate::flow::Proto::Tcp).unwrap());
-        }
-        for f in 0..100 {
-            a.rx_flow_steer(req(f, f, 1, f));
-        }
-        a.mlx5_work(&Never);
-        a.rx_flow_steer(req(100, 100, 1, 100));
-        a.rx_flow_steer(req(101, 101, 1, 101));
-        assert!(a.mlx5_work(&Always));
-        assert_eq!(a.counters.expire, 102, "62 after the first item (its own rule among them once written), the rest after the second");
-        let mut b = Arfs::new(Driver::Mlx5, 1000);
-        for f in 0..101u32 {
-            let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
-            b.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 5000, 80, crate::flow::Proto::Tcp).unwrap());
-        }
-        for f in 0..100 {
-            b.rx_flow_steer(req(f, f, 1, f));
-        }
-        b.mlx5_work(&Never);
-        b.rx_flow_steer(req(100, 100, 1, 100));
-        assert!(b.mlx5_work(&Always));
-        assert_eq!(b.counters.expire, 62, "one work item, one pass: the chain's walk stops at 62");
+        // `n` rules in one chain (same ports, other addresses), the last `late` of them
+        // pending: then one batch with every rule expirable.
+        let expired = |n: u32, late: u32| {
+            let mut a = Arfs::new(Driver::Mlx5, 1000);
+            for f in 0..n {
+                let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
+                a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 5000, 80, crate::flow::Proto::Tcp).unwrap());
+            }
+            for f in 0..n - late {
+                a.rx_flow_steer(req(f, f, 1, f));
+            }
+            a.mlx5_work(&Never);
+            for f in n - late..n {
+                a.rx_flow_steer(req(f, f, 1, f));
+            }
+            assert!(a.mlx5_work(&Always));
+            a.counters.expire
+        };
+        assert_eq!(expired(101, 1), 62, "one work item, one pass: the chain's walk stops at 62");
+        assert_eq!(expired(102, 2), 102, "62 after the first item, the other 40 after the second");
     }
 
     /// mlx5 rules match the full tuple and are written by their work item; each work item's
