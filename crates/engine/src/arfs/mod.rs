@@ -25,8 +25,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::driver::Driver;
-use crate::flow::{FlowKey, FlowType};
-use crate::rps::hash_64;
+use crate::flow::FlowKey;
+
+mod ice;
+mod mlx5;
+
+use mlx5::mlx5_chain;
 use crate::time::Nanos;
 
 /// Filter ids wrap below `RPS_NO_FILTER` (`% 0xffff` in both drivers).
@@ -144,20 +148,6 @@ struct Mlx5Rule {
     seq: u32,
     /// Expirable but its work is pending: the expiry passes of this batch take it once done.
     waiting: bool,
-}
-
-/// mlx5's chain of a flow's rule: its table (`enum arfs_type`: IPv4 TCP, IPv6 TCP, IPv4 UDP,
-/// IPv6 UDP) and `arfs_hash_bucket`'s `hash_long(sport | dport << 2, ARFS_HASH_SHIFT)` of the
-/// big-endian ports as the CPU reads them (little-endian x86: byte-swapped).
-fn mlx5_chain(key: &FlowKey) -> u16 {
-    let table = match key.flow_type() {
-        FlowType::Tcp4 => 0,
-        FlowType::Tcp6 => 1,
-        FlowType::Udp4 => 2,
-        FlowType::Udp6 => 3,
-    };
-    let ports = u64::from(key.sport().swap_bytes()) | u64::from(key.dport().swap_bytes()) << 2;
-    (table << MLX5_HASH_SHIFT) | hash_64(ports, MLX5_HASH_SHIFT) as u16
 }
 
 /// One live filter, for the page's aRFS table.
@@ -435,12 +425,6 @@ impl Arfs {
         (d.answer, d.changes_state())
     }
 
-    /// ice: entries an add or update left INACTIVE wait for the service task (it is to be
-    /// scheduled: `ice_service_task_schedule`).
-    pub fn ice_work_pending(&self) -> bool {
-        !self.pending.is_empty()
-    }
-
     /// The tally of queue `q`, grown to hold it.
     fn tally(per_queue: &mut Vec<QueueTally>, q: u16) -> &mut QueueTally {
         let i = usize::from(q);
@@ -448,148 +432,6 @@ impl Arfs {
             per_queue.resize(i + 1, QueueTally::default());
         }
         &mut per_queue[i]
-    }
-
-    /// ice: an INACTIVE entry becomes ACTIVE and is queued for its hardware write, which may
-    /// fail (the entry stays ACTIVE: `ice_arfs_add_flow_rules` only logs the failure).
-    fn program(adds: &mut Vec<(u32, Option<u16>)>, e: &mut IceEntry, now: Nanos) {
-        e.state = IceState::Active;
-        if e.udp {
-            e.activated = now;
-        }
-        adds.push((e.flow, Some(e.q_index)));
-    }
-
-    /// One run of ice's service task (`ice_sync_arfs_fltrs`), on its 1 s timer or scheduled by
-    /// `ice_rx_flow_steer`: under `arfs_lock`, INACTIVE entries become ACTIVE (queued for an
-    /// add) and, when `expire`, ACTIVE ones that expired leave the list (queued for a delete).
-    /// Returns how many entries the kernel's walk visits (every one: its cost, whatever the
-    /// sandbox skips). The hardware changes when [`Arfs::ice_writes_done`] says the writes ended.
-    pub fn ice_sync(&mut self, now: Nanos, oracle: &impl ExpiryOracle, expire: bool) -> u32 {
-        let walked = self.live;
-        let Model::Ice { buckets, entries, .. } = &mut self.model else { return 0 };
-        let mut adds = Vec::new();
-        if !expire {
-            // Only INACTIVE entries change: those an add or update left since the last walk.
-            for i in self.pending.drain(..) {
-                if let Some(e) = entries[i as usize].as_mut() {
-                    if e.state == IceState::Inactive {
-                        Self::program(&mut adds, e, now);
-                    }
-                }
-            }
-        } else {
-            self.pending.clear();
-            for bucket in buckets.iter_mut() {
-                let mut i = bucket.len();
-                while i > 0 {
-                    i -= 1; // head first
-                    let (_, idx) = bucket[i];
-                    let e = entries[idx as usize].as_mut().expect("live");
-                    match e.state {
-                        IceState::Inactive => Self::program(&mut adds, e, now),
-                        IceState::Active => {
-                            let expired = oracle.may_expire(e.q_index, e.flow_id, e.fltr_id)
-                                || (e.udp && now.saturating_sub(e.activated) >= ICE_UDP_EXPIRY);
-                            if expired {
-                                Self::tally(&mut self.per_queue, e.q_index).expire += 1;
-                                self.writes.push((e.flow, None));
-                                entries[idx as usize] = None;
-                                bucket.remove(i);
-                                self.free.push(idx);
-                                self.live -= 1;
-                                self.counters.expire += 1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        // ice_arfs_del_flow_rules, then ice_arfs_add_flow_rules.
-        self.writes.append(&mut adds);
-        walked
-    }
-
-    /// The hardware writes queued by runs whose writes have not ended yet.
-    pub fn ice_writes_queued(&self) -> u32 {
-        self.writes.len() as u32
-    }
-
-    /// The run's writes have ended: the hardware now holds its deletes and its adds.
-    pub fn ice_writes_done(&mut self) {
-        for (flow, q) in self.writes.drain(..) {
-            match q {
-                Some(q) => self.hw.write(flow, q, &mut self.counters),
-                None => self.hw.remove(flow, &mut self.counters),
-            }
-        }
-    }
-
-    /// mlx5's work: each queued `arfs_handle_work` programs its rule, then runs
-    /// `arfs_may_expire_flow`. Returns whether work ran.
-    ///
-    /// The passes of one batch see the same stack (no packet runs between them), so the rules
-    /// `rps_may_expire_flow` would let go are found once and kept in the walk's order (table,
-    /// chain, newest first); a pending one joins them when its work is done.
-    pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> bool {
-        let Model::Mlx5 { rules, by_flow, pending, chain, .. } = &mut self.model else { return false };
-        if pending.is_empty() {
-            return false;
-        }
-        // (chain, newest first, rule): the walk's order.
-        let key = |i: u32, r: &Mlx5Rule| (chain[r.flow as usize], core::cmp::Reverse(r.seq), i);
-        let mut ready = Vec::new();
-        for (i, slot) in rules.iter_mut().enumerate() {
-            if let Some(r) = slot.as_mut() {
-                if oracle.may_expire(r.rxq, r.flow_id, r.filter_id) {
-                    // A pending rule is passed over (`work_pending`) until its work is done.
-                    r.waiting = r.pending;
-                    if !r.pending {
-                        ready.push(key(i as u32, r));
-                    }
-                }
-            }
-        }
-        ready.sort_unstable();
-        for idx in core::mem::take(pending) {
-            let Some(rule) = rules[idx as usize].as_mut() else { continue };
-            if rule.pending {
-                // A failed add leaves the rule without hardware (`rule == NULL`, `arfs_err`);
-                // it is tried again only if it moves.
-                rule.pending = false;
-                self.hw.write(rule.flow, rule.rxq, &mut self.counters);
-                if core::mem::take(&mut rule.waiting) {
-                    let k = key(idx, rule);
-                    let at = ready.partition_point(|e| *e < k);
-                    ready.insert(at, k);
-                }
-            }
-            let mut quota = 0u32;
-            let mut k = 0;
-            while k < ready.len() {
-                let this = ready[k].0;
-                let end = k + ready[k..].iter().take_while(|e| e.0 == this).count();
-                for &(_, _, i) in &ready[k..end] {
-                    let Some(rule) = rules[i as usize].take() else { continue };
-                    Self::tally(&mut self.per_queue, rule.rxq).expire += 1;
-                    self.hw.remove(rule.flow, &mut self.counters);
-                    by_flow[rule.flow as usize] = NONE;
-                    self.free.push(i);
-                    self.live -= 1;
-                    self.counters.expire += 1;
-                    quota += 1;
-                    if quota - 1 > MLX5_EXPIRY_QUOTA {
-                        break;
-                    }
-                }
-                k = end;
-            }
-            // What the quota left for the next pass.
-            if quota > 0 {
-                ready.retain(|e| rules[e.2 as usize].is_some());
-            }
-        }
-        true
     }
 
     /// The live filters, bucket/rule order.
@@ -612,167 +454,4 @@ impl Arfs {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    struct Never;
-    impl ExpiryOracle for Never {
-        fn may_expire(&self, _: u16, _: u32, _: u16) -> bool {
-            false
-        }
-    }
-    struct Always;
-    impl ExpiryOracle for Always {
-        fn may_expire(&self, _: u16, _: u32, _: u16) -> bool {
-            true
-        }
-    }
-
-    /// `driver`'s state with room for `limit` rules and `n` flows whose tuples differ.
-    fn tracked(driver: Driver, limit: u32, n: u32) -> Arfs {
-        let mut a = Arfs::new(driver, limit);
-        for f in 0..n {
-            let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
-            a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 1000 + f as u16, 80, crate::flow::Proto::Tcp).unwrap());
-        }
-        a
-    }
-
-    /// A whole ice service run: the walk (with its expiry half) and its writes.
-    fn service(a: &mut Arfs, now: Nanos, oracle: &impl ExpiryOracle) {
-        a.ice_sync(now, oracle, true);
-        a.ice_writes_done();
-    }
-
-    fn req(flow: u32, hash: u32, rxq: u16, flow_id: u32) -> SteerRequest {
-        SteerRequest { flow, hash, rxq, flow_id, udp: false, calls: 1 }
-    }
-
-    /// Seed 000's scenario: flow 1 at q10, then flow 2 with the same hash wants q20. Hash-only
-    /// matching re-points flow 1's filter (flow 1 mis-steered, flow 2 never programmed).
-    #[test]
-    fn ice_hash_only_match_reprograms_the_wrong_filter() {
-        let mut a = tracked(Driver::IceHashMatch, 100, 2);
-        assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Add(1), true)));
-        service(&mut a, Nanos::ZERO, &Never);
-        assert_eq!(a.hw_queue(0), Some(10));
-        assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Update(1), true)));
-        service(&mut a, Nanos::from_secs(1), &Never);
-        assert_eq!(a.hw_queue(0), Some(20), "flow 0 now lands on flow 1's queue");
-        assert_eq!(a.hw_queue(1), None, "flow 1 never gets a filter");
-        assert_eq!((a.counters.add, a.counters.update, a.counters.misprogram_avoided), (1, 1, 0));
-    }
-
-    #[test]
-    fn ice_full_tuple_match_adds_a_second_filter_and_counts_the_avoided_match() {
-        let mut a = tracked(Driver::Ice, 100, 2);
-        a.rx_flow_steer(req(0, 0xabc, 10, 7));
-        service(&mut a, Nanos::ZERO, &Never);
-        assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Add(2), true)));
-        service(&mut a, Nanos::from_secs(1), &Never);
-        assert_eq!((a.hw_queue(0), a.hw_queue(1)), (Some(10), Some(20)));
-        assert_eq!((a.counters.update, a.counters.misprogram_avoided), (0, 1));
-        // Same queue again: skip, repeatable, nothing changes.
-        assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Skip(2), false)));
-        assert_eq!(a.counters.misprogram_avoided, 1, "flow 1's entry is the bucket head: found first");
-        // Flow 0 walks past flow 1's entry (same flow_id, other tuple) to its own.
-        assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Skip(1), false)));
-        assert_eq!(a.counters.misprogram_avoided, 2);
-    }
-
-    #[test]
-    fn ice_skips_while_inactive_and_expires_in_the_service_task() {
-        let mut a = tracked(Driver::Ice, 100, 1);
-        a.rx_flow_steer(req(0, 5, 3, 5));
-        assert!(matches!(a.rx_flow_steer(req(0, 5, 4, 5)), (Steer::Skip(1), false)), "INACTIVE: skip");
-        service(&mut a, Nanos::ZERO, &Always);
-        assert_eq!(a.hw_queue(0), Some(3), "programmed, not expired in the same pass");
-        service(&mut a, Nanos::from_secs(1), &Always);
-        assert_eq!((a.hw_queue(0), a.active(), a.counters.expire), (None, 0, 1));
-    }
-
-    #[test]
-    fn ice_udp_filters_expire_by_age() {
-        let mut a = tracked(Driver::Ice, 100, 1);
-        a.rx_flow_steer(SteerRequest { udp: true, ..req(0, 5, 3, 5) });
-        service(&mut a, Nanos::from_secs(1), &Never);
-        service(&mut a, Nanos::from_secs(5), &Never);
-        assert_eq!(a.active(), 1);
-        service(&mut a, Nanos::from_secs(6), &Never);
-        assert_eq!(a.active(), 0);
-    }
-
-    /// Neither driver refuses `ndo_rx_flow_steer` for lack of room: both flows get an entry,
-    /// the second one's hardware write fails, and the entry stays without a rule (its packets
-    /// keep their RSS queue); a call for the same queue is a skip, not a retry. Once the first
-    /// rule expires, the table has room again.
-    #[test]
-    fn a_full_table_keeps_the_entry_without_a_rule() {
-        for driver in [Driver::Ice, Driver::Mlx5] {
-            let mut a = tracked(driver, 1, 2);
-            assert!(matches!(a.rx_flow_steer(req(0, 1, 1, 1)).0, Steer::Add(_)));
-            assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)).0, Steer::Add(_)), "{driver}: no refusal");
-            let sync = |a: &mut Arfs| if driver == Driver::Mlx5 { a.mlx5_work(&Never); } else { service(a, Nanos::ZERO, &Never) };
-            sync(&mut a);
-            assert_eq!((a.hw_queue(0), a.hw_queue(1), a.counters.full, a.active()), (Some(1), None, 1, 2), "{driver}");
-            assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)), (Steer::Skip(_), false)), "{driver}: no retry");
-        }
-    }
-
-    /// `arfs_may_expire_flow` runs after every work item: 100 expirable rules in one chain
-    /// (same ports, other addresses) lose 62 to the first item's pass and the rest to the
-    /// second's.
-    #[test]
-    fn mlx5_expires_after_each_work_item() {
-        // `n` rules in one chain (same ports, other addresses), the last `late` of them
-        // pending: then one batch with every rule expirable.
-        let expired = |n: u32, late: u32| {
-            let mut a = Arfs::new(Driver::Mlx5, 1000);
-            for f in 0..n {
-                let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
-                a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 5000, 80, crate::flow::Proto::Tcp).unwrap());
-            }
-            for f in 0..n - late {
-                a.rx_flow_steer(req(f, f, 1, f));
-            }
-            a.mlx5_work(&Never);
-            for f in n - late..n {
-                a.rx_flow_steer(req(f, f, 1, f));
-            }
-            assert!(a.mlx5_work(&Always));
-            a.counters.expire
-        };
-        assert_eq!(expired(101, 1), 62, "one work item, one pass: the chain's walk stops at 62");
-        assert_eq!(expired(102, 2), 102, "62 after the first item, the other 40 after the second");
-    }
-
-    /// mlx5 rules match the full tuple and are written by their work item; each work item's
-    /// expiry pass takes every expirable rule of a chain up to 62 (`quota++ > 60`), then one
-    /// from each later chain.
-    #[test]
-    fn mlx5_matches_full_tuple_programs_in_work_and_expires_by_quota() {
-        let mut a = tracked(Driver::Mlx5, 1000, 100);
-        for f in 0..100 {
-            a.rx_flow_steer(req(f, 7, 1, 7)); // same hash, distinct tuples: distinct rules
-        }
-        assert_eq!(a.counters.add, 100);
-        assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Skip(_)), "work pending: skip");
-        assert!(a.mlx5_work(&Never));
-        assert_eq!(a.hw_queue(99), Some(1));
-        assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Update(_)));
-        assert!(a.mlx5_work(&Always));
-        // One work item, one pass: 62 rules, then the first rule of every later chain.
-        let chains_after_62 = {
-            let Model::Mlx5 { chain, .. } = &a.model else { unreachable!() };
-            let mut order: Vec<(u16, core::cmp::Reverse<u32>)> = (0..100u32).map(|f| (chain[f as usize], core::cmp::Reverse(f + 1))).collect();
-            order.sort_unstable();
-            let cut = order[61].0;
-            order.iter().filter(|o| o.0 > cut).map(|o| o.0).collect::<alloc::collections::BTreeSet<_>>().len() as u64
-        };
-        assert_eq!(a.counters.expire, 62 + chains_after_62);
-        // The per-queue tallies add up to the driver's counters.
-        let sum = |f: fn(&QueueTally) -> u64| a.per_queue.iter().map(f).sum::<u64>();
-        assert_eq!((sum(|t| t.add), sum(|t| t.update), sum(|t| t.expire)), (a.counters.add, a.counters.update, a.counters.expire));
-        assert!(!a.mlx5_work(&Always), "no work, no expiry");
-    }
-}
+mod tests;

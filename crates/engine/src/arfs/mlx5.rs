@@ -1,0 +1,91 @@
+//! mlx5 (drivers/net/ethernet/mellanox/mlx5/core/en_arfs.c): where a rule sits in the driver's
+//! hash tables, and the work that writes rules and expires them.
+
+use alloc::vec::Vec;
+
+use super::{Arfs, ExpiryOracle, Mlx5Rule, Model, MLX5_EXPIRY_QUOTA, MLX5_HASH_SHIFT, NONE};
+use crate::flow::{FlowKey, FlowType};
+use crate::rps::hash_64;
+
+/// mlx5's chain of a flow's rule: its table (`enum arfs_type`: IPv4 TCP, IPv6 TCP, IPv4 UDP,
+/// IPv6 UDP) and `arfs_hash_bucket`'s `hash_long(sport | dport << 2, ARFS_HASH_SHIFT)` of the
+/// big-endian ports as the CPU reads them (little-endian x86: byte-swapped).
+pub(super) fn mlx5_chain(key: &FlowKey) -> u16 {
+    let table = match key.flow_type() {
+        FlowType::Tcp4 => 0,
+        FlowType::Tcp6 => 1,
+        FlowType::Udp4 => 2,
+        FlowType::Udp6 => 3,
+    };
+    let ports = u64::from(key.sport().swap_bytes()) | u64::from(key.dport().swap_bytes()) << 2;
+    (table << MLX5_HASH_SHIFT) | hash_64(ports, MLX5_HASH_SHIFT) as u16
+}
+
+impl Arfs {
+    /// mlx5's work: each queued `arfs_handle_work` programs its rule, then runs
+    /// `arfs_may_expire_flow`. Returns whether work ran.
+    ///
+    /// The passes of one batch see the same stack (no packet runs between them), so the rules
+    /// `rps_may_expire_flow` would let go are found once and kept in the walk's order (table,
+    /// chain, newest first); a pending one joins them when its work is done.
+    pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> bool {
+        let Model::Mlx5 { rules, by_flow, pending, chain, .. } = &mut self.model else { return false };
+        if pending.is_empty() {
+            return false;
+        }
+        // (chain, newest first, rule): the walk's order.
+        let key = |i: u32, r: &Mlx5Rule| (chain[r.flow as usize], core::cmp::Reverse(r.seq), i);
+        let mut ready = Vec::new();
+        for (i, slot) in rules.iter_mut().enumerate() {
+            if let Some(r) = slot.as_mut() {
+                if oracle.may_expire(r.rxq, r.flow_id, r.filter_id) {
+                    // A pending rule is passed over (`work_pending`) until its work is done.
+                    r.waiting = r.pending;
+                    if !r.pending {
+                        ready.push(key(i as u32, r));
+                    }
+                }
+            }
+        }
+        ready.sort_unstable();
+        for idx in core::mem::take(pending) {
+            let Some(rule) = rules[idx as usize].as_mut() else { continue };
+            if rule.pending {
+                // A failed add leaves the rule without hardware (`rule == NULL`, `arfs_err`);
+                // it is tried again only if it moves.
+                rule.pending = false;
+                self.hw.write(rule.flow, rule.rxq, &mut self.counters);
+                if core::mem::take(&mut rule.waiting) {
+                    let k = key(idx, rule);
+                    let at = ready.partition_point(|e| *e < k);
+                    ready.insert(at, k);
+                }
+            }
+            let mut quota = 0u32;
+            let mut k = 0;
+            while k < ready.len() {
+                let this = ready[k].0;
+                let end = k + ready[k..].iter().take_while(|e| e.0 == this).count();
+                for &(_, _, i) in &ready[k..end] {
+                    let Some(rule) = rules[i as usize].take() else { continue };
+                    Self::tally(&mut self.per_queue, rule.rxq).expire += 1;
+                    self.hw.remove(rule.flow, &mut self.counters);
+                    by_flow[rule.flow as usize] = NONE;
+                    self.free.push(i);
+                    self.live -= 1;
+                    self.counters.expire += 1;
+                    quota += 1;
+                    if quota - 1 > MLX5_EXPIRY_QUOTA {
+                        break;
+                    }
+                }
+                k = end;
+            }
+            // What the quota left for the next pass.
+            if quota > 0 {
+                ready.retain(|e| rules[e.2 as usize].is_some());
+            }
+        }
+        true
+    }
+}
