@@ -6,16 +6,19 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 /**
- * Budget for all wasm and JS of the default page, gzipped: 444 KB. History: 352 KB (one wasm,
+ * Budget for all wasm and JS of the default page, gzipped: 452 KB. History: 352 KB (one wasm,
  * before the worker), 400 KB (issue 16: the worker, the engine at opt-level 3 for speed, 393
  * KB used), 444 KB (issues 17 and 18, 440 KB used: the lesson screen +26 KB, measured with
  * twiggy on the un-stripped build: the console's shell for many queues (tee, for, globs) about
  * 20 KB raw, the lessons' steps, commands and kernel texts 20 KB raw of data, the evidence
  * strip, icons and per-field form errors the rest; then the host matrix, the compare table and
- * the charts' on-screen drawing +14 KB, less the SVG paths view they replace). What each part weighs now is printed below
- * and quoted in the closing notes.
+ * the charts' on-screen drawing +14 KB, less the SVG paths view they replace), 452 KB (issue
+ * 19, 449.0 KB used: +9.2 KB gzipped, +21 KB raw, for the engine's kernel rules: the flow limit
+ * and its sysctl files, mlx5's hash chains and per-work-item expiry, ice's run timing and lock,
+ * typed refusals, and the hot path's inlining across the engine's new modules, kept for native
+ * speed). What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 444 * 1024;
+const BUDGET_BYTES = 452 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

@@ -74,7 +74,17 @@ export const tests = [
       // The filter table is virtualised: thousands of filters, a few dozen rows in the DOM,
       // and scrolling to the end renders the last ones (paused, so the table holds still).
       await page.getByTestId("pause").click();
-      const caption = await page.locator('[data-testid="arfs-table"] caption').textContent();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
+      // The tick in progress ends before the pause holds (the engine stops between ticks):
+      // read the table once two reads half a second apart agree.
+      const captionNow = () => page.locator('[data-testid="arfs-table"] caption').textContent();
+      let caption = await captionNow();
+      for (let i = 0; i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const again = await captionNow();
+        if (again === caption) break;
+        caption = again;
+      }
       const live = Number(caption.match(/(\d+) live/)[1]);
       const inDom = await page.locator('[data-testid="arfs-table"] tbody tr:not(.pad)').count();
       expect(live > 10000 && inDom < 100, `virtualised: ${live} filters, ${inDom} rows in the DOM`);
