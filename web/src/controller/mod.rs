@@ -18,6 +18,8 @@
 mod action;
 mod console;
 mod history;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod learner;
 mod lesson;
 mod matrix;
 mod pacer;

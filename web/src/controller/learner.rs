@@ -1,0 +1,180 @@
+//! A random learner (issue 21): sequences of what a learner does to a running host, on every
+//! lesson's host: console lines drawn from the tools' grammar with valid and invalid values,
+//! flows and threads added, threads migrated and pinned, driver and kernel switches, ticks,
+//! step back, seek, and permalinks. After every move the host must hold its invariants (packets
+//! conserved, counters that only grow while time goes forward, a ledger that adds up); at the
+//! end, replaying the moves from the start gives the same digest, and every permalink taken on
+//! the way restores the digest of its moment.
+//!
+//! `cargo test -p steerlab-web learner` runs it at CI's size; `LEARNER_CASES=N` runs more.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+use super::{Action, Event, Next, Origin, Session, ToPage};
+
+/// One thing the learner does.
+#[derive(Clone, Debug)]
+enum Move {
+    /// A console line.
+    Line(String),
+    /// Some ticks, one at a time.
+    Step(u8),
+    /// One tick back.
+    StepBack,
+    /// To a simulated time (ms), forwards or back.
+    Seek(u64),
+    /// Takes a permalink now; checked at the end.
+    Share,
+}
+
+/// Console lines from the grammar of the tools steerlab models, values valid or not.
+fn line() -> impl Strategy<Value = String> {
+    let q = 0u16..10;
+    let cpu = 0u16..150;
+    prop_oneof![
+        (1u16..12).prop_map(|n| format!("ethtool -X eth0 equal {n}")),
+        Just("ethtool -X eth0 default".to_string()),
+        (0u16..20).prop_map(|n| format!("ethtool -L eth0 combined {n}")),
+        (q.clone(), 0u32..0x1ff).prop_map(|(q, m)| format!("echo {m:x} > /sys/class/net/eth0/queues/rx-{q}/rps_cpus")),
+        (0u32..5000).prop_map(|n| format!("echo {n} | tee /sys/class/net/eth0/queues/rx-*/rps_flow_cnt")),
+        (0u32..70_000).prop_map(|n| format!("sysctl -w net.core.rps_sock_flow_entries={n}")),
+        (0u32..0x3f).prop_map(|m| format!("sysctl -w net.core.flow_limit_cpu_bitmap={m:x}")),
+        prop_oneof![Just("generic"), Just("ice"), Just("ice-hash-match"), Just("mlx5"), Just("ixgbe"), Just("e1000")].prop_map(|d| format!("nic driver {d}")),
+        prop_oneof![Just("6.14"), Just("6.15"), Just("6.18"), Just("5.4")].prop_map(|k| format!("kernel {k}")),
+        prop_oneof![Just("always"), Just("cpuset")].prop_map(|r| format!("rfs record {r}")),
+        (0u32..40, cpu.clone()).prop_map(|(t, c)| format!("thread migrate {t} {c}")),
+        (0u32..40, cpu.clone()).prop_map(|(t, c)| format!("taskset -pc {c}-{} {t}", c + 2)),
+        (0u32..40).prop_map(|t| format!("thread policy {t} pin")),
+        (cpu.clone(), 0u32..3).prop_map(|(c, m)| format!("thread add {c} migrate {}", m * 50)),
+        (1u32..200, 1u64..5000).prop_map(|(n, r)| format!("flow random {n} rate {r}")),
+        (0u8..255, 1u16..60000, 0u32..40).prop_map(|(a, p, t)| format!("flow add udp 10.9.0.{a}:{p} 10.0.0.1:53 rate 2000 readers {t}")),
+        prop_oneof![Just("on"), Just("off")].prop_map(|o| format!("ethtool -K eth0 ntuple {o}")),
+        (1u16..65535, q.clone()).prop_map(|(p, q)| format!("ethtool -N eth0 flow-type tcp4 dst-port {p} action {q}")),
+        Just("tc qdisc add dev eth0 ingress".to_string()),
+        (1u16..5, 1u16..1000).prop_map(|(p, port)| format!("tc filter add dev eth0 ingress prio {p} flower skip_hw ip_proto udp dst_port {port} action drop")),
+        prop_oneof![Just("xdp_drop"), Just("xdp_hash"), Just("nonsense")].prop_map(|p| format!("ip link set dev eth0 xdp obj {p}")),
+        Just("ip link set dev eth0 xdp off".to_string()),
+        "[ -~]{0,24}",
+    ]
+}
+
+fn a_move() -> impl Strategy<Value = Move> {
+    prop_oneof![
+        4 => line().prop_map(Move::Line),
+        3 => (1u8..6).prop_map(Move::Step),
+        1 => Just(Move::StepBack),
+        1 => (0u64..400).prop_map(Move::Seek),
+        1 => Just(Move::Share),
+    ]
+}
+
+/// Pumps the worker's loop until it has nothing to do (a restore replays in slices).
+fn settle(s: &mut Session) {
+    let mut t = 0.0;
+    for _ in 0..1_000_000 {
+        let mut clock = || {
+            t += 0.01;
+            t
+        };
+        if s.pump(&mut clock, 8.0) == Next::Idle {
+            return;
+        }
+    }
+    panic!("the session never settled");
+}
+
+fn digest(s: &Session) -> String {
+    s.host(0).expect("a host").sim().snapshot().digest.hex()
+}
+
+/// A session on lesson `id`, paused at its start.
+fn open(id: &str) -> Session {
+    let mut s = Session::default();
+    s.apply(Action::OpenLesson(id.to_string()));
+    s.apply(Action::Pause);
+    settle(&mut s);
+    s
+}
+
+/// Applies a move; a permalink it took is returned with the digest of its moment.
+fn play(s: &mut Session, m: &Move) -> Option<(String, String)> {
+    match m {
+        Move::Line(line) => s.apply(Action::Command { host: 0, line: line.clone(), from: Origin::Console }),
+        Move::Step(n) => (0..*n).for_each(|_| s.apply(Action::Step)),
+        Move::StepBack => s.apply(Action::StepBack),
+        Move::Seek(ms) => s.apply(Action::Seek(*ms)),
+        Move::Share => {
+            s.apply(Action::Share);
+            let link = s.take().into_iter().find_map(|m| match m {
+                ToPage::Event(Event::Permalink(l)) => Some(l),
+                _ => None,
+            });
+            return link.map(|l| (l, digest(s)));
+        }
+    }
+    settle(s);
+    None
+}
+
+/// What only grows while time goes forward: (offered, delivered, drops, sock flow updates,
+/// aRFS calls, tc drops).
+fn monotonic(s: &Session) -> [u64; 6] {
+    let c = s.host(0).expect("a host").sim().snapshot().counters;
+    [c.offered, c.delivered, c.dropped(), c.sock_flow_updates, c.arfs_calls, c.tc_drop]
+}
+
+/// The invariants after a move.
+fn check(s: &Session, before: &[u64; 6], forward: bool, what: &Move) -> Result<(), TestCaseError> {
+    let sim = s.host(0).expect("a host").sim();
+    let snap = sim.snapshot();
+    let c = &snap.counters;
+    prop_assert!(sim.conserved(), "{what:?}: offered {} != delivered {} + in flight {} + dropped {}", c.offered, c.delivered, snap.in_flight, c.dropped());
+    let booked: u64 = snap.ledger.iter().map(|(_, ns)| ns).sum();
+    prop_assert_eq!(booked, c.user_ns + c.sys_ns + c.softirq_ns, "{:?}: the ledger adds up", what);
+    if forward {
+        let now = monotonic(s);
+        prop_assert!(now.iter().zip(before).all(|(a, b)| a >= b), "{:?}: counters went back {:?} -> {:?}", what, before, now);
+    }
+    Ok(())
+}
+
+/// One learner on lesson `id`: the moves, the invariants after each, then the replay and the
+/// permalinks.
+fn learn(id: &str, moves: &[Move]) -> Result<(), TestCaseError> {
+    let mut s = open(id);
+    let mut links = Vec::new();
+    for m in moves {
+        let (t0, before) = (s.host(0).expect("a host").sim().now(), monotonic(&s));
+        if let Some(link) = play(&mut s, m) {
+            links.push(link);
+        }
+        let forward = s.host(0).expect("a host").sim().now() >= t0 && !matches!(m, Move::StepBack | Move::Seek(_));
+        check(&s, &before, forward, m)?;
+    }
+    let live = digest(&s);
+    let mut again = open(id);
+    for m in moves {
+        play(&mut again, m);
+    }
+    prop_assert_eq!(digest(&again), live, "{}: replaying the moves gives the live run's digest", id);
+    for (link, at) in links {
+        let mut r = Session::default();
+        r.apply(Action::Restore(link));
+        settle(&mut r);
+        prop_assert_eq!(digest(&r), at, "{}: a permalink restores the digest of its moment", id);
+    }
+    Ok(())
+}
+
+/// CI's size: a few learners of up to 30 moves on every lesson (raise with LEARNER_CASES).
+#[test]
+fn random_learners_keep_every_invariant_on_every_lesson() {
+    let cases = std::env::var("LEARNER_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    for id in steerlab_scenario::lesson_ids() {
+        let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+        runner
+            .run(&proptest::collection::vec(a_move(), 1..30), |moves| learn(id, &moves))
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+    }
+}
