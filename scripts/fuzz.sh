@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every fuzz target in turn (fuzz/fuzz_targets, cargo-fuzz + libFuzzer) for SECONDS each
+# (default 180) and prints how many inputs each one ran. Needs the nightly toolchain (rustup);
+# installs cargo-fuzz (pinned) if missing. Not part of CI: CI runs the random learner instead
+# (web/src/controller/learner.rs). Findings land in fuzz/artifacts/TARGET/; each one becomes a
+# regression test before it is fixed.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-180}"
+shift || true
+if ! rustup toolchain list | grep -q '^nightly'; then
+  echo "fuzz: the nightly toolchain is needed (rustup toolchain install nightly)" >&2
+  exit 2
+fi
+if ! cargo fuzz --version 2>/dev/null | grep -q '0.13.1'; then
+  cargo install cargo-fuzz --version 0.13.1 --locked
+fi
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(cd fuzz && cargo +nightly fuzz list)
+fi
+cd fuzz
+cargo +nightly fuzz build -O
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t" "artifacts/$t"
+  # A fresh working corpus, seeded from the one kept in the repo, so that a run never rewrites it.
+  work="$(mktemp -d)"
+  cp -r "corpus/$t/." "$work/"
+  log="$(mktemp)"
+  status=0
+  cargo +nightly fuzz run -O "$t" "$work" -- -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+    -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$log" 2>&1 || status=$?
+  runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz: $t FAILED after $runs inputs (see fuzz/artifacts/$t/)"
+    grep -E 'panicked|ERROR|SUMMARY' "$log" | head -5
+  else
+    echo "fuzz: $t ran $runs inputs in ${seconds} s, no finding"
+  fi
+  rm -rf "$work" "$log"
+done
