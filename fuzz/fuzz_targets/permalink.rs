@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use steerlab_web::controller::{Action, Next, Session};
+use steerlab_web::controller::{Action, Session};
 
 fuzz_target!(|data: &[u8]| {
     let link = String::from_utf8_lossy(data).into_owned();
@@ -15,14 +15,5 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut s = Session::default();
     s.apply(Action::Restore(link));
-    let mut t = 0.0;
-    for _ in 0..10_000 {
-        let mut clock = || {
-            t += 0.01;
-            t
-        };
-        if s.pump(&mut clock, 8.0) == Next::Idle {
-            break;
-        }
-    }
+    s.pump_until_idle(10_000);
 });

@@ -13,13 +13,6 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut s = Session::default();
     s.apply(action);
-    let mut t = 0.0;
-    for _ in 0..20 {
-        let mut clock = || {
-            t += 0.01;
-            t
-        };
-        s.pump(&mut clock, 2.0);
-    }
+    s.pump_until_idle(20);
     s.take();
 });

@@ -149,7 +149,7 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
             Write::FlowCnt(q, n)
         }
         File::SockFlow => {
-            let n = sock_flow_value(value).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {value:?}")))?;
+            let n = dointvec(value).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {value:?}")))?;
             within(n <= MAX_SOCK_FLOW_ENTRIES, SOCK_FLOW, "0..=4194304 in the sandbox (kernel: 2^29)").map_err(invalid)?;
             Write::SockFlow(n)
         }
@@ -157,7 +157,7 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         File::FlowLimitCpus => Write::FlowLimitCpus(mask("flow_limit_cpu_bitmap", cfg.cpus, "CPUs of this host")?),
         File::FlowLimitLen => {
             // proc_dointvec; the kernel takes the new length for tables allocated afterwards.
-            let n = sock_flow_value(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?;
+            let n = dointvec(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?;
             within((1..=steerlab_engine::flow_limit::MAX_TABLE_LEN).contains(&n), "net.core.flow_limit_table_len", "1..=1048576 in the sandbox").map_err(invalid)?;
             Write::FlowLimitLen(n)
         }
@@ -200,8 +200,9 @@ pub(crate) fn list_dir(sim: &Sim, dir: &str) -> Option<Vec<String>> {
     (!entries.is_empty()).then_some(entries)
 }
 
-/// What `proc_dointvec` accepts for `rps_sock_flow_entries`: a non-negative decimal int.
-fn sock_flow_value(text: &str) -> Option<u32> {
+/// What `proc_dointvec` accepts for the sysctls steerlab writes (`rps_sock_flow_entries`,
+/// `flow_limit_table_len`): a non-negative decimal int.
+fn dointvec(text: &str) -> Option<u32> {
     text.trim().parse::<u32>().ok().filter(|&n| n <= i32::MAX as u32)
 }
 

@@ -11,7 +11,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-use super::{Action, Event, Next, Origin, Session, ToPage};
+use super::{Action, Event, Origin, Session, ToPage};
 
 /// One thing the learner does.
 #[derive(Clone, Debug)]
@@ -71,17 +71,7 @@ fn a_move() -> impl Strategy<Value = Move> {
 
 /// Pumps the worker's loop until it has nothing to do (a restore replays in slices).
 fn settle(s: &mut Session) {
-    let mut t = 0.0;
-    for _ in 0..1_000_000 {
-        let mut clock = || {
-            t += 0.01;
-            t
-        };
-        if s.pump(&mut clock, 8.0) == Next::Idle {
-            return;
-        }
-    }
-    panic!("the session never settled");
+    assert!(s.pump_until_idle(1_000_000), "the session never settled");
 }
 
 fn digest(s: &Session) -> String {

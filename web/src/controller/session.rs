@@ -294,6 +294,23 @@ impl Session {
         !self.a_ahead && !self.hosts[0].c.sim().in_tick()
     }
 
+    /// The worker's loop without a page (tests, fuzz targets): pumps of 8 ms with a clock that
+    /// moves 0.01 ms per read, until the session is idle or `max_pumps` ran. Returns whether it
+    /// went idle. Results depend only on simulated time, so the made-up clock changes none.
+    pub fn pump_until_idle(&mut self, max_pumps: u32) -> bool {
+        let mut t = 0.0;
+        for _ in 0..max_pumps {
+            let mut clock = || {
+                t += 0.01;
+                t
+            };
+            if self.pump(&mut clock, 8.0) == Next::Idle {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Runs the engine for at most `budget_ms` of wall time (`clock` gives real ms), in
     /// slices, towards the simulated time the pacer asks for (a restore runs at full speed).
     /// Results depend only on simulated time, never on the clock or the budget.
