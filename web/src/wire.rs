@@ -301,7 +301,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, &p)| {
                     let rule = if i == 1 { QueueRule::Arfs } else { QueueRule::Rss };
-                    let view = FlowView { queue: i as u16 % 4, cpu: 2, reader_cpu: 1, reader_queue: 1, hash: 0, rule, packets: p, dropped: None };
+                    let view = FlowView { queue: i as u16 % 4, cpu: 2, reader_cpu: 1, reader_queue: 1, hash: 0, rule, rule_queue: i as u16 % 4, packets: p, dropped: None };
                     WireFlow { index: i as u32, reta_index: i as u32 * 3, view }
                 })
                 .collect(),

@@ -497,3 +497,28 @@ fn ice_calls_wait_behind_the_service_tasks_walk() {
     let lock = some.ledger.iter().find(|(s, _)| s.name() == "arfs_lock").map_or(0, |(_, ns)| ns);
     assert_eq!(lock, some.counters.arfs_lock_wait_ns, "the wait is booked as the arfs_lock stage");
 }
+
+/// A slow flow's last packet may predate its filter: "sent by a wrong filter" is about the
+/// queue the filter picks, not where the last packet landed.
+#[test]
+fn a_fresh_filter_on_the_readers_queue_is_not_a_wrong_one() {
+    let mut probe = Sim::new(rfs_host(8, Driver::Ice)).unwrap();
+    let k = (0..).map(|i| key(i, 80)).find(|&k| {
+        let id = probe.add_flow(flow(k, vec![])).unwrap();
+        probe.flow_queue_now(id) != Some(6)
+    });
+    let mut sim = Sim::new(rfs_host(8, Driver::Ice)).unwrap();
+    let t = sim.add_thread(pinned(6)).unwrap();
+    sim.add_flow(FlowSpec { rate_pps: 200, ..flow(k.unwrap(), vec![t]) }).unwrap();
+    let mut checked = false;
+    for _ in 0..40 {
+        sim.run_ticks(1);
+        let v = sim.flow_view(0).unwrap();
+        if v.rule == steerlab_engine::QueueRule::Arfs && v.queue != 6 {
+            assert_eq!(v.rule_queue, 6);
+            assert!(!v.by_wrong_filter(), "the filter points at the reader's queue");
+            checked = true;
+        }
+    }
+    assert!(checked, "a tick came between the filter's write and the flow's next packet");
+}

@@ -103,6 +103,8 @@ pub struct FlowView {
     pub hash: u32,
     /// What picks its RX queue now: an exact-match filter or the indirection table.
     pub rule: QueueRule,
+    /// The RX queue that rule picks now (its next packet's; `queue` was its last packet's).
+    pub rule_queue: u16,
     /// Packets it has offered so far.
     pub packets: u64,
     /// Where its last packet was dropped, if it was.
@@ -117,9 +119,10 @@ impl FlowView {
 
     /// An aRFS filter sends it to a queue that is not its reader's (`arfs.missteered`): the
     /// filter was re-pointed by another flow (ice before the fix) or not yet moved after its
-    /// reader.
+    /// reader. The filter's own queue counts, not the last packet's: a slow flow's last packet
+    /// may predate its filter.
     pub fn by_wrong_filter(&self) -> bool {
-        self.rule == QueueRule::Arfs && self.reader_cpu != NO_CPU && self.reader_queue != self.queue
+        self.rule == QueueRule::Arfs && self.reader_cpu != NO_CPU && self.reader_queue != self.rule_queue
     }
 }
 

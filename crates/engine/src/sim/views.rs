@@ -72,9 +72,9 @@ impl Sim {
     pub fn flow_view(&self, f: u32) -> Option<FlowView> {
         let fl = self.flows.get(f as usize)?;
         let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);
-        let (_, rule) = self.rx_queue(f as usize);
+        let (rule_queue, rule) = self.rx_queue(f as usize);
         let reader_queue = self.rmap.get(usize::from(reader_cpu)).copied().unwrap_or(u16::MAX);
-        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, reader_queue, hash: fl.nic_hash, rule, packets: fl.sent, dropped: fl.last_drop })
+        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, reader_queue, hash: fl.nic_hash, rule, rule_queue, packets: fl.sent, dropped: fl.last_drop })
     }
 
     /// Packets each flow has offered so far, in flow order (cheaper than a view per flow:
