@@ -5,6 +5,7 @@
 
 use steerlab_engine::xdp::PROGRAMS;
 
+use crate::procfs::IRQ_BASE;
 use crate::{COMMANDS, DEVICE};
 
 /// Files `echo`/`cat` know, with `N` standing for a queue number.
@@ -53,7 +54,7 @@ pub fn complete(line: &str) -> Vec<String> {
         ["for", _, "in", ..] if sep.is_none() => ["rx", "tx"].iter().map(|d| format!("/sys/class/net/{DEVICE}/queues/{d}-*; do ")).collect(),
         // A redirection takes one file: no globs (bash: ambiguous redirect); in a loop, its variable.
         [.., ">"] => loop_var.iter().flat_map(|v| FILES.iter().map(move |f| format!("${v}/{f}"))).chain(paths(false)).collect(),
-        ["cat", ..] | ["tee", ..] => paths(true),
+        ["cat", ..] | ["grep", ..] | ["tee", ..] => paths(true),
         _ => Vec::new(),
     };
     candidates.into_iter().filter(|c| c.starts_with(word)).map(|c| format!("{head}{c}")).collect()
@@ -69,7 +70,9 @@ fn paths(globs: bool) -> Vec<String> {
     let fixed = fixed.into_iter().map(|p| p.replace("DEV", DEVICE));
     let any = queue.iter().map(|p| p.replace("DEV", DEVICE).replace("-N/", "-0/"));
     let every = queue.iter().filter(move |_| globs).map(|p| p.replace("DEV", DEVICE).replace("-N/", "-*/"));
-    fixed.chain(any).chain(every).collect()
+    // The first queue's vector, and with `globs` every vector.
+    let irq = [IRQ_BASE.to_string()].into_iter().chain(globs.then(|| "*".to_string())).map(|n| format!("/proc/irq/{n}/smp_affinity_list"));
+    fixed.chain(any).chain(every).chain(irq).collect()
 }
 
 #[cfg(test)]
@@ -84,6 +87,8 @@ mod tests {
         assert!(complete("cat /proc/n").contains(&"cat /proc/net/softnet_stat".to_string()));
         assert!(complete("echo 40 > /sys/class/net/eth0/queues/tx").contains(&"echo 40 > /sys/class/net/eth0/queues/tx-0/xps_cpus".to_string()));
         assert!(complete("zzz").is_empty());
+        assert!(complete("echo 3 > /proc/i").contains(&"echo 3 > /proc/irq/130/smp_affinity_list".to_string()));
+        assert!(complete("grep . /proc/i").contains(&"grep . /proc/irq/*/smp_affinity_list".to_string()));
     }
 
     /// The many-queue forms: `tee` after a pipe, globs for `tee` and `cat` but not for `>`

@@ -36,7 +36,7 @@ ethtool -L DEV combined N\n\
 ethtool -x DEV\n\
 ethtool -X DEV equal N | weight W0 W1 ... | default [start S] [hkey XX:XX:...]\n\
 ethtool -n DEV [rule L | rx-flow-hash tcp4|udp4|tcp6|udp6]\n\
-ethtool -N DEV flow-type tcp4|udp4|tcp6|udp6 [src-ip A] [dst-ip A] [src-port P] [dst-port P] action Q [loc L]\n\
+ethtool -N DEV flow-type tcp4|udp4|tcp6|udp6 [src-ip A [m MASK]] [dst-ip A [m MASK]] [src-port P [m MASK]] [dst-port P [m MASK]] action Q [loc L]\n\
 ethtool -N DEV delete L\n\
 ethtool -N DEV rx-flow-hash tcp4|udp4|tcp6|udp6 sd|sdfn\n\
 ethtool -K DEV ntuple on|off\n\
@@ -343,7 +343,8 @@ fn dump_rxfhash(ty: FlowType, f: HashFields) -> String {
 }
 
 /// rxclass.c `rxclass_print_nfc_rule` for TCP/UDP rules: a field not matched prints as 0 with
-/// an all-ones mask (the mask is shown inverted), a matched one with a zero mask.
+/// an all-ones mask (the mask is shown inverted: its set bits are ignored), a matched one with
+/// its mask (zero when exact).
 fn rule_text(r: &NtupleRule) -> String {
     let v6 = r.flow_type.is_ipv6();
     let ty = match r.flow_type {
@@ -352,11 +353,12 @@ fn rule_text(r: &NtupleRule) -> String {
         FlowType::Tcp6 => "TCP over IPv6",
         FlowType::Udp6 => "UDP over IPv6",
     };
-    let any: IpAddr = if v6 { Ipv6Addr::UNSPECIFIED.into() } else { Ipv4Addr::UNSPECIFIED.into() };
-    let all: IpAddr = if v6 { Ipv6Addr::from(u128::MAX).into() } else { Ipv4Addr::BROADCAST.into() };
-    let ip = |a: Option<IpAddr>| a.map_or((any, all), |a| (a, any));
-    let port = |p: Option<u16>| p.map_or((0, 0xffff), |p| (p, 0));
-    let ((sa, sm), (da, dm), (sp, spm), (dp, dpm)) = (ip(r.src), ip(r.dst), port(r.sport), port(r.dport));
+    let addr = |bits: u128| -> IpAddr { if v6 { Ipv6Addr::from(bits).into() } else { Ipv4Addr::from(bits as u32).into() } };
+    let all = if v6 { u128::MAX } else { u128::from(u32::MAX) };
+    let ip = |a: Option<IpAddr>, m: u128| a.map_or((addr(0), addr(all)), |a| (a, addr(m)));
+    let port = |p: Option<u16>, m: u16| p.map_or((0, 0xffff), |p| (p, m));
+    let m = &r.masks;
+    let ((sa, sm), (da, dm), (sp, spm), (dp, dpm)) = (ip(r.src, m.src), ip(r.dst, m.dst), port(r.sport, m.sport), port(r.dport, m.dport));
     let tos = if v6 { "Traffic Class" } else { "TOS" };
     format!(
         "Filter: {}\n\tRule Type: {ty}\n\tSrc IP addr: {sa} mask: {sm}\n\tDest IP addr: {da} mask: {dm}\n\t{tos}: 0x0 mask: 0xff\n\tSrc port: {sp} mask: 0x{spm:x}\n\tDest port: {dp} mask: 0x{dpm:x}\n\tAction: Direct to queue {}\n\n",
@@ -417,7 +419,7 @@ fn parse_rule(args: &[&str], form: &str) -> Result<Parsed, String> {
         _ => return Err(syntax()),
     };
     let v6 = flow_type.is_ipv6();
-    let rule = NtupleRule { loc: ntuple::ANY_LOCATION, flow_type, src: None, dst: None, sport: None, dport: None, queue: 0 };
+    let rule = NtupleRule { loc: ntuple::ANY_LOCATION, flow_type, src: None, dst: None, sport: None, dport: None, queue: 0, masks: ntuple::Masks::default() };
     let mut p = Parsed { rule, action: None, queue: None, loc: None };
     let mut seen: Vec<&str> = Vec::new();
     let ip = |t: &str| -> Option<IpAddr> {
@@ -461,31 +463,29 @@ fn parse_rule(args: &[&str], form: &str) -> Result<Parsed, String> {
         }
         let Some(&mv) = opts.get(i + 1) else { return Err(syntax()) };
         let bad_mask = || bad(format!("Invalid {name} mask[{mv}]"));
-        // ethtool's mask: bits set are ignored. All clear = exact match; all set = any.
-        let exact = match name {
-            "src-ip" | "dst-ip" => match ip(mv).ok_or_else(bad_mask)? {
-                IpAddr::V4(a) if u32::from(a) == 0 => Some(true),
-                IpAddr::V4(a) if u32::from(a) == u32::MAX => Some(false),
-                IpAddr::V6(a) if u128::from(a) == 0 => Some(true),
-                IpAddr::V6(a) if u128::from(a) == u128::MAX => Some(false),
-                _ => None,
-            },
-            "src-port" | "dst-port" => match parse_c_u64(mv).filter(|&v| v <= 0xffff).ok_or_else(bad_mask)? {
-                0 => Some(true),
-                0xffff => Some(false),
-                _ => None,
-            },
+        // ethtool's mask: bits set are ignored (all set = any field, all clear = exact).
+        let full = if v6 { u128::MAX } else { u128::from(u32::MAX) };
+        let (ignored, all) = match name {
+            "src-ip" | "dst-ip" => {
+                let m = ntuple::ip_bits(ip(mv).ok_or_else(bad_mask)?);
+                (m, m == full)
+            }
+            "src-port" | "dst-port" => {
+                let m = parse_c_u64(mv).filter(|&v| v <= 0xffff).ok_or_else(bad_mask)?;
+                (u128::from(m), m == 0xffff)
+            }
             _ => return Err(bad_mask()),
         };
-        match exact {
-            Some(true) => {}
-            Some(false) => match name {
-                "src-ip" => p.rule.src = None,
-                "dst-ip" => p.rule.dst = None,
-                "src-port" => p.rule.sport = None,
-                _ => p.rule.dport = None,
-            },
-            None => return Err(hinted(format!("ethtool: partial masks ({name} m {mv}) are not modelled in steerlab"), "masks of all zeros (exact) or all ones (any) only")),
+        let masks = &mut p.rule.masks;
+        match (name, all) {
+            ("src-ip", true) => p.rule.src = None,
+            ("dst-ip", true) => p.rule.dst = None,
+            ("src-port", true) => p.rule.sport = None,
+            ("dst-port", true) => p.rule.dport = None,
+            ("src-ip", false) => masks.src = ignored,
+            ("dst-ip", false) => masks.dst = ignored,
+            ("src-port", false) => masks.sport = ignored as u16,
+            _ => masks.dport = ignored as u16,
         }
         i += 2;
     }

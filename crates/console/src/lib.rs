@@ -51,6 +51,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("sysctl", sysfs::SYSCTL_FORMS),
     ("echo", sysfs::ECHO_FORMS),
     ("cat", "cat FILE... (a file of echo, or /proc/net/softnet_stat, /proc/interrupts; globs: cat /sys/class/net/DEV/queues/rx-*/FILE)"),
+    ("grep", shell::GREP_FORMS),
     ("tee", shell::TEE_FORMS),
     ("for", shell::FOR_FORMS),
     ("sudo", shell::SUDO_FORMS),

@@ -25,7 +25,7 @@ use steerlab_engine::{Driver, Sim};
 use crate::DEVICE;
 
 /// First IRQ number of the NIC's queue vectors.
-const IRQ_BASE: u32 = 130;
+pub(crate) const IRQ_BASE: u32 = 130;
 /// Width of the IRQ column (`prec` for fewer than 1000 IRQs: 130 + 512 queues stays below).
 const PREC: usize = 3;
 /// The NIC's PCI function.

@@ -118,6 +118,8 @@ enum Step {
     Print(String),
     Write(sysfs::Write),
     Cat(Vec<String>),
+    /// `grep . FILE...`: the files, and whether each line is prefixed with its file's name.
+    Grep(Vec<String>, bool),
 }
 
 /// Runs a command line: a lone command of a tool directly, anything else planned and checked
@@ -129,7 +131,7 @@ pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<String, String> {
         if let [simple] = pipe.as_slice() {
             let cmd = expand_command(sim, simple, None)?;
             // Not a file command, nor a reserved word out of place (`done`): the tool's own.
-            if cmd.words.first().is_some_and(|w| !matches!(w.as_str(), "echo" | "cat" | "tee" | "do" | "done")) {
+            if cmd.words.first().is_some_and(|w| !matches!(w.as_str(), "echo" | "cat" | "grep" | "tee" | "do" | "done")) {
                 return dispatch(sim, &flatten(&cmd));
             }
         }
@@ -486,6 +488,7 @@ fn plan_pipe(sim: &Sim, cmds: &[Command], plan: &mut Vec<Step>) -> Result<(), St
         [c] => match first(c).as_str() {
             "echo" => plan_echo(sim, c, plan),
             "cat" => plan_cat(sim, c, plan),
+            "grep" => plan_grep(sim, c, plan),
             "tee" => Err(hinted("tee: steerlab's tee writes what echo prints into it", TEE_FORMS)),
             "" => Ok(()), // nothing left after expansion, or only a redirection: bash does nothing
             w @ ("do" | "done") => Err(syntax_error(w)),
@@ -546,6 +549,52 @@ fn plan_cat(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), String
     Ok(())
 }
 
+pub(crate) const GREP_FORMS: &str = "grep [-H|-h] . FILE...   (the non-empty lines, after FILE: when there are several files)";
+
+/// `grep . FILE...`, the usual way to read many small files at once (GNU grep: with more than
+/// one file, or `-H`, each line comes after its file's name and a colon; `-h` never).
+fn plan_grep(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), String> {
+    if !cmd.redirects.is_empty() {
+        return Err(hinted("bash: steerlab's grep prints to the console", GREP_FORMS));
+    }
+    let (mut named, mut pattern, mut files) = (None, None, Vec::new());
+    for w in &cmd.words[1..] {
+        match w.as_str() {
+            "-H" | "--with-filename" => named = Some(true),
+            "-h" | "--no-filename" => named = Some(false),
+            o if o.starts_with('-') && o.len() > 1 => return Err(hinted(format!("grep: option {o} is not supported in steerlab"), GREP_FORMS)),
+            p if pattern.is_none() => pattern = Some(p),
+            f => files.push(f.to_string()),
+        }
+    }
+    match pattern {
+        Some(".") if !files.is_empty() => {}
+        Some(".") | None => return Err(hinted("grep: steerlab's grep reads files, not stdin", GREP_FORMS)),
+        Some(p) => return Err(hinted(format!("grep: steerlab's grep matches the pattern . only, not {p:?}"), GREP_FORMS)),
+    }
+    let named = named.unwrap_or(files.len() > 1);
+    grep(sim, &files, named)?;
+    plan.push(Step::Grep(files, named));
+    Ok(())
+}
+
+/// The non-empty lines of `paths`, each after its file's name when `named`.
+fn grep(sim: &Sim, paths: &[String], named: bool) -> Result<String, String> {
+    let mut out = String::new();
+    for path in paths {
+        let text = cat(sim, &[path.as_str()]).map_err(|e| e.replacen("cat:", "grep:", 1))?;
+        for line in text.lines().filter(|l| !l.is_empty()) {
+            if named {
+                out.push_str(path);
+                out.push(':');
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
 /// `echo VALUE | tee [-a] FILE... [> /dev/null]`: GNU tee writes its input to standard output
 /// once and to every file (tee.c `tee_files`); on sysfs appending (`-a`) is writing.
 fn plan_tee(sim: &Sim, echo: &Command, tee: &Command, plan: &mut Vec<Step>) -> Result<(), String> {
@@ -586,6 +635,7 @@ fn run_plan(sim: &mut Sim, plan: &[Step]) -> Result<String, String> {
             Step::Print(text) => out += text,
             Step::Write(w) => sysfs::apply(sim, w)?,
             Step::Cat(paths) => out += &cat(sim, &paths.iter().map(String::as_str).collect::<Vec<_>>())?,
+            Step::Grep(paths, named) => out += &grep(sim, paths, *named)?,
         }
     }
     Ok(out)

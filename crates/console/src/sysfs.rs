@@ -1,5 +1,6 @@
 //! `sysctl`, and `echo VALUE > FILE` / `echo VALUE | tee FILE` / `cat FILE` of the steering files
-//! in sysfs and /proc/sys, plus the listing of the queue tree that the shell's globs match.
+//! in sysfs, /proc/sys and /proc/irq (queue vectors' affinity, kernel/irq/proc.c), plus the
+//! listing of the queue tree and of /proc/irq that the shell's globs match.
 //!
 //! Kernel sources of the files: net/core/net-sysfs.c (`store_rps_map` / `show_rps_map`,
 //! `store_rps_dev_flow_table_cnt` / `show_rps_dev_flow_table_cnt`, `xps_cpus_store` /
@@ -16,6 +17,7 @@ use steerlab_engine::ConfigError;
 use steerlab_engine::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
 use steerlab_engine::{CpuSet, Sim};
 
+use crate::procfs::IRQ_BASE;
 use crate::{hinted, parse_c_u64, quotef, DEVICE};
 
 /// The accepted forms of `sysctl`.
@@ -33,6 +35,7 @@ echo MASK > /sys/class/net/DEV/queues/tx-N/xps_rxqs\n\
 echo N > /proc/sys/net/core/rps_sock_flow_entries\n\
 echo MASK > /proc/sys/net/core/flow_limit_cpu_bitmap\n\
 echo N > /proc/sys/net/core/flow_limit_table_len\n\
+echo CPUS > /proc/irq/N/smp_affinity_list   (N: a queue's IRQ, see cat /proc/interrupts)\n\
 echo VALUE | tee /sys/class/net/DEV/queues/rx-*/FILE   (every RX queue; tx-* every TX queue)\n\
 for q in /sys/class/net/DEV/queues/rx-*; do echo VALUE > $q/FILE; done";
 
@@ -52,6 +55,22 @@ enum File {
     Backlog,
     FlowLimitCpus,
     FlowLimitLen,
+    /// `/proc/irq/N/smp_affinity_list` of queue q's vector.
+    IrqList(u16),
+    /// `/proc/irq/N/smp_affinity`.
+    IrqMask(u16),
+    /// `/proc/irq/N/effective_affinity_list` (read only).
+    IrqEffective(u16),
+}
+
+/// The files of an IRQ's directory that steerlab models (kernel/irq/proc.c `register_irq_proc`).
+const IRQ_FILES: [&str; 3] = ["effective_affinity_list", "smp_affinity", "smp_affinity_list"];
+
+/// The queue whose vector is IRQ `text` (procfs.rs numbers them from `IRQ_BASE`).
+fn irq_queue(sim: &Sim, text: &str) -> Option<u16> {
+    let irq: u32 = text.parse().ok().filter(|n: &u32| n.to_string() == text)?;
+    let q = irq.checked_sub(IRQ_BASE)?;
+    (q < u32::from(sim.config().rx_queues)).then_some(q as u16)
 }
 
 /// The file at `path`, if the host has it (queues beyond the device's count do not exist).
@@ -62,6 +81,16 @@ fn file(sim: &Sim, path: &str) -> Option<File> {
         "/proc/sys/net/core/flow_limit_cpu_bitmap" => return Some(File::FlowLimitCpus),
         "/proc/sys/net/core/flow_limit_table_len" => return Some(File::FlowLimitLen),
         _ => {}
+    }
+    if let Some(rest) = path.strip_prefix("/proc/irq/") {
+        let (irq, name) = rest.split_once('/')?;
+        let q = irq_queue(sim, irq)?;
+        return match name {
+            "smp_affinity_list" => Some(File::IrqList(q)),
+            "smp_affinity" => Some(File::IrqMask(q)),
+            "effective_affinity_list" => Some(File::IrqEffective(q)),
+            _ => None,
+        };
     }
     let rest = path.strip_prefix("/sys/class/net/")?.strip_prefix(DEVICE)?.strip_prefix("/queues/")?;
     let (dir, name) = rest.split_once('/')?;
@@ -108,6 +137,7 @@ pub(crate) enum Write {
     SockFlow(u32),
     FlowLimitCpus(CpuSet),
     FlowLimitLen(u32),
+    IrqAffinity(u16, CpuSet),
 }
 
 /// Checks `echo VALUE > PATH` (or tee's write of it) against the host without changing it;
@@ -154,6 +184,17 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
             Write::SockFlow(n)
         }
         File::Backlog => return Err(werr("Operation not supported", format!("{BACKLOG} is fixed by the scenario in steerlab"))),
+        // kernel/irq/proc.c `write_irq_affinity`: cpulist_parse or cpumask_parse, then EINVAL
+        // for a mask with no online CPU.
+        File::IrqList(q) | File::IrqMask(q) => {
+            let list = matches!(f, File::IrqList(_));
+            let set = if list { CpuSet::parse_list(value.trim()) } else { CpuSet::parse_hex(value) };
+            let what = if list { "smp_affinity_list takes a CPU list" } else { "smp_affinity takes a hex mask" };
+            let set = set.map_err(|e| invalid(format!("{what}: {e}")))?;
+            within(!set.is_empty() && set.end() <= cfg.cpus, "smp_affinity_list", "CPUs of this host").map_err(invalid)?;
+            Write::IrqAffinity(q, set)
+        }
+        File::IrqEffective(_) => return Err(werr("Permission denied", "effective_affinity_list is read only: write smp_affinity_list".into())),
         File::FlowLimitCpus => Write::FlowLimitCpus(mask("flow_limit_cpu_bitmap", cfg.cpus, "CPUs of this host")?),
         File::FlowLimitLen => {
             // proc_dointvec; the kernel takes the new length for tables allocated afterwards.
@@ -180,6 +221,7 @@ pub(crate) fn apply(sim: &mut Sim, write: &Write) -> Result<(), String> {
         Write::SockFlow(n) => sim.set_sock_flow_entries(n),
         Write::FlowLimitCpus(set) => sim.set_flow_limit_cpus(set),
         Write::FlowLimitLen(n) => sim.set_flow_limit_table_len(n),
+        Write::IrqAffinity(q, set) => sim.set_irq_affinity(q, set),
     };
     done.map_err(|e| hinted("bash: echo: write error: Invalid argument", &e.to_string()))
 }
@@ -194,6 +236,12 @@ pub(crate) fn list_dir(sim: &Sim, dir: &str) -> Option<Vec<String>> {
     if dir == format!("/sys/class/net/{DEVICE}/queues") {
         let rx = (0..cfg.rx_queues).map(|q| format!("rx-{q}"));
         return Some(rx.chain((0..cfg.tx_queues).map(|q| format!("tx-{q}"))).collect());
+    }
+    if dir == "/proc/irq" {
+        return Some((0..u32::from(cfg.rx_queues)).map(|q| (IRQ_BASE + q).to_string()).collect());
+    }
+    if dir.strip_prefix("/proc/irq/").is_some_and(|irq| irq_queue(sim, irq).is_some()) {
+        return Some(IRQ_FILES.iter().map(|f| f.to_string()).collect());
     }
     let names = ["rps_cpus", "rps_flow_cnt", "xps_cpus", "xps_rxqs"].into_iter();
     let entries: Vec<String> = names.filter(|n| file(sim, &format!("{dir}/{n}")).is_some()).map(str::to_string).collect();
@@ -219,6 +267,9 @@ pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
         Some(File::Backlog) => cfg.netdev_max_backlog.to_string(),
         Some(File::FlowLimitCpus) => sim.flow_limit_cpus().to_hex(cfg.cpus),
         Some(File::FlowLimitLen) => cfg.flow_limit_table_len.to_string(),
+        Some(File::IrqList(q)) => sim.irq_affinity(q).unwrap_or_default().to_list(),
+        Some(File::IrqMask(q)) => sim.irq_affinity(q).unwrap_or_default().to_hex(cfg.cpus),
+        Some(File::IrqEffective(q)) => sim.irq_cpu(q).map_or_else(String::new, |c| c.to_string()),
     };
     Ok(format!("{text}\n"))
 }

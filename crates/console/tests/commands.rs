@@ -7,7 +7,7 @@ use common::{err, fingerprint, host, ok};
 use steerlab_console::{complete, execute};
 use steerlab_engine::rss::HashFields;
 use steerlab_engine::xdp::Strategy;
-use steerlab_engine::{Driver, FlowType, Kernel, RecordPolicy, Sim};
+use steerlab_engine::{Driver, FlowType, HostConfig, Kernel, RecordPolicy, Sim};
 
 type Check = fn(&Sim, &str);
 
@@ -54,6 +54,12 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&["ethtool -K eth0 ntuple on"], "ethtool -N eth0 flow-type tcp4 src-ip 1.2.3.4 m 255.255.255.255 dst-ip 5.6.7.8 m 0.0.0.0 src-port 9 src-port-mask 0xffff action 3", |s, _| {
         let r = &s.ntuple_rules()[0];
         assert_eq!((r.src, r.dst, r.sport), (None, Some("5.6.7.8".parse().unwrap()), None), "all-ones masks ignore, zero masks match");
+    }),
+    (&["ethtool -K eth0 ntuple on", "ethtool -N eth0 flow-type tcp4 src-ip 192.0.2.0 m 0.0.0.255 dst-port 0x1000 m 0xfff action 2 loc 4"], "ethtool -n eth0 rule 4", |s, out| {
+        let r = &s.ntuple_rules()[0];
+        assert_eq!((r.masks.src, r.masks.dport), (0xff, 0xfff), "partial masks keep their ignored bits");
+        assert!(out.contains("\tSrc IP addr: 192.0.2.0 mask: 0.0.0.255\n"), "{out}");
+        assert!(out.contains("\tDest port: 4096 mask: 0xfff\n"), "{out}");
     }),
     (&["ethtool -K eth0 ntuple on", "ethtool -N eth0 flow-type tcp4 action 1 loc 3"], "ethtool -N eth0 flow-type udp4 action 2 loc 3", |s, _| {
         let r = s.ntuple_rules();
@@ -247,7 +253,6 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&["ethtool -K eth0 ntuple on"], "ethtool -N eth0 flow-type tcp4 dst-port 1 dst-port 2", "Invalid dst-port value[2]"),
     (&["ethtool -K eth0 ntuple on"], "ethtool -N eth0 flow-type tcp4 dst-port 70000", "Invalid dst-port value[70000]"),
     (&["ethtool -K eth0 ntuple on"], "ethtool -N eth0 flow-type tcp4 action 1 queue 1", "action and queue are not compatible"),
-    (&["ethtool -K eth0 ntuple on"], "ethtool -N eth0 flow-type tcp4 src-ip 1.2.3.4 m 255.0.0.0", "partial masks"),
     (&["ethtool -K eth0 ntuple on"], "ethtool -N eth0 flow-type tcp4 action 1 m 0", "Invalid action mask[0]"),
     (&["ethtool -K eth0 ntuple on"], "ethtool -N eth0 flow-type tcp4 src-ip 1.2.3.4 m", "Add rule, invalid syntax"),
     (&[], "ethtool -N eth0 delete 5", "rmgr: Cannot delete RX class rule: No such file or directory\nCannot delete classification rule"),
@@ -377,7 +382,7 @@ fn every_error_is_the_real_tools_and_changes_nothing() {
 fn hints_name_the_accepted_form() {
     let mut s = host();
     let e = err(&mut s, "ethtool -N eth0 flow-type tcp4 frob 1");
-    assert!(e.ends_with("hint: ethtool -N DEV flow-type tcp4|udp4|tcp6|udp6 [src-ip A] [dst-ip A] [src-port P] [dst-port P] action Q [loc L]"), "{e}");
+    assert!(e.ends_with("hint: ethtool -N DEV flow-type tcp4|udp4|tcp6|udp6 [src-ip A [m MASK]] [dst-ip A [m MASK]] [src-port P [m MASK]] [dst-port P [m MASK]] action Q [loc L]"), "{e}");
     let e = err(&mut s, "ethtool -L eth0 combined 99");
     assert!(e.ends_with("hint: ethtool -L DEV combined N   (N is 1..=8, see ethtool -l eth0)"), "{e}");
     let e = err(&mut s, "ethtool -N eth0 rx-flow-hash tcp4 sdq");
@@ -436,7 +441,8 @@ fn completion_of_commands_options_devices_programs_and_paths() {
     assert_eq!(c("ip link set dev eth0 xdp obj xdp_m"), ["ip link set dev eth0 xdp obj xdp_meta_drop "]);
     assert_eq!(c("xdp s"), ["xdp strategy "]);
     assert_eq!(c("xdp strategy q"), ["xdp strategy query "]);
-    assert_eq!(c("cat /proc/i"), ["cat /proc/interrupts"]);
+    assert_eq!(c("cat /proc/in"), ["cat /proc/interrupts"]);
+    assert_eq!(c("cat /proc/i"), ["cat /proc/interrupts", "cat /proc/irq/130/smp_affinity_list", "cat /proc/irq/*/smp_affinity_list"]);
     assert_eq!(c("echo 40 > /sys/class/net/eth0/queues/tx-0/xps_r"), ["echo 40 > /sys/class/net/eth0/queues/tx-0/xps_rxqs"]);
     assert_eq!(c("cat /proc/sys/"), ["cat /proc/sys/net/core/rps_sock_flow_entries"]);
     assert_eq!(c("help eth"), ["help ethtool "]);
@@ -479,4 +485,25 @@ fn thread_policy_pins_confines_and_migrates() {
         assert!(steerlab_console::execute(&mut sim, bad).is_err(), "{bad}");
         assert_eq!(sim.snapshot(), before, "{bad}");
     }
+}
+
+/// `/proc/irq/N/smp_affinity_list` moves a queue's vector (and `effective_affinity_list` and
+/// `/proc/interrupts` follow); `grep . FILES` reads many files as `FILE:line`, the way the
+/// capture script reads them.
+#[test]
+fn irq_affinity_files_and_grep() {
+    let mut sim = Sim::new(HostConfig { cpus: 8, ..HostConfig::default() }).unwrap();
+    execute(&mut sim, "echo 5-6 > /proc/irq/131/smp_affinity_list").unwrap();
+    assert_eq!(sim.irq_cpu(1), Some(5));
+    assert_eq!(execute(&mut sim, "cat /proc/irq/131/smp_affinity").unwrap(), "60\n");
+    execute(&mut sim, "echo 4 > /proc/irq/130/smp_affinity").unwrap();
+    let out = execute(&mut sim, "grep . /proc/irq/*/effective_affinity_list").unwrap();
+    assert_eq!(out, "/proc/irq/130/effective_affinity_list:2\n/proc/irq/131/effective_affinity_list:5\n/proc/irq/132/effective_affinity_list:2\n/proc/irq/133/effective_affinity_list:3\n");
+    assert_eq!(execute(&mut sim, "grep . /proc/irq/131/smp_affinity_list").unwrap(), "5-6\n", "one file: no name");
+    let before = sim.snapshot();
+    for bad in ["echo 9 > /proc/irq/131/smp_affinity_list", "echo 1 > /proc/irq/134/smp_affinity_list", "echo 1 > /proc/irq/131/effective_affinity_list", "grep x /proc/irq/131/smp_affinity_list", "grep ."] {
+        let e = execute(&mut sim, bad).unwrap_err();
+        assert!(e.contains("hint:"), "{bad}: {e}");
+    }
+    assert_eq!((sim.snapshot(), sim.irq_cpu(1)), (before, Some(5)));
 }

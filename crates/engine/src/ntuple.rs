@@ -1,4 +1,4 @@
-//! ntuple (n-tuple) rules: exact-match NIC filters set with `ethtool -N DEV flow-type …`, and
+//! ntuple (n-tuple) rules: NIC filters set with `ethtool -N DEV flow-type …`, and
 //! ethtool's rules for their locations (ethtool's `rxclass.c`: `rmgr_find_empty_slot` takes the
 //! highest free location; a rule table of 1024 slots, as `ethtool -n` reports on ice).
 
@@ -11,8 +11,8 @@ pub const RULE_SLOTS: u32 = 1024;
 /// What `ethtool -N … loc` asks for: a given location, or none (ethtool picks).
 pub const ANY_LOCATION: u32 = u32::MAX;
 
-/// An exact-match NIC rule (`ethtool -N DEV flow-type ... action Q loc L`); absent fields match
-/// anything.
+/// A NIC rule (`ethtool -N DEV flow-type ... action Q loc L`); absent fields match anything, a
+/// present one compares the bits its mask does not ignore.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NtupleRule {
     /// Location in the rule table (lower wins).
@@ -29,16 +29,47 @@ pub struct NtupleRule {
     pub dport: Option<u16>,
     /// Target RX queue.
     pub queue: u16,
+    /// Bits of each present field that are not compared (all zero: an exact match).
+    pub masks: Masks,
+}
+
+/// The bits of a rule's fields that are not compared, in ethtool's sense: `ethtool -N … src-ip A
+/// m M` and `ethtool -n` both show the ignored bits (rxclass.c inverts them to and from the
+/// kernel's `ethtool_rx_flow_spec.m_u`, whose set bits are the compared ones). Addresses are
+/// their integer value (an IPv4 mask in the low 32 bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Masks {
+    /// Of the source address.
+    pub src: u128,
+    /// Of the destination address.
+    pub dst: u128,
+    /// Of the source port.
+    pub sport: u16,
+    /// Of the destination port.
+    pub dport: u16,
+}
+
+/// An address as the integer its mask applies to.
+pub fn ip_bits(a: core::net::IpAddr) -> u128 {
+    match a {
+        core::net::IpAddr::V4(v) => u128::from(u32::from(v)),
+        core::net::IpAddr::V6(v) => u128::from(v),
+    }
 }
 
 impl NtupleRule {
     /// Whether the rule matches a packet of flow `k`.
     pub fn matches(&self, k: &FlowKey) -> bool {
+        let m = &self.masks;
+        let ip = |want: Option<core::net::IpAddr>, got: core::net::IpAddr, ignored: u128| {
+            want.is_none_or(|a| (ip_bits(a) ^ ip_bits(got)) & !ignored == 0)
+        };
+        let port = |want: Option<u16>, got: u16, ignored: u16| want.is_none_or(|p| (p ^ got) & !ignored == 0);
         self.flow_type == k.flow_type()
-            && self.src.is_none_or(|a| a == k.src())
-            && self.dst.is_none_or(|a| a == k.dst())
-            && self.sport.is_none_or(|p| p == k.sport())
-            && self.dport.is_none_or(|p| p == k.dport())
+            && ip(self.src, k.src(), m.src)
+            && ip(self.dst, k.dst(), m.dst)
+            && port(self.sport, k.sport(), m.sport)
+            && port(self.dport, k.dport(), m.dport)
     }
 }
 
@@ -58,4 +89,36 @@ pub fn place(rules: &[NtupleRule], loc: u32) -> Result<u32, SimError> {
 /// The queue the rules send flow `key` to: the matching rule at the lowest location wins.
 pub fn queue_for(rules: &[NtupleRule], key: &FlowKey) -> Option<u16> {
     rules.iter().filter(|r| r.matches(key)).min_by_key(|r| r.loc).map(|r| r.queue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::Proto;
+
+    fn key(src: &str, sport: u16) -> FlowKey {
+        FlowKey::new(src.parse().unwrap(), "10.0.0.2".parse().unwrap(), sport, 443, Proto::Tcp).unwrap()
+    }
+
+    /// A mask's set bits are ignored (ethtool's sense): `src-ip 192.0.2.0 m 0.0.0.255` takes the
+    /// whole /24, `src-port 0x1000 m 0x0fff` ports 0x1000..=0x1fff; a zero mask is exact.
+    #[test]
+    fn masks_ignore_their_set_bits() {
+        let rule = NtupleRule {
+            loc: 5,
+            flow_type: FlowType::Tcp4,
+            src: Some("192.0.2.0".parse().unwrap()),
+            dst: None,
+            sport: Some(0x1000),
+            dport: None,
+            queue: 1,
+            masks: Masks { src: 0xff, sport: 0x0fff, ..Masks::default() },
+        };
+        assert!(rule.matches(&key("192.0.2.77", 0x1abc)));
+        assert!(!rule.matches(&key("192.0.3.77", 0x1abc)), "outside the /24");
+        assert!(!rule.matches(&key("192.0.2.77", 0x2000)), "outside the port block");
+        let exact = NtupleRule { masks: Masks::default(), ..rule.clone() };
+        assert!(!exact.matches(&key("192.0.2.77", 0x1000)));
+        assert!(exact.matches(&key("192.0.2.0", 0x1000)));
+    }
 }

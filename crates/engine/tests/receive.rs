@@ -279,10 +279,10 @@ fn flow_trace_explains_the_path_and_changes_nothing() {
 fn a_full_ntuple_table_and_channel_changes_are_refused_cleanly() {
     let mut sim = Sim::new(HostConfig { ntuple: true, ..HostConfig::default() }).unwrap();
     for i in 0..1024 {
-        let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(i as u16), dport: None, queue: 3 };
+        let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(i as u16), dport: None, queue: 3, masks: Default::default() };
         sim.add_ntuple(rule).unwrap();
     }
-    let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(5000), dport: None, queue: 1 };
+    let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(5000), dport: None, queue: 1, masks: Default::default() };
     assert!(sim.add_ntuple(rule).unwrap_err().to_string().contains("Cannot find appropriate slot"));
     let before = sim.snapshot();
     assert!(sim.set_channels(2).unwrap_err().to_string().contains("delete it first"));
@@ -521,4 +521,27 @@ fn a_fresh_filter_on_the_readers_queue_is_not_a_wrong_one() {
         }
     }
     assert!(checked, "a tick came between the filter's write and the flow's next packet");
+}
+
+/// `smp_affinity_list`: a queue's packets are polled on the CPU its vector moved to, and a
+/// refused mask changes nothing.
+#[test]
+fn an_irq_moved_takes_its_queues_poll_with_it() {
+    let mut sim = Sim::new(HostConfig { cpus: 8, ..HostConfig::default() }).unwrap();
+    for i in 0..32 {
+        sim.add_flow(flow(key(i, 80), vec![])).unwrap();
+    }
+    sim.set_irq_affinity(1, CpuSet::parse_list("6-7").unwrap()).unwrap();
+    assert_eq!((sim.irq_cpu(1), sim.irq_affinity(1).unwrap().to_list()), (Some(6), "6-7".to_string()));
+    sim.run_ticks(2);
+    for f in 0..32 {
+        let v = sim.flow_view(f).unwrap();
+        assert_eq!(v.cpu, if v.queue == 1 { 6 } else { v.queue }, "flow {f} on queue {}", v.queue);
+    }
+    let before = sim.snapshot();
+    assert!(sim.set_irq_affinity(1, CpuSet::parse_list("9").unwrap()).is_err());
+    assert!(sim.set_irq_affinity(1, CpuSet::EMPTY).is_err());
+    assert!(sim.set_irq_affinity(4, CpuSet::parse_list("1").unwrap()).is_err());
+    assert_eq!((sim.snapshot(), sim.irq_cpu(1)), (before, Some(6)));
+    assert!(sim.conserved());
 }

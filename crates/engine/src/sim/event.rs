@@ -35,6 +35,8 @@ pub(super) enum Event {
     TcReoffload { offload: bool },
     /// A tc filter was added or deleted.
     TcFilter { prio: u64, handle: u64 },
+    /// A queue's vector moved to another CPU (`smp_affinity_list`).
+    IrqAffinity { queue: u16, cpu: u16 },
 }
 
 impl Event {
@@ -57,6 +59,7 @@ impl Event {
             Event::Channels { combined } => digest.event(&[7, t, u64::from(combined)]),
             Event::TcReoffload { offload } => digest.event(&[8, t, u64::from(offload), 0]),
             Event::TcFilter { prio, handle } => digest.event(&[8, t, prio, handle]),
+            Event::IrqAffinity { queue, cpu } => digest.event(&[9, t, u64::from(queue), u64::from(cpu)]),
         }
     }
 }

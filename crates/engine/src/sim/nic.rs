@@ -6,6 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::arfs::Arfs;
+use crate::cpuset::CpuSet;
 use crate::driver::Driver;
 use crate::ntuple;
 use crate::flow::{FlowKey, FlowType};
@@ -190,6 +191,32 @@ impl Sim {
         }
         self.record(Event::Channels { combined });
         Ok(())
+    }
+
+    /// `echo CPUS > /proc/irq/N/smp_affinity_list` for queue `q`'s vector: its interrupts, and
+    /// so the driver's NAPI poll, move to one CPU of `cpus`. The kernel's x86 vector allocator
+    /// picks the CPU of the mask with the fewest vectors (kernel/irq/matrix.c
+    /// `matrix_find_best_cpu`, its choice shown in `effective_affinity_list`); the sandbox has no
+    /// other vectors and takes the lowest. aRFS's CPU → queue map follows (the driver's
+    /// `irq_cpu_rmap` notifier, lib/cpu_rmap.c).
+    pub fn set_irq_affinity(&mut self, q: u16, cpus: CpuSet) -> Result<(), SimError> {
+        let cpu = cpus.iter().next().filter(|&c| c < self.cfg.cpus).ok_or_else(|| range_err("smp_affinity_list", "CPUs of this host"))?;
+        if cpus.end() > self.cfg.cpus {
+            return Err(range_err("smp_affinity_list", "CPUs of this host"));
+        }
+        let rxq = self.queues.get_mut(usize::from(q)).ok_or_else(|| range_err("irq", "a queue vector of this device"))?;
+        rxq.affinity = cpus;
+        if rxq.irq_cpu != cpu {
+            rxq.irq_cpu = cpu;
+            self.rebuild_rmap();
+        }
+        self.record(Event::IrqAffinity { queue: q, cpu });
+        Ok(())
+    }
+
+    /// Queue `q`'s vector's `smp_affinity_list`.
+    pub fn irq_affinity(&self, q: u16) -> Option<CpuSet> {
+        self.queues.get(usize::from(q)).map(|r| r.affinity)
     }
 
     /// The indirection table.

@@ -67,7 +67,10 @@ pub(super) struct Thread {
 
 #[derive(Clone, Debug)]
 pub(super) struct RxQueue {
+    /// The CPU its vector's interrupts run on (the effective affinity).
     pub(super) irq_cpu: u16,
+    /// Its vector's `smp_affinity_list`, as written.
+    pub(super) affinity: CpuSet,
     pub(super) rps_map: Vec<u16>,
     pub(super) table: Option<DevFlowTable>,
     /// Packets the ring and its NAPI poll still take this tick.
@@ -79,7 +82,7 @@ impl RxQueue {
     /// A queue with its IRQ on `irq_cpu`, an `rps_cpus` map and a flow table of `flow_cnt`
     /// entries (none when 0); its counters start at zero.
     pub(super) fn new(irq_cpu: u16, rps_map: Vec<u16>, flow_cnt: u32) -> RxQueue {
-        RxQueue { irq_cpu, rps_map, table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)), budget: 0, stats: QueueStats::default() }
+        RxQueue { irq_cpu, affinity: CpuSet::range(irq_cpu, irq_cpu + 1), rps_map, table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)), budget: 0, stats: QueueStats::default() }
     }
 }
 
