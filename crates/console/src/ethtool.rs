@@ -26,12 +26,14 @@ use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use steerlab_engine::config::MAX_QUEUES;
 use steerlab_engine::rss::HashFields;
 use steerlab_engine::ntuple;
-use steerlab_engine::{Driver, FlowType, NtupleRule, Sim};
+use steerlab_engine::{Driver, FlowType, NamedEnum, NtupleRule, Sim};
 
 use crate::{hinted, parse_c_u64, DEVICE};
 
 /// The accepted forms, one per line.
-pub(crate) const FORMS: &str = "ethtool -l DEV\n\
+pub(crate) const FORMS: &str = "ethtool -i DEV\n\
+ethtool -k DEV\n\
+ethtool -l DEV\n\
 ethtool -L DEV combined N\n\
 ethtool -x DEV\n\
 ethtool -X DEV equal N | weight W0 W1 ... | default [start S] [hkey XX:XX:...]\n\
@@ -42,7 +44,7 @@ ethtool -N DEV rx-flow-hash tcp4|udp4|tcp6|udp6 sd|sdfn\n\
 ethtool -K DEV ntuple on|off\n\
 ethtool -S DEV";
 
-const SUPPORTED: &str = "-l -L -x -X -n -N -K -S";
+const SUPPORTED: &str = "-i -k -l -L -x -X -n -N -K -S";
 const HELP: &str = "help ethtool lists the forms steerlab supports";
 
 /// The forms of option `-o`.
@@ -68,6 +70,8 @@ fn netlink_error(msg: &str, offset: Option<usize>, errno: &str, form: &str) -> S
 pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     let Some((&opt, rest)) = args.split_first() else { return Err(bad_args(None, HELP)) };
     let o = match opt {
+        "-i" | "--driver" => 'i',
+        "-k" | "--show-features" | "--show-offload" => 'k',
         "-l" | "--show-channels" => 'l',
         "-L" | "--set-channels" => 'L',
         "-x" | "--show-rxfh-indir" | "--show-rxfh" => 'x',
@@ -94,6 +98,8 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         return Err(netlink_error("no device matches name", Some(24), "No such device", &format!("the sandbox's NIC is {DEVICE}")));
     }
     match (o, rest) {
+        ('i', []) => Ok(driver_info(sim)),
+        ('k', []) => Ok(show_features(sim)),
         ('l', []) => Ok(show_channels(sim)),
         ('L', _) => set_channels(sim, rest, &form),
         ('x', []) => Ok(show_rxfh(sim)),
@@ -105,6 +111,39 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         ('S', []) => Ok(stats(sim)),
         _ => Err(bad_args(None, &form)),
     }
+}
+
+// ------------------------------------------------------------------------------ driver, features
+
+/// The name the driver model's real driver registers (`ethtool -i`'s `driver:`); the sandbox's
+/// generic NIC has none of its own.
+pub fn driver_name(driver: Driver) -> &'static str {
+    match driver {
+        Driver::Ice | Driver::IceHashMatch => "ice",
+        Driver::Mlx5 => "mlx5_core",
+        Driver::Ixgbe => "ixgbe",
+        Driver::Generic => "steerlab",
+    }
+}
+
+/// `ethtool -i DEV`, ethtool.c `dump_drvinfo`'s lines. In-tree drivers report the kernel's
+/// release as their version; the firmware is not modelled.
+fn driver_info(sim: &Sim) -> String {
+    let version = sim.config().kernel.as_name();
+    format!(
+        "driver: {}\nversion: {version}.0\nfirmware-version: n/a\nexpansion-rom-version: \nbus-info: {}\nsupports-statistics: yes\nsupports-test: no\nsupports-eeprom-access: no\nsupports-register-dump: no\nsupports-priv-flags: no\n",
+        driver_name(sim.config().driver),
+        crate::procfs::PCI
+    )
+}
+
+/// `ethtool -k DEV`: the features steerlab models, in ethtool's `name: on|off [fixed]` lines
+/// (a real NIC lists some sixty more).
+fn show_features(sim: &Sim) -> String {
+    let on = |b: bool| if b { "on" } else { "off" };
+    let c = sim.config();
+    let tc = if c.driver.tc_offload() { "on" } else { "off [fixed]" };
+    format!("Features for {DEVICE}:\nreceive-hashing: on\nntuple-filters: {}\nhw-tc-offload: {tc}\n", on(c.ntuple))
 }
 
 // ------------------------------------------------------------------------------ channels

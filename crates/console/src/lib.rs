@@ -8,14 +8,14 @@
 //!
 //! | module       | commands                                                        |
 //! |--------------|-----------------------------------------------------------------|
-//! | `ethtool`    | `ethtool -l -L -x -X -n -N -K -S`                               |
-//! | `sysfs`      | `sysctl`, `echo … >` and `cat` of `/sys/class/net/…`, `/proc/sys/…` |
-//! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`            |
+//! | `ethtool`    | `ethtool -i -k -l -L -x -X -n -N -K -S`                         |
+//! | `sysfs`      | `sysctl`, `echo … >` and `cat` of `/sys/class/net/…`, `/proc/sys/…`, `/proc/irq/…` |
+//! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`, `nproc`   |
 //! | `iplink`     | `ip link show`, `ip link set dev DEV xdp …`                      |
 //! | `taskset`    | `taskset -p[c] …`                                               |
 //! | `tc`         | `tc qdisc …`, `tc filter …`                                     |
 //! | `own`        | steerlab's own `flow`, `thread`, `xdp`, `nic`, `kernel`, `rfs`, `help` |
-//! | `shell`      | bash around them: quoting, `;`, `echo … \| tee FILE…`, `for … in …; do …; done`, `$VAR`, globs, `sudo` |
+//! | `shell`      | bash around them: quoting, `;`, `echo … \| tee FILE…`, `for … in …; do …; done`, `$VAR`, globs, `sudo`, `grep . FILE…` |
 //!
 //! Errors are the real tool's text, then one `hint:` line with the accepted form. A command that
 //! fails changes nothing: every value is parsed and checked against the host before the first
@@ -52,6 +52,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("echo", sysfs::ECHO_FORMS),
     ("cat", "cat FILE... (a file of echo, or /proc/net/softnet_stat, /proc/interrupts; globs: cat /sys/class/net/DEV/queues/rx-*/FILE)"),
     ("grep", shell::GREP_FORMS),
+    ("nproc", procfs::NPROC_FORMS),
     ("tee", shell::TEE_FORMS),
     ("for", shell::FOR_FORMS),
     ("sudo", shell::SUDO_FORMS),
@@ -85,6 +86,7 @@ pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> 
         "help" => own::help(rest),
         "ethtool" => ethtool::run(sim, rest),
         "sysctl" => sysfs::sysctl(sim, rest),
+        "nproc" => procfs::nproc(sim, rest),
         "ip" => iplink::run(sim, rest),
         "taskset" => taskset::run(sim, rest),
         "tc" => tc::run(sim, rest),

@@ -1,4 +1,4 @@
-//! `cat /proc/net/softnet_stat` and `cat /proc/interrupts`, in the kernel's layout.
+//! `cat /proc/net/softnet_stat` and `cat /proc/interrupts`, in the kernel's layout, and `nproc`.
 //!
 //! `/proc/net/softnet_stat` follows net/core/net-procfs.c `softnet_seq_show` as of v6.12 (the
 //! same through v6.18, checked in both trees): one row per online CPU of fifteen `%08x`
@@ -29,7 +29,17 @@ pub(crate) const IRQ_BASE: u32 = 130;
 /// Width of the IRQ column (`prec` for fewer than 1000 IRQs: 130 + 512 queues stays below).
 const PREC: usize = 3;
 /// The NIC's PCI function.
-const PCI: &str = "0000:3b:00.0";
+pub(crate) const PCI: &str = "0000:3b:00.0";
+
+pub(crate) const NPROC_FORMS: &str = "nproc [--all]";
+
+/// `nproc [--all]` (coreutils): the CPU count; every CPU of the sandbox is online and allowed.
+pub(crate) fn nproc(sim: &Sim, args: &[&str]) -> Result<String, String> {
+    match args {
+        [] | ["--all"] => Ok(format!("{}\n", sim.config().cpus)),
+        _ => Err(crate::hinted(format!("nproc: steerlab's nproc takes no operand but --all, not {:?}", args.join(" ")), NPROC_FORMS)),
+    }
+}
 
 /// `cat /proc/net/softnet_stat` or `cat /proc/interrupts`.
 pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {

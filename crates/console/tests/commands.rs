@@ -30,6 +30,10 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&["ethtool -X eth0 equal 1"], "ethtool -X eth0 default", |s, _| assert!(!s.reta().user_configured())),
     (&[], "ethtool -X eth0 hkey 01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f:20:21:22:23:24:25:26:27:28", |s, _| assert_eq!(s.rss_key()[..3], [1, 2, 3])),
     (&[], "ethtool --rxfh eth0 hfunc toeplitz equal 3", |s, _| assert_eq!(s.reta().max_queue(), 2)),
+    // ethtool -i, -k, nproc
+    (&["nic driver mlx5"], "ethtool -i eth0", |_, out| assert!(out.starts_with("driver: mlx5_core\nversion: 6.18.0\n"), "{out}")),
+    (&["ethtool -K eth0 ntuple on"], "ethtool -k eth0", |_, out| assert!(out.starts_with("Features for eth0:\n") && out.contains("\nntuple-filters: on\n"), "{out}")),
+    (&[], "nproc --all", |s, out| assert_eq!(out, format!("{}\n", s.config().cpus))),
     // ethtool -K
     (&[], "ethtool -K eth0 ntuple on", |s, _| assert!(s.config().ntuple)),
     (&["ethtool -K eth0 ntuple on"], "ethtool --features eth0 rx-ntuple-filter off", |s, _| assert!(!s.config().ntuple)),
@@ -173,7 +177,7 @@ const OK: &[(&[&str], &str, Check)] = &[
         assert!(s.tc_block().unwrap().filters()[0].in_hw, "mlx5 takes the ordinary filter into hardware");
     }),
     // help, comments, blank lines
-    (&[], "help", |_, out| assert!(out.contains("  ethtool  ethtool -l DEV\n"))),
+    (&[], "help", |_, out| assert!(out.contains("  ethtool  ethtool -i DEV\n"))),
     (&[], "help taskset", |_, out| assert!(out.starts_with("taskset -pc"))),
     (&[], "# a comment", |_, out| assert_eq!(out, "")),
     (&[], "   ", |_, out| assert_eq!(out, "")),
@@ -206,7 +210,7 @@ fn every_form_succeeds_and_does_what_it_says() {
 const ERR: &[(&[&str], &str, &str)] = &[
     // ethtool: options and devices
     (&[], "ethtool", "ethtool: bad command line argument(s)\nFor more information run ethtool -h"),
-    (&[], "ethtool -T eth0", "ethtool: option -T is not supported in steerlab (supported: -l -L -x -X -n -N -K -S)"),
+    (&[], "ethtool -T eth0", "ethtool: option -T is not supported in steerlab (supported: -i -k -l -L -x -X -n -N -K -S)"),
     (&[], "ethtool eth0", "not supported in steerlab"),
     (&[], "ethtool -l", "bad command line argument(s)"),
     (&[], "ethtool -l eth1", "netlink error: no device matches name (offset 24)\nnetlink error: No such device"),

@@ -160,6 +160,16 @@ impl Reta {
         Ok(Reta { entries, user_configured: false })
     }
 
+    /// A table as a device holds it (`ethtool -x` of a real host, a scenario's `nic.indir`):
+    /// the default fill is a default table, anything else counts as user-configured.
+    pub fn from_entries(entries: &[u16], rings: u32) -> Result<Reta, RetaError> {
+        let default = Reta::new_default(entries.len() as u32, rings)?;
+        if default.entries == entries {
+            return Ok(default);
+        }
+        default.configured(&entries.iter().map(|&q| u32::from(q)).collect::<Vec<_>>(), rings)
+    }
+
     /// Number of entries.
     pub fn size(&self) -> u32 {
         self.entries.len() as u32

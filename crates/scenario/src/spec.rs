@@ -202,6 +202,12 @@ pub struct NicSection {
     pub ntuple: bool,
     /// Hardware filter capacity.
     pub max_hw_filters: u32,
+    /// The RSS key as `ethtool -x` prints it (`6d:5a:…`, 40 bytes); `""`: the driver's default.
+    pub rss_key: String,
+    /// The indirection table, one queue per entry (`reta_size` of them); empty: the default
+    /// fill `i % rx_queues`. What a real host's `ethtool -x` shows, which `ethtool -X` can set
+    /// only when it is an `equal` or `weight` fill.
+    pub indir: Vec<u16>,
 }
 
 /// `rps.*`
@@ -446,6 +452,8 @@ impl Default for NicSection {
             reta_size: c.reta_size,
             ntuple: c.ntuple,
             max_hw_filters: c.max_hw_filters,
+            rss_key: String::new(),
+            indir: Vec::new(),
         }
     }
 }
@@ -594,6 +602,8 @@ impl Scenario {
             return Err(err("sim.duration_ms", "out of range (accepted: 1..=86400000)"));
         }
         self.xdp_program()?;
+        self.rss_key()?;
+        self.indir()?;
         if self.tc.insert_threads > 4096 || self.tc.insert_rules > 10_000_000 {
             return Err(err("tc", "insert_threads 0..=4096, insert_rules 0..=10000000"));
         }
@@ -683,6 +693,12 @@ impl Scenario {
         let ncpus = cfg.cpus;
         let mut rng = Rng::new(cfg.seed).fork("workload");
         let mut sim = Sim::new(cfg).map_err(|e| ScenarioError(e.to_string()))?;
+        if let Some(key) = self.rss_key()? {
+            sim.set_rss_key(&key).map_err(|e| err("nic.rss_key", e))?;
+        }
+        if let Some(reta) = self.indir()? {
+            sim.set_reta(reta).map_err(|e| err("nic.indir", e))?;
+        }
         for (i, g) in self.threads.iter().enumerate() {
             let cpus: Vec<u16> = CpuSet::parse_list(&g.cpus).map_err(|e| err(&format!("threads[{i}].cpus"), e))?.iter().collect();
             for n in 0..g.count {
@@ -735,6 +751,29 @@ impl Scenario {
             }
         }
         Ok(sim)
+    }
+
+    /// `nic.rss_key` as bytes (`None`: the default key).
+    pub fn rss_key(&self) -> Result<Option<Vec<u8>>, ScenarioError> {
+        if self.nic.rss_key.is_empty() {
+            return Ok(None);
+        }
+        let key = self.nic.rss_key.split(':').map(|b| if b.len() == 2 { u8::from_str_radix(b, 16).ok() } else { None }).collect::<Option<Vec<u8>>>();
+        match key {
+            Some(k) if k.len() == 40 => Ok(Some(k)),
+            _ => Err(err("nic.rss_key", "40 hex bytes separated by colons, as ethtool -x prints them (6d:5a:56:…)")),
+        }
+    }
+
+    /// `nic.indir` as a table (`None`: the default fill).
+    pub fn indir(&self) -> Result<Option<steerlab_engine::rss::Reta>, ScenarioError> {
+        if self.nic.indir.is_empty() {
+            return Ok(None);
+        }
+        if self.nic.indir.len() != self.nic.reta_size as usize {
+            return Err(err("nic.indir", format!("{} entries; nic.reta_size is {}", self.nic.indir.len(), self.nic.reta_size)));
+        }
+        steerlab_engine::rss::Reta::from_entries(&self.nic.indir, u32::from(self.nic.rx_queues)).map(Some).map_err(|e| err("nic.indir", e))
     }
 
     /// The XDP program the `xdp` section describes.
