@@ -28,6 +28,57 @@ enum Command {
     Run(RunArgs),
     /// Apply console commands (from a file or stdin) to a host and print their output.
     Shell(ShellArgs),
+    /// Read a real host's capture (scripts/capture-host.sh, or its outputs pasted alone) and
+    /// print the scenario of that host; what the capture did not say goes to stderr.
+    Import(ImportArgs),
+    /// Predict where flows land on a host: hash, indirection index, RX queue, what decided it,
+    /// IRQ CPU, RPS CPU.
+    Predict(PredictArgs),
+    /// Find flows of a template that land on a queue, or spread evenly over all queues.
+    Solve(SolveArgs),
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// The capture file (`-` for stdin).
+    capture: String,
+}
+
+#[derive(clap::Args)]
+struct PredictArgs {
+    /// A capture (scripts/capture-host.sh), a scenario JSON file, or a lesson id.
+    host: String,
+    /// A flow as received: "PROTO SRC:SPORT DST:DPORT" (IPv6 in brackets); repeatable.
+    #[arg(long = "flow", value_name = "FLOW")]
+    flows: Vec<String>,
+    /// A file of flows, one per line, or `ss -tn` / `ss -un` output taken on the host (`-` for
+    /// stdin).
+    #[arg(long = "flows", value_name = "FILE")]
+    file: Option<String>,
+    /// One JSON array, one object per flow.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    /// A capture, a scenario JSON file, or a lesson id.
+    host: String,
+    /// "PROTO SRC:SPORT DST:DPORT" with one `*`: a port, or an address's last part.
+    #[arg(long)]
+    template: String,
+    /// The RX queue the flows must land on (with --count).
+    #[arg(long, requires = "count", conflicts_with = "spread")]
+    queue: Option<u16>,
+    /// How many flows to find on --queue.
+    #[arg(long, requires = "queue")]
+    count: Option<usize>,
+    /// Find N flows spread as evenly as possible over every queue of the indirection table.
+    #[arg(long, value_name = "N")]
+    spread: Option<usize>,
+    /// One JSON array, one object per flow (the objects of predict).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -121,6 +172,9 @@ fn main() -> ExitCode {
         Command::Lessons => Ok(steerlab_scenario::lesson_ids().map(|id| format!("{id}\n")).collect()),
         Command::Run(args) => run(&args),
         Command::Shell(args) => return shell(&args),
+        Command::Import(args) => import(&args),
+        Command::Predict(args) => predict(&args),
+        Command::Solve(args) => solve(&args),
     };
     match result {
         Ok(out) => match emit(&out) {
@@ -246,6 +300,83 @@ fn run_side_by_side(args: &RunArgs, overrides: &[String]) -> Result<String, Stri
         return Ok(format!("{}\n", serde_json::Value::Array(items)));
     }
     Ok(compare::table(&scenarios[0].lesson.table, &columns))
+}
+
+/// Reads a file given on the command line (`-`: stdin), at most `max` bytes.
+fn read_input(path: &str, max: usize) -> Result<String, String> {
+    let text = if path == "-" {
+        std::io::read_to_string(std::io::stdin().take(max as u64 + 1)).map_err(|e| format!("stdin: {e}"))?
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
+        if meta.len() > max as u64 {
+            return Err(format!("{path}: {} bytes; at most {max} accepted", meta.len()));
+        }
+        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?
+    };
+    if text.len() > max {
+        return Err(format!("{path}: more than {max} bytes"));
+    }
+    Ok(text)
+}
+
+use std::io::Read as _;
+
+fn import(args: &ImportArgs) -> Result<String, String> {
+    let text = read_input(&args.capture, steerlab_scenario::capture::MAX_CAPTURE_BYTES)?;
+    let imported = steerlab_scenario::capture::import(&text).map_err(|e| format!("{}: {e}", args.capture))?;
+    for a in &imported.assumptions {
+        eprintln!("steerlab: assumed: {a}");
+    }
+    let json = serde_json::to_string_pretty(&imported.scenario).map_err(|e| e.to_string())?;
+    Ok(format!("{json}\n"))
+}
+
+/// The host of `predict` and `solve`: a lesson id, or a file holding a scenario or a capture.
+/// The capture's assumptions go to stderr.
+fn predict_host(what: &str) -> Result<steerlab_engine::Sim, String> {
+    let text = match steerlab_scenario::lesson(what) {
+        Some(_) => what.to_string(),
+        None => read_input(what, steerlab_scenario::capture::MAX_CAPTURE_BYTES)?,
+    };
+    let (sim, assumed) = steerlab_scenario::predict::host(&text).map_err(|e| format!("{what}: {e}"))?;
+    for a in &assumed {
+        eprintln!("steerlab: assumed: {a}");
+    }
+    Ok(sim)
+}
+
+fn predictions_out(rows: &[steerlab_scenario::predict::Predicted], json: bool) -> Result<String, String> {
+    if json {
+        return serde_json::to_string(rows).map(|j| format!("{j}\n")).map_err(|e| e.to_string());
+    }
+    Ok(steerlab_scenario::predict::table(rows))
+}
+
+fn predict(args: &PredictArgs) -> Result<String, String> {
+    use steerlab_scenario::predict;
+    let mut flows = args.flows.iter().map(|f| predict::parse_flow(f).map_err(|e| format!("--flow {e}"))).collect::<Result<Vec<_>, _>>()?;
+    if let Some(path) = &args.file {
+        let text = read_input(path, 256 << 20)?;
+        flows.extend(predict::parse_flows(&text).map_err(|e| format!("{path}: {e}"))?);
+    }
+    if flows.is_empty() {
+        return Err("no flows: give --flow \"PROTO SRC:SPORT DST:DPORT\" or --flows FILE".into());
+    }
+    let sim = predict_host(&args.host)?;
+    let rows: Vec<_> = flows.iter().map(|k| predict::predict(&sim, k)).collect();
+    predictions_out(&rows, args.json)
+}
+
+fn solve(args: &SolveArgs) -> Result<String, String> {
+    use steerlab_scenario::predict;
+    let template = predict::Template::parse(&args.template).map_err(|e| format!("--template {e}"))?;
+    let sim = predict_host(&args.host)?;
+    let rows = match (args.queue, args.count, args.spread) {
+        (Some(q), Some(n), None) => predict::solve_queue(&sim, &template, q, n)?,
+        (None, None, Some(n)) => predict::solve_spread(&sim, &template, n)?,
+        _ => return Err("give --queue Q --count N, or --spread N".into()),
+    };
+    predictions_out(&rows, args.json)
 }
 
 fn shell(args: &ShellArgs) -> ExitCode {

@@ -115,24 +115,13 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
 
 // ------------------------------------------------------------------------------ driver, features
 
-/// The name the driver model's real driver registers (`ethtool -i`'s `driver:`); the sandbox's
-/// generic NIC has none of its own.
-pub fn driver_name(driver: Driver) -> &'static str {
-    match driver {
-        Driver::Ice | Driver::IceHashMatch => "ice",
-        Driver::Mlx5 => "mlx5_core",
-        Driver::Ixgbe => "ixgbe",
-        Driver::Generic => "steerlab",
-    }
-}
-
 /// `ethtool -i DEV`, ethtool.c `dump_drvinfo`'s lines. In-tree drivers report the kernel's
 /// release as their version; the firmware is not modelled.
 fn driver_info(sim: &Sim) -> String {
     let version = sim.config().kernel.as_name();
     format!(
         "driver: {}\nversion: {version}.0\nfirmware-version: n/a\nexpansion-rom-version: \nbus-info: {}\nsupports-statistics: yes\nsupports-test: no\nsupports-eeprom-access: no\nsupports-register-dump: no\nsupports-priv-flags: no\n",
-        driver_name(sim.config().driver),
+        sim.config().driver.module(),
         crate::procfs::PCI
     )
 }
@@ -154,11 +143,19 @@ fn max_channels(sim: &Sim) -> u16 {
     sim.config().cpus.min(MAX_QUEUES).max(sim.config().rx_queues)
 }
 
-/// `ethtool -l DEV`.
+/// `ethtool -l DEV`. A host whose RX and TX queue counts differ (a scenario can make one)
+/// shows the queues beyond the combined ones as RX-only or TX-only channels.
 fn show_channels(sim: &Sim) -> String {
-    let (max, now) = (max_channels(sim), sim.config().rx_queues);
+    let c = sim.config();
+    let max = max_channels(sim);
     let na = "RX:\t\tn/a\nTX:\t\tn/a\nOther:\t\tn/a\n";
-    format!("Channel parameters for {DEVICE}:\nPre-set maximums:\n{na}Combined:\t{max}\nCurrent hardware settings:\n{na}Combined:\t{now}\n")
+    let combined = c.rx_queues.min(c.tx_queues);
+    let now = if c.rx_queues == c.tx_queues {
+        na.to_string()
+    } else {
+        format!("RX:\t\t{}\nTX:\t\t{}\nOther:\t\tn/a\n", c.rx_queues - combined, c.tx_queues - combined)
+    };
+    format!("Channel parameters for {DEVICE}:\nPre-set maximums:\n{na}Combined:\t{max}\nCurrent hardware settings:\n{now}Combined:\t{combined}\n")
 }
 
 /// `ethtool -L DEV combined N` (and `rx|tx|other 0`, which change nothing on this NIC).

@@ -1,4 +1,5 @@
-//! `cat /proc/net/softnet_stat` and `cat /proc/interrupts`, in the kernel's layout, and `nproc`.
+//! `cat /proc/net/softnet_stat` and `cat /proc/interrupts`, in the kernel's layout, `nproc`
+//! and `lscpu`.
 //!
 //! `/proc/net/softnet_stat` follows net/core/net-procfs.c `softnet_seq_show` as of v6.12 (the
 //! same through v6.18, checked in both trees): one row per online CPU of fifteen `%08x`
@@ -39,6 +40,26 @@ pub(crate) fn nproc(sim: &Sim, args: &[&str]) -> Result<String, String> {
         [] | ["--all"] => Ok(format!("{}\n", sim.config().cpus)),
         _ => Err(crate::hinted(format!("nproc: steerlab's nproc takes no operand but --all, not {:?}", args.join(" ")), NPROC_FORMS)),
     }
+}
+
+pub(crate) const LSCPU_FORMS: &str = "lscpu";
+
+/// `lscpu` (util-linux): the summary lines of what steerlab models, the CPUs and their NUMA
+/// nodes (contiguous blocks), in lscpu's `NAME:` then aligned value layout.
+pub(crate) fn lscpu(sim: &Sim, args: &[&str]) -> Result<String, String> {
+    if !args.is_empty() {
+        return Err(crate::hinted(format!("lscpu: steerlab's lscpu takes no options, not {:?}", args.join(" ")), LSCPU_FORMS));
+    }
+    let c = sim.config();
+    let per = c.cpus / c.numa_nodes;
+    let list = |lo: u16, n: u16| if n == 1 { lo.to_string() } else { format!("{lo}-{}", lo + n - 1) };
+    let mut rows = vec![
+        ("CPU(s):".to_string(), c.cpus.to_string()),
+        ("On-line CPU(s) list:".to_string(), list(0, c.cpus)),
+        ("NUMA node(s):".to_string(), c.numa_nodes.to_string()),
+    ];
+    rows.extend((0..c.numa_nodes).map(|node| (format!("NUMA node{node} CPU(s):"), list(node * per, per))));
+    Ok(rows.iter().map(|(k, v)| format!("{k:<38}{v}\n")).collect())
 }
 
 /// `cat /proc/net/softnet_stat` or `cat /proc/interrupts`.

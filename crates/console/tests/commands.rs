@@ -34,6 +34,7 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&["nic driver mlx5"], "ethtool -i eth0", |_, out| assert!(out.starts_with("driver: mlx5_core\nversion: 6.18.0\n"), "{out}")),
     (&["ethtool -K eth0 ntuple on"], "ethtool -k eth0", |_, out| assert!(out.starts_with("Features for eth0:\n") && out.contains("\nntuple-filters: on\n"), "{out}")),
     (&[], "nproc --all", |s, out| assert_eq!(out, format!("{}\n", s.config().cpus))),
+    (&[], "lscpu", |s, out| assert!(out.starts_with(&format!("CPU(s):{:31}{}\n", "", s.config().cpus)) && out.contains("NUMA node0 CPU(s):"), "{out}")),
     // ethtool -K
     (&[], "ethtool -K eth0 ntuple on", |s, _| assert!(s.config().ntuple)),
     (&["ethtool -K eth0 ntuple on"], "ethtool --features eth0 rx-ntuple-filter off", |s, _| assert!(!s.config().ntuple)),

@@ -19,6 +19,23 @@ named_enum! {
 }
 
 impl Driver {
+    /// The name the model's real driver registers (`ethtool -i`'s `driver:`, the module's
+    /// name); the sandbox's generic NIC has none of its own and says `steerlab`.
+    pub const fn module(self) -> &'static str {
+        match self {
+            Driver::Ice | Driver::IceHashMatch => "ice",
+            Driver::Mlx5 => "mlx5_core",
+            Driver::Ixgbe => "ixgbe",
+            Driver::Generic => "steerlab",
+        }
+    }
+
+    /// The model of the driver `module` (`ethtool -i`'s name): ice with its aRFS fix, as
+    /// current kernels have it.
+    pub fn of_module(module: &str) -> Option<Driver> {
+        Driver::ALL.iter().copied().filter(|&d| d != Driver::IceHashMatch).find(|d| d.module() == module)
+    }
+
     /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the
     /// sandbox's generic NIC and its ixgbe model (Flow Director, no flower offload) do not.
     pub const fn tc_offload(self) -> bool {

@@ -42,5 +42,5 @@ pub use kernel::Kernel;
 pub use names::NamedEnum;
 pub use ntuple::NtupleRule;
 pub use cpuset::CpuSet;
-pub use sim::{DropPoint, FlowSpec, FlowTrace, FlowView, QueueRule, Sim, Snapshot, ThreadSpec, TxSpec};
+pub use sim::{DropPoint, FlowSpec, FlowTrace, FlowView, History, Prediction, QueueRule, RpsPrediction, Sim, Snapshot, ThreadSpec, TxSpec};
 pub use time::Nanos;

@@ -86,9 +86,14 @@ pub fn place(rules: &[NtupleRule], loc: u32) -> Result<u32, SimError> {
     Ok(loc)
 }
 
-/// The queue the rules send flow `key` to: the matching rule at the lowest location wins.
+/// The rule that decides flow `key`: the matching rule at the lowest location wins.
+pub fn rule_for<'a>(rules: &'a [NtupleRule], key: &FlowKey) -> Option<&'a NtupleRule> {
+    rules.iter().filter(|r| r.matches(key)).min_by_key(|r| r.loc)
+}
+
+/// The queue the rules send flow `key` to.
 pub fn queue_for(rules: &[NtupleRule], key: &FlowKey) -> Option<u16> {
-    rules.iter().filter(|r| r.matches(key)).min_by_key(|r| r.loc).map(|r| r.queue)
+    rule_for(rules, key).map(|r| r.queue)
 }
 
 #[cfg(test)]

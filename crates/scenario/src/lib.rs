@@ -7,10 +7,12 @@
 
 #![warn(missing_docs)]
 
+pub mod capture;
 pub mod compare;
 mod goal;
 mod lessons;
 pub mod permalink;
+pub mod predict;
 mod report;
 mod spec;
 

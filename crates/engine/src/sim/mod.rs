@@ -11,7 +11,7 @@
 //! |---|---|
 //! | `api.rs` | what callers hand in and read back (flows, threads, rules, snapshot, views) |
 //! | `records.rs` | the simulator's own records: the per-flow line, threads, queues, CPUs, plans |
-//! | `nic.rs` | NIC configuration: hashing, indirection table, ntuple rules, channels, driver |
+//! | `nic.rs` | NIC configuration: hashing, indirection table, ntuple rules, channels, IRQ affinity, driver |
 //! | `workload.rs` | threads and flows |
 //! | `rps_config.rs` | `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, kernel, record policy |
 //! | `hooks.rs` | XDP and tc ingress: commands and their run on the path |
@@ -19,7 +19,7 @@
 //! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog, read |
 //! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
 //! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |
-//! | `views.rs`, `trace.rs` | what the page and the CLI read |
+//! | `views.rs`, `trace.rs`, `predict.rs` | what the page and the CLI read (`predict`: a tuple before any packet, for a real host) |
 
 use alloc::collections::BTreeMap;
 use alloc::vec;
@@ -45,6 +45,7 @@ mod api;
 mod event;
 mod hooks;
 mod nic;
+mod predict;
 mod receive;
 mod records;
 mod rfs;
@@ -57,6 +58,7 @@ mod views;
 mod workload;
 
 pub use api::{DropPoint, FlowSpec, FlowView, QueueRule, Snapshot, ThreadSpec};
+pub use predict::{History, Prediction, RpsPrediction};
 pub use trace::FlowTrace;
 pub use tx::TxSpec;
 
