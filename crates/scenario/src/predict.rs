@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::net::IpAddr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use steerlab_engine::{FlowKey, History, Proto, RpsPrediction, Sim};
 
 use crate::ScenarioError;
@@ -19,7 +19,7 @@ use crate::ScenarioError;
 pub const MAX_FLOWS: usize = 1_000_000;
 
 /// One flow's prediction, with the contract's JSON keys.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Predicted {
     /// `PROTO SRC:SPORT DST:DPORT` as received.
     pub flow: String,
@@ -39,9 +39,9 @@ pub struct Predicted {
     /// picks it is not predictable (see `rps`).
     pub rps_cpu: Option<u16>,
     /// What decides the RPS step: `off`, `rps`, `software-hash`, `rfs-only`.
-    pub rps: &'static str,
+    pub rps: String,
     /// A decision that depends on history, named: `arfs`, `rfs`, `atr`, or `null`.
-    pub history: Option<&'static str>,
+    pub history: Option<String>,
     /// In words, what the history would change.
     pub note: String,
 }
@@ -187,8 +187,8 @@ pub fn predict(sim: &Sim, key: &FlowKey) -> Predicted {
         decided_by: p.rule.map_or_else(|| "rss".to_string(), |l| format!("ntuple:{l}")),
         irq_cpu: p.irq_cpu,
         rps_cpu,
-        rps,
-        history,
+        rps: rps.to_string(),
+        history: history.map(str::to_string),
         note: note.trim_end_matches("; ").to_string(),
     }
 }
@@ -310,7 +310,7 @@ pub fn solve_spread(sim: &Sim, template: &Template, count: usize) -> Result<Vec<
 pub fn table(rows: &[Predicted]) -> String {
     let mut out = String::from("FLOW                                              HASH        FIELDS INDEX QUEUE DECIDED_BY   IRQ_CPU RPS_CPU\n");
     for r in rows {
-        let rps = r.rps_cpu.map_or_else(|| if r.rps == "off" { "-".to_string() } else { r.rps.to_string() }, |c| c.to_string());
+        let rps = r.rps_cpu.map_or_else(|| if r.rps == "off" { "-".to_string() } else { r.rps.clone() }, |c| c.to_string());
         let _ = writeln!(out, "{:<49} {} {:<6} {:>5} {:>5} {:<12} {:>7} {:>7}", r.flow, r.hash, r.fields, r.indir_index, r.queue, r.decided_by, r.irq_cpu, rps);
     }
     let mut notes: Vec<&str> = rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
@@ -334,6 +334,54 @@ pub fn host(text: &str) -> Result<(Sim, Vec<String>), ScenarioError> {
     let mut sim = scenario.build()?;
     scenario.apply_due(&mut sim)?;
     Ok((sim, assumed))
+}
+
+/// Most flows the page's "Your host" takes (its table draws the rows in view only).
+pub const MAX_PAGE_FLOWS: usize = 10_000;
+
+/// A captured host with flows to play: the scenario (each flow a group of one, sending
+/// `rate_pps`, no reader), the predictions at time 0, and the capture's assumptions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct YourHost {
+    /// The host and its flows.
+    pub scenario: crate::Scenario,
+    /// One prediction per flow, in the order given.
+    pub rows: Vec<Predicted>,
+    /// What the capture did not say.
+    pub assumptions: Vec<String>,
+}
+
+/// The page's "Your host": `capture` imported, `flows` (lines or `ss` output, may be empty)
+/// predicted on it and added to play, at most [`MAX_PAGE_FLOWS`].
+pub fn your_host(capture: &str, flows: &str, rate_pps: u64) -> Result<YourHost, String> {
+    let imported = crate::capture::import(capture).map_err(|e| format!("capture: {e}"))?;
+    let keys = parse_flows(flows).map_err(|e| format!("flows: {e}"))?;
+    if keys.len() > MAX_PAGE_FLOWS {
+        return Err(format!("flows: {} flows; the page takes at most {MAX_PAGE_FLOWS} (steerlab predict takes more)", keys.len()));
+    }
+    let mut scenario = imported.scenario;
+    let mut sim = scenario.build().map_err(|e| e.to_string())?;
+    scenario.apply_due(&mut sim).map_err(|e| e.to_string())?;
+    let rows = keys.iter().map(|k| predict(&sim, k)).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for k in &keys {
+        // The same connection twice (ss lists each socket once, a hand-written list may not).
+        if !seen.insert(*k) {
+            continue;
+        }
+        scenario.flows.push(crate::FlowGroup {
+            count: 1,
+            proto: k.proto().name().to_string(),
+            src: k.src().to_string(),
+            dst: k.dst().to_string(),
+            sport: k.sport(),
+            dport: k.dport(),
+            rate_pps,
+            ..crate::FlowGroup::default()
+        });
+    }
+    scenario.validate().map_err(|e| e.to_string())?;
+    Ok(YourHost { scenario, rows, assumptions: imported.assumptions })
 }
 
 #[cfg(test)]

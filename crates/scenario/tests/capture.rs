@@ -137,7 +137,7 @@ fn predictions_on_a_captured_ice_host_match_the_independent_computation() {
     let p = predict::predict(&sim, &parse_flow("udp 192.0.2.1:5000 10.0.0.2:53").unwrap());
     assert_eq!(p.fields, "sd");
     if p.queue == 0 {
-        assert_eq!((p.rps_cpu, p.rps), (None, "software-hash"));
+        assert_eq!((p.rps_cpu, p.rps.as_str()), (None, "software-hash"));
     }
 }
 

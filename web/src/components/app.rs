@@ -23,6 +23,7 @@ use crate::components::matrix::HostMatrix;
 use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
 use crate::components::transport::Transport;
+use crate::components::your_host::{Built, YourHost};
 use crate::controller::{Action, Event as SimEvent, Origin, SessionView};
 use crate::embed::HostMessage;
 
@@ -143,8 +144,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     let error = use_state(|| None::<String>);
     let allow = use_memo((), |_| crate::embed::parse_allow_list(url_param("origin").as_deref()));
     let copied = use_state(|| false);
+    let built = use_state(|| None::<Built>);
     let on_event = {
-        let (error, allow, copied) = (error.clone(), allow.clone(), copied.clone());
+        let (error, allow, copied, built) = (error.clone(), allow.clone(), copied.clone(), built.clone());
         Callback::from(move |e: SimEvent| match e {
             SimEvent::Banner(b) => error.set(b),
             SimEvent::Host(msg) => post_json_to_parent(&allow, &msg),
@@ -157,7 +159,12 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 let copied = copied.clone();
                 gloo::timers::callback::Timeout::new(2000, move || copied.set(false)).forget();
             }
-            SimEvent::Lesson(id) => set_url_lesson(&id),
+            SimEvent::Lesson(id) => {
+                // Another lesson: the last captured host's predictions no longer apply.
+                built.set(None);
+                set_url_lesson(&id);
+            }
+            SimEvent::HostImported { rows, assumptions } => built.set(Some(Built { rows: Rc::new(rows), assumptions: Rc::new(assumptions) })),
             SimEvent::Ready | SimEvent::RunEnded => {}
         })
     };
@@ -225,7 +232,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         *scenario_json.borrow_mut() = AttrValue::from(json.clone());
     }
     let scenario_json = scenario_json.borrow().clone();
-    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} copied={*copied} /> }
+    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} copied={*copied} built={(*built).clone()} /> }
 }
 
 /// Hosts with more CPUs show their queue and CPU chips on demand only.
@@ -259,6 +266,9 @@ pub struct PageProps {
     /// The share link was just copied.
     #[prop_or_default]
     pub copied: bool,
+    /// "Your host": the last captured host's predictions.
+    #[prop_or_default]
+    pub built: Option<Built>,
 }
 
 /// The sandbox's layout: every panel drawn from the view, every control an [`Action`].
@@ -321,6 +331,13 @@ pub fn Page(p: &PageProps) -> Html {
     // stops the rest and shows in the banner.
     let on_commands = dispatch.reform(|lines: Vec<String>| Action::Commands { host: 0, lines });
     let on_upload = dispatch.reform(|text: String| Action::Load { text, from: Origin::Control });
+    let on_build = dispatch.reform(|(capture, flows): (String, String)| Action::ImportHost { capture, flows });
+    // A prediction's row marks its cell on the host picture, brought into view.
+    let on_mark = dispatch.reform(|cell: Option<(u16, u16)>| {
+        scroll_to_testid(Some("host-matrix"));
+        Action::MatrixCell(cell)
+    });
+    let to_your_host = Callback::from(|_: MouseEvent| scroll_to_testid(Some("your-host")));
     let on_share = dispatch.reform(|e: MouseEvent| {
         e.prevent_default();
         Action::Share
@@ -400,6 +417,9 @@ pub fn Page(p: &PageProps) -> Html {
                     <input type="range" data-testid="timeline" min="0" max={duration_ms.to_string()} step="100"
                         value={(v.now_ns / 1_000_000).to_string()} onchange={on_seek} aria-label="simulated time: drag to go back or forward" />
                 </span>
+                if !embed {
+                    <button data-testid="open-your-host" class="your-host-link" onclick={to_your_host}>{ "Your host…" }</button>
+                }
                 <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ icon(Icon::Link) }{ "Share" }</a>
                 if p.copied {
                     <span class="copied" data-testid="share-copied" role="status">{ "copied" }</span>
@@ -443,6 +463,9 @@ pub fn Page(p: &PageProps) -> Html {
                 <section class="panel key" aria-label="the lesson's chart">{ panels[key].1.clone() }</section>
             </div>
             <div class="more">
+            if !embed || p.built.is_some() {
+                <YourHost built={p.built.clone()} rx_queues={v.queues.len() as u16} {on_build} {on_mark} />
+            }
             <section class="panel threads-panel" aria-label="threads on CPUs">
                 <h2>{ "Threads on CPUs" }</h2>
                 // A big host's queue and CPU chips (288 at seed 000's) cost most of a frame to

@@ -16,6 +16,7 @@ pub mod tables;
 pub mod trace;
 pub mod transport;
 pub mod wire;
+pub mod your_host;
 
 /// The page's clock (`performance.now()`), real milliseconds: animation only, never the engine.
 pub(crate) fn now_ms() -> f64 {

@@ -77,6 +77,10 @@ pub enum Action {
     Share,
     /// The page has drawn the last view: the next may come.
     ViewShown,
+    /// "Your host": a real host's capture (`scripts/capture-host.sh`) and flows on it (lines
+    /// or `ss -tn` output, may be empty): the host is built with the flows to play, and their
+    /// predictions come back as [`Event::HostImported`].
+    ImportHost { capture: String, flows: String },
 }
 
 /// What the page draws: every host, and the one transport they share.
@@ -111,6 +115,8 @@ pub enum Event {
     Lesson(String),
     /// Time reached the scenario's suggested length and stopped (Play goes on).
     RunEnded,
+    /// A captured host was built: where each of its flows lands, and what was assumed.
+    HostImported { rows: Vec<steerlab_scenario::predict::Predicted>, assumptions: Vec<String> },
 }
 
 /// A message from the worker.

@@ -1,0 +1,201 @@
+//! "Your host": paste or load a real host's capture (`scripts/capture-host.sh`) and flows on
+//! it (one per line, or `ss -tn` output taken there); the worker builds that host with the
+//! flows to play and sends where each lands. The predictions show as bars per RX queue (how
+//! evenly the host spreads these flows, at a glance; a bar filters the table) and as a table
+//! in the formats of `steerlab predict`, drawn a window of rows at a time so that 10,000 flows
+//! scroll smoothly. A row marks its queue and CPU on the host picture.
+
+use std::rc::Rc;
+
+use steerlab_scenario::predict::Predicted;
+use yew::prelude::*;
+
+/// What the worker sent back for the last host built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Built {
+    /// One prediction per flow.
+    pub rows: Rc<Vec<Predicted>>,
+    /// What the capture did not say.
+    pub assumptions: Rc<Vec<String>>,
+}
+
+/// Properties of [`YourHost`].
+#[derive(Properties, PartialEq)]
+pub struct YourHostProps {
+    /// The last host built, if any.
+    pub built: Option<Built>,
+    /// RX queues of the host shown (the bars).
+    pub rx_queues: u16,
+    /// Build a host: the capture's text and the flows' text.
+    pub on_build: Callback<(String, String)>,
+    /// Mark a cell (RX queue, CPU) of the host picture.
+    pub on_mark: Callback<Option<(u16, u16)>>,
+}
+
+/// Row height of the table, CSS pixels (the window of rows drawn is computed from it).
+const ROW_PX: f64 = 22.0;
+/// Rows drawn beyond the visible ones, above and below.
+const SLACK: usize = 10;
+/// Height of the table's scroll box, CSS pixels.
+const BOX_PX: f64 = 330.0;
+
+/// The panel.
+#[component]
+pub fn YourHost(p: &YourHostProps) -> Html {
+    let capture = use_state(String::new);
+    let flows = use_state(String::new);
+    let top = use_state(|| 0.0f64);
+    let filter = use_state(|| None::<u16>);
+    let picked = use_state(|| None::<usize>);
+    {
+        // A new host: back to its first row, unfiltered.
+        let (top, filter, picked) = (top.clone(), filter.clone(), picked.clone());
+        use_effect_with(p.built.as_ref().map(|b| Rc::as_ptr(&b.rows) as usize), move |_| {
+            top.set(0.0);
+            filter.set(None);
+            picked.set(None);
+        });
+    }
+    let text_input = |state: &UseStateHandle<String>| {
+        let state = state.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            state.set(el.value());
+        })
+    };
+    let load_file = {
+        let capture = capture.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = el.files().and_then(|f| f.get(0)) else { return };
+            let capture = capture.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string());
+                capture.set(text.unwrap_or_default());
+            });
+        })
+    };
+    let build = {
+        let (cb, capture, flows) = (p.on_build.clone(), capture.clone(), flows.clone());
+        Callback::from(move |_: MouseEvent| cb.emit(((*capture).clone(), (*flows).clone())))
+    };
+    let on_scroll = {
+        let top = top.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::Element = e.target_unchecked_into();
+            top.set(f64::from(el.scroll_top()));
+        })
+    };
+
+    let results = p.built.as_ref().map(|b| {
+        let rows = &b.rows;
+        // Flows per queue (bars), and the rows the filter keeps.
+        let mut per_queue = vec![0usize; usize::from(p.rx_queues.max(1))];
+        for r in rows.iter() {
+            if let Some(n) = per_queue.get_mut(usize::from(r.queue)) {
+                *n += 1;
+            }
+        }
+        let most = per_queue.iter().copied().max().unwrap_or(0).max(1);
+        let kept: Vec<usize> = (0..rows.len()).filter(|&i| filter.is_none_or(|q| rows[i].queue == q)).collect();
+        let first = ((*top / ROW_PX) as usize).saturating_sub(SLACK).min(kept.len());
+        let last = (first + (BOX_PX / ROW_PX) as usize + 2 * SLACK).min(kept.len());
+        let ruled = rows.iter().filter(|r| r.decided_by != "rss").count();
+        let history = rows.iter().filter(|r| r.history.is_some()).count();
+        let mut notes: Vec<&str> = rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
+        notes.sort_unstable();
+        notes.dedup();
+        let bar = |q: usize, n: usize| {
+            let filter = filter.clone();
+            let on = *filter == Some(q as u16);
+            let click = Callback::from(move |_: MouseEvent| filter.set(if on { None } else { Some(q as u16) }));
+            let pct = n * 100 / most;
+            html! {
+                <button class={classes!("qbar", on.then_some("on"))} onclick={click} data-testid="your-host-queue"
+                    title={format!("rx-{q}: {n} flows (click to list them)")} aria-label={format!("rx-{q}: {n} flows")}>
+                    <span class="fill" style={format!("height:{pct}%;background:var(--c{})", q % 4)}></span>
+                    <span class="qlabel">{ q }</span>
+                </button>
+            }
+        };
+        let row = |i: usize| {
+            let r = &rows[i];
+            let is_picked = *picked == Some(i);
+            let (mark, picked) = (p.on_mark.clone(), picked.clone());
+            let cell = (r.queue, r.rps_cpu.unwrap_or(r.irq_cpu));
+            let click = Callback::from(move |_: MouseEvent| {
+                picked.set(Some(i));
+                mark.emit(Some(cell));
+            });
+            let rps = r.rps_cpu.map_or_else(|| if r.rps == "off" { "–".to_string() } else { r.rps.clone() }, |c| c.to_string());
+            html! {
+                <tr key={i} data-testid="your-host-row" class={classes!(is_picked.then_some("picked"))} onclick={click}>
+                    <td class="mono">{ &r.flow }</td><td class="mono">{ &r.hash }</td><td>{ &r.fields }</td>
+                    <td class="num">{ r.indir_index }</td><td class="num">{ r.queue }</td>
+                    <td>{ &r.decided_by }</td><td class="num">{ r.irq_cpu }</td><td>{ rps }</td>
+                    <td>{ r.history.clone().unwrap_or_default() }</td>
+                </tr>
+            }
+        };
+        html! {
+            <div class="your-host-results" data-testid="your-host-results">
+                <p data-testid="your-host-summary">
+                    { format!("{} on {} RX queues: {ruled} decided by ntuple rules, {history} whose queue or CPU depends on what the sockets do (named in the last column).",
+                        crate::components::count(rows.len() as u64, "flow"), p.rx_queues) }
+                    { " Press Play to send them; a row marks its queue and CPU on the host above." }
+                </p>
+                if !b.assumptions.is_empty() {
+                    <details data-testid="your-host-assumptions">
+                        <summary>{ format!("What the capture did not say ({})", b.assumptions.len()) }</summary>
+                        <ul>{ for b.assumptions.iter().map(|a| html! { <li>{ a }</li> }) }</ul>
+                    </details>
+                }
+                if !rows.is_empty() {
+                    <div class="qbars" role="group" aria-label="flows per RX queue">
+                        { for per_queue.iter().enumerate().map(|(q, &n)| bar(q, n)) }
+                    </div>
+                    <div class="vtable" data-testid="your-host-table" onscroll={on_scroll} style={format!("height:{BOX_PX}px")}>
+                        <table>
+                            <thead><tr><th>{ "flow (as received)" }</th><th>{ "hash" }</th><th>{ "fields" }</th><th>{ "index" }</th><th>{ "queue" }</th>
+                                <th>{ "decided by" }</th><th>{ "IRQ CPU" }</th><th>{ "RPS CPU" }</th><th>{ "history" }</th></tr></thead>
+                            <tbody>
+                                <tr class="spacer" style={format!("height:{}px", first as f64 * ROW_PX)}></tr>
+                                { for kept[first..last].iter().map(|&i| row(i)) }
+                                <tr class="spacer" style={format!("height:{}px", (kept.len() - last) as f64 * ROW_PX)}></tr>
+                            </tbody>
+                        </table>
+                    </div>
+                    <p class="muted" data-testid="your-host-shown">{ match *filter {
+                        Some(q) => format!("{} on rx-{q} (click its bar again for all)", crate::components::count(kept.len() as u64, "flow")),
+                        None => format!("{} in all", crate::components::count(kept.len() as u64, "flow")),
+                    } }</p>
+                    { for notes.iter().map(|n| html! { <p class="muted">{ format!("note: {n}") }</p> }) }
+                }
+            </div>
+        }
+    });
+    html! {
+        <section class="panel your-host" data-testid="your-host" aria-label="your host">
+            <h2>{ "Your host: where will each flow land?" }</h2>
+            <p class="muted">
+                { "On the machine: " }<code>{ "sh scripts/capture-host.sh IFACE > host.txt" }</code>
+                { " (read only). Paste its output or load the file, add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
+                <code>{ "ss -tn" }</code>{ " output taken there), and build. The same answers as " }<code>{ "steerlab predict host.txt" }</code>{ "." }
+            </p>
+            <div class="your-host-inputs">
+                <label>{ "Capture" }
+                    <textarea data-testid="your-host-capture" rows="6" spellcheck="false" value={(*capture).clone()} oninput={text_input(&capture)}
+                        placeholder="$ ethtool -i ens1f0\ndriver: ice\n…" />
+                </label>
+                <label>{ "Flows (optional)" }
+                    <textarea data-testid="your-host-flows" rows="6" spellcheck="false" value={(*flows).clone()} oninput={text_input(&flows)}
+                        placeholder="tcp 203.0.113.7:40000 10.0.0.2:443\n… or the output of ss -tn" />
+                </label>
+            </div>
+            <label>{ "Load a capture file " }<input type="file" data-testid="your-host-file" accept=".txt,text/plain" onchange={load_file} /></label>
+            { " " }
+            <button data-testid="your-host-build" onclick={build} disabled={capture.trim().is_empty()}>{ "Build this host and predict" }</button>
+            { results.unwrap_or_default() }
+        </section>
+    }
+}
