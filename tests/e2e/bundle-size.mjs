@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 /**
- * Budget for all wasm and JS of the default page, gzipped: 452 KB. History: 352 KB (one wasm,
+ * Budget for all wasm and JS of the default page, gzipped: 506 KB. History: 352 KB (one wasm,
  * before the worker), 400 KB (issue 16: the worker, the engine at opt-level 3 for speed, 393
  * KB used), 444 KB (issues 17 and 18, 440 KB used: the lesson screen +26 KB, measured with
  * twiggy on the un-stripped build: the console's shell for many queues (tee, for, globs) about
@@ -16,9 +16,14 @@ import { gzipSync } from "node:zlib";
  * 19, 449.0 KB used: +9.2 KB gzipped, +21 KB raw, for the engine's kernel rules: the flow limit
  * and its sysctl files, mlx5's hash chains and per-work-item expiry, ice's run timing and lock,
  * typed refusals, and the hot path's inlining across the engine's new modules, kept for native
- * speed). What each part weighs now is printed below and quoted in the closing notes.
+ * speed), 506 KB (issue 20, 502.6 KB used: "Your host" in the page runs the CLI's own importer
+ * and predictions in the worker, +36.9 KB gzipped measured by building without that call
+ * (twiggy, un-stripped: capture.rs `import` 23 KB and `build` 25 KB raw, the rest predict.rs,
+ * the rows' messages and their strings); the panel itself 17 KB raw, and the console's new
+ * files and commands (/proc/irq, grep, lscpu, nproc, ethtool -i/-k) make the other +16.4 KB).
+ * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 452 * 1024;
+const BUDGET_BYTES = 506 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

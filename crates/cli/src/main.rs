@@ -327,7 +327,7 @@ fn import(args: &ImportArgs) -> Result<String, String> {
     for a in &imported.assumptions {
         eprintln!("steerlab: assumed: {a}");
     }
-    let json = serde_json::to_string_pretty(&imported.scenario).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&imported.json).map_err(|e| e.to_string())?;
     Ok(format!("{json}\n"))
 }
 

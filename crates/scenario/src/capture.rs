@@ -54,6 +54,8 @@ const NO_FIELDS: HashFields = HashFields { src_ip: false, dst_ip: false, src_por
 pub struct Imported {
     /// The host, as a scenario (no flows: `predict` and the page add them).
     pub scenario: Scenario,
+    /// The same as JSON, only the fields the capture set.
+    pub json: serde_json::Value,
     /// What the capture did not say, one sentence each.
     pub assumptions: Vec<String>,
     /// The captured interface's name (the sandbox calls it eth0).
@@ -919,11 +921,45 @@ fn build(f: Facts) -> Result<Imported, ScenarioError> {
     sc.lesson.title = format!("Your host: {iface}, {} queues, {cpus} CPUs", rx);
     sc.lesson.source = format!("imported from a capture of {iface}");
     sc.timeline = cmds.into_iter().map(|command| crate::TimedCommand { at_ms: 0, command }).collect();
-    sc.validate()?;
+    let json = to_json(&sc);
+    let sc = crate::parse(&json.to_string(), &[])?;
     // Every command must apply: a host the console refuses is no import.
     let mut sim = sc.build()?;
     sc.apply_due(&mut sim)?;
-    Ok(Imported { scenario: sc, assumptions: assume, iface })
+    Ok(Imported { scenario: sc, json, assumptions: assume, iface })
+}
+
+/// The fields the importer sets, as scenario JSON: the rest are the defaults. Written out
+/// rather than serialised whole, so that the file says only what the capture said (and the
+/// page's bundle needs no serialiser for every scenario type).
+fn to_json(sc: &Scenario) -> serde_json::Value {
+    use serde_json::json;
+    let mut nic = json!({
+        "driver": sc.nic.driver.0.name(),
+        "rx_queues": sc.nic.rx_queues,
+        "tx_queues": sc.nic.tx_queues,
+        "reta_size": sc.nic.reta_size,
+        "ntuple": sc.nic.ntuple,
+    });
+    if !sc.nic.rss_key.is_empty() {
+        nic["rss_key"] = json!(sc.nic.rss_key);
+    }
+    if !sc.nic.indir.is_empty() {
+        nic["indir"] = json!(sc.nic.indir);
+    }
+    json!({
+        "schema": crate::SCHEMA,
+        "id": sc.id,
+        "lesson": { "title": sc.lesson.title, "source": sc.lesson.source },
+        "kernel": sc.kernel.0.name(),
+        "host": { "cpus": sc.host.cpus, "numa_nodes": sc.host.numa_nodes },
+        "nic": nic,
+        "rps": { "cpus": sc.rps.cpus },
+        "rfs": { "flow_cnt": sc.rfs.flow_cnt, "sock_flow_entries": sc.rfs.sock_flow_entries },
+        "net": { "netdev_max_backlog": sc.net.netdev_max_backlog },
+        "xps": { "map": sc.xps.map.0.name() },
+        "timeline": sc.timeline.iter().map(|c| json!({ "at_ms": c.at_ms, "command": c.command })).collect::<Vec<_>>(),
+    })
 }
 
 /// The `ethtool -N` line of a rule, with its masks as ethtool takes them.

@@ -25,8 +25,9 @@ use std::fmt;
 
 /// The schema version this build writes; every older version keeps loading.
 pub const SCHEMA: u32 = 1;
-/// Largest scenario file accepted.
-pub const MAX_BYTES: usize = 1 << 20;
+/// Largest scenario file accepted (a captured host with the page's 10,000 flows is about
+/// 1 MB).
+pub const MAX_BYTES: usize = 4 << 20;
 
 /// Why a scenario was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]

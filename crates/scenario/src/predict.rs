@@ -339,12 +339,14 @@ pub fn host(text: &str) -> Result<(Sim, Vec<String>), ScenarioError> {
 /// Most flows the page's "Your host" takes (its table draws the rows in view only).
 pub const MAX_PAGE_FLOWS: usize = 10_000;
 
-/// A captured host with flows to play: the scenario (each flow a group of one, sending
-/// `rate_pps`, no reader), the predictions at time 0, and the capture's assumptions.
+/// A captured host with flows to play: the scenario (each flow a group of one at the default
+/// rate, no reader), the predictions at time 0, and the capture's assumptions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct YourHost {
     /// The host and its flows.
     pub scenario: crate::Scenario,
+    /// The same as JSON text (what a permalink and the download carry).
+    pub text: String,
     /// One prediction per flow, in the order given.
     pub rows: Vec<Predicted>,
     /// What the capture did not say.
@@ -353,35 +355,32 @@ pub struct YourHost {
 
 /// The page's "Your host": `capture` imported, `flows` (lines or `ss` output, may be empty)
 /// predicted on it and added to play, at most [`MAX_PAGE_FLOWS`].
-pub fn your_host(capture: &str, flows: &str, rate_pps: u64) -> Result<YourHost, String> {
+pub fn your_host(capture: &str, flows: &str) -> Result<YourHost, String> {
     let imported = crate::capture::import(capture).map_err(|e| format!("capture: {e}"))?;
     let keys = parse_flows(flows).map_err(|e| format!("flows: {e}"))?;
     if keys.len() > MAX_PAGE_FLOWS {
         return Err(format!("flows: {} flows; the page takes at most {MAX_PAGE_FLOWS} (steerlab predict takes more)", keys.len()));
     }
-    let mut scenario = imported.scenario;
-    let mut sim = scenario.build().map_err(|e| e.to_string())?;
-    scenario.apply_due(&mut sim).map_err(|e| e.to_string())?;
+    let mut sim = imported.scenario.build().map_err(|e| e.to_string())?;
+    imported.scenario.apply_due(&mut sim).map_err(|e| e.to_string())?;
     let rows = keys.iter().map(|k| predict(&sim, k)).collect();
     let mut seen = std::collections::BTreeSet::new();
-    for k in &keys {
-        // The same connection twice (ss lists each socket once, a hand-written list may not).
-        if !seen.insert(*k) {
-            continue;
-        }
-        scenario.flows.push(crate::FlowGroup {
-            count: 1,
-            proto: k.proto().name().to_string(),
-            src: k.src().to_string(),
-            dst: k.dst().to_string(),
-            sport: k.sport(),
-            dport: k.dport(),
-            rate_pps,
-            ..crate::FlowGroup::default()
-        });
-    }
-    scenario.validate().map_err(|e| e.to_string())?;
-    Ok(YourHost { scenario, rows, assumptions: imported.assumptions })
+    let mut json = imported.json;
+    // The same connection twice (ss lists each socket once, a hand-written list may not) is
+    // one flow.
+    json["flows"] = keys
+        .iter()
+        .filter(|k| seen.insert(**k))
+        .map(|k| {
+            serde_json::json!({
+                "proto": k.proto().name(), "src": k.src().to_string(), "dst": k.dst().to_string(),
+                "sport": k.sport(), "dport": k.dport(),
+            })
+        })
+        .collect();
+    let text = json.to_string();
+    let scenario = crate::parse(&text, &[]).map_err(|e| e.to_string())?;
+    Ok(YourHost { scenario, text, rows, assumptions: imported.assumptions })
 }
 
 #[cfg(test)]

@@ -14,9 +14,7 @@ use crate::embed;
 /// Flows per engine slice: 1-2 ms of work in the release wasm, so that a message (pause, a
 /// command) waits at most that long.
 pub const FLOWS_PER_SLICE: u32 = 16_384;
-/// Packets per second each flow of "Your host" sends when played (no reader: predictions
-/// hold until something reads the sockets).
-const YOUR_HOST_PPS: u64 = 1000;
+
 
 /// One host and what its page has been told of it.
 struct Host {
@@ -185,9 +183,8 @@ impl Session {
                 Err(e) => self.refuse(from, format!("uploaded {e}")),
             },
             Action::ImportHost { capture, flows } => {
-                let built = steerlab_scenario::predict::your_host(&capture, &flows, YOUR_HOST_PPS).and_then(|h| {
-                    let json = serde_json::to_string(&h.scenario).map_err(|e| e.to_string())?;
-                    Ok((Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(json))?, h.rows, h.assumptions))
+                let built = steerlab_scenario::predict::your_host(&capture, &flows).and_then(|h| {
+                    Ok((Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?, h.rows, h.assumptions))
                 });
                 match built {
                     Ok((c, rows, assumptions)) => {
