@@ -86,8 +86,9 @@ fn endpoint(text: &str) -> Option<(IpAddr, u16)> {
 }
 
 /// The flows of a file: one `PROTO SRC:SPORT DST:DPORT` per line (`#` comments, blank lines),
-/// or `ss -tn` / `ss -un` / `ss -tun` output (recognised by its `Local Address:Port` header;
-/// the protocol from its `Netid` column, else from a `$ ss -u…` line before it, else TCP).
+/// and `ss -tn` / `ss -un` / `ss -tun` output (recognised by its `Local Address:Port` header;
+/// the protocol from its `Netid` column, else from a `$ ss -u…` line before it, else TCP),
+/// in any mix.
 /// Sockets without a peer (`*:*`, listening) are skipped. An error names the line.
 pub fn parse_flows(text: &str) -> Result<Vec<FlowKey>, String> {
     let mut flows = Vec::new();
@@ -104,6 +105,7 @@ pub fn parse_flows(text: &str) -> Result<Vec<FlowKey>, String> {
         if let Some(cmd) = t.strip_prefix("$ ") {
             let flags: String = cmd.split_whitespace().filter(|w| w.starts_with('-') && !w.starts_with("--")).collect();
             ss_proto = if flags.contains('u') && !flags.contains('t') { Proto::Udp } else { Proto::Tcp };
+            ss = None;
             continue;
         }
         if let Some(before) = t.split_once("Local Address:Port").map(|(b, _)| b.split_whitespace().count()) {
@@ -113,13 +115,16 @@ pub fn parse_flows(text: &str) -> Result<Vec<FlowKey>, String> {
         if flows.len() >= MAX_FLOWS {
             return Err(format!("line {n}: more than {MAX_FLOWS} flows"));
         }
+        // A flow written out (three words, a protocol first) is one wherever it stands; an ss
+        // row with a Netid column has six or more.
+        let written = t.split_whitespace().count() == 3 && t.split_whitespace().next().and_then(parse_proto).is_some();
         match ss {
-            Some((proto, netid, local)) => {
+            Some((proto, netid, local)) if !written => {
                 if let Some(key) = ss_row(t, proto, netid, local).map_err(|e| format!("line {n}: {e}"))? {
                     flows.push(key);
                 }
             }
-            None => flows.push(parse_flow(t).map_err(|e| format!("line {n}: {e}"))?),
+            _ => flows.push(parse_flow(t).map_err(|e| format!("line {n}: {e}"))?),
         }
     }
     Ok(flows)

@@ -170,6 +170,9 @@ fn ss_output_gives_the_answers_of_the_flows_written_out() {
     assert_eq!(a.len(), 4);
     assert_eq!(a, b);
     assert_eq!(a[0].decided_by, "ntuple:1023", "the peer is the source: the rule on 10.0.0.2:443 matches");
+    // ss output and flows written out mix.
+    let mixed = format!("{ss}udp 198.51.100.9:5353 10.0.0.2:53\n");
+    assert_eq!(run(&mixed).len(), 5);
 }
 
 #[test]

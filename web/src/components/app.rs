@@ -164,7 +164,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 built.set(None);
                 set_url_lesson(&id);
             }
-            SimEvent::HostImported { rows, assumptions } => built.set(Some(Built { rows: Rc::new(rows), assumptions: Rc::new(assumptions) })),
+            SimEvent::HostImported { rows, assumptions, rx_queues } => built.set(Some(Built { rows: Rc::new(rows), assumptions: Rc::new(assumptions), rx_queues })),
             SimEvent::Ready | SimEvent::RunEnded => {}
         })
     };
@@ -464,7 +464,7 @@ pub fn Page(p: &PageProps) -> Html {
             </div>
             <div class="more">
             if !embed || p.built.is_some() {
-                <YourHost built={p.built.clone()} rx_queues={v.queues.len() as u16} {on_build} {on_mark} />
+                <YourHost built={p.built.clone()} {on_build} {on_mark} />
             }
             <section class="panel threads-panel" aria-label="threads on CPUs">
                 <h2>{ "Threads on CPUs" }</h2>

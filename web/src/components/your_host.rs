@@ -11,12 +11,22 @@ use steerlab_scenario::predict::Predicted;
 use yew::prelude::*;
 
 /// What the worker sent back for the last host built.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Built {
     /// One prediction per flow.
     pub rows: Rc<Vec<Predicted>>,
     /// What the capture did not say.
     pub assumptions: Rc<Vec<String>>,
+    /// Its RX queues (from the host built, not the view: the two arrive apart).
+    pub rx_queues: u16,
+}
+
+/// The same build: compared by its rows' allocation, not row by row (the page renders every
+/// frame; 10,000 rows compared each time would cost a frame's budget).
+impl PartialEq for Built {
+    fn eq(&self, other: &Built) -> bool {
+        Rc::ptr_eq(&self.rows, &other.rows)
+    }
 }
 
 /// Properties of [`YourHost`].
@@ -24,8 +34,6 @@ pub struct Built {
 pub struct YourHostProps {
     /// The last host built, if any.
     pub built: Option<Built>,
-    /// RX queues of the host shown (the bars).
-    pub rx_queues: u16,
     /// Build a host: the capture's text and the flows' text.
     pub on_build: Callback<(String, String)>,
     /// Mark a cell (RX queue, CPU) of the host picture.
@@ -63,15 +71,16 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             state.set(el.value());
         })
     };
-    let load_file = {
-        let capture = capture.clone();
+    // A file read into a text box (a capture, or a long flow list: an upload beats a paste).
+    let load_into = |state: &UseStateHandle<String>| {
+        let state = state.clone();
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlInputElement = e.target_unchecked_into();
             let Some(file) = el.files().and_then(|f| f.get(0)) else { return };
-            let capture = capture.clone();
+            let state = state.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string());
-                capture.set(text.unwrap_or_default());
+                state.set(text.unwrap_or_default());
             });
         })
     };
@@ -90,7 +99,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
     let results = p.built.as_ref().map(|b| {
         let rows = &b.rows;
         // Flows per queue (bars), and the rows the filter keeps.
-        let mut per_queue = vec![0usize; usize::from(p.rx_queues.max(1))];
+        let mut per_queue = vec![0usize; usize::from(b.rx_queues.max(1))];
         for r in rows.iter() {
             if let Some(n) = per_queue.get_mut(usize::from(r.queue)) {
                 *n += 1;
@@ -113,7 +122,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             html! {
                 <button class={classes!("qbar", on.then_some("on"))} onclick={click} data-testid="your-host-queue"
                     title={format!("rx-{q}: {n} flows (click to list them)")} aria-label={format!("rx-{q}: {n} flows")}>
-                    <span class="fill" style={format!("height:{pct}%;background:var(--c{})", q % 4)}></span>
+                    <span class="qarea"><span class="fill" style={format!("height:{pct}%;background:var(--c{})", q % 4)}></span></span>
                     <span class="qlabel">{ q }</span>
                 </button>
             }
@@ -141,7 +150,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             <div class="your-host-results" data-testid="your-host-results">
                 <p data-testid="your-host-summary">
                     { format!("{} on {} RX queues: {ruled} decided by ntuple rules, {history} whose queue or CPU depends on what the sockets do (named in the last column).",
-                        crate::components::count(rows.len() as u64, "flow"), p.rx_queues) }
+                        crate::components::count(rows.len() as u64, "flow"), b.rx_queues) }
                     { " Press Play to send them; a row marks its queue and CPU on the host above." }
                 </p>
                 if !b.assumptions.is_empty() {
@@ -151,10 +160,11 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                     </details>
                 }
                 if !rows.is_empty() {
+                    <p class="muted qcaption">{ "Flows per RX queue (a bar lists its flows):" }</p>
                     <div class="qbars" role="group" aria-label="flows per RX queue">
                         { for per_queue.iter().enumerate().map(|(q, &n)| bar(q, n)) }
                     </div>
-                    <div class="vtable" data-testid="your-host-table" onscroll={on_scroll} style={format!("height:{BOX_PX}px")}>
+                    <div class="vtable" data-testid="your-host-table" onscroll={on_scroll} style={format!("height:{}px", BOX_PX.min((kept.len() + 1) as f64 * ROW_PX + 6.0))}>
                         <table>
                             <thead><tr><th>{ "flow (as received)" }</th><th>{ "hash" }</th><th>{ "fields" }</th><th>{ "index" }</th><th>{ "queue" }</th>
                                 <th>{ "decided by" }</th><th>{ "IRQ CPU" }</th><th>{ "RPS CPU" }</th><th>{ "history" }</th></tr></thead>
@@ -192,7 +202,9 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                         placeholder="tcp 203.0.113.7:40000 10.0.0.2:443\n… or the output of ss -tn" />
                 </label>
             </div>
-            <label>{ "Load a capture file " }<input type="file" data-testid="your-host-file" accept=".txt,text/plain" onchange={load_file} /></label>
+            <label>{ "Load a capture " }<input type="file" data-testid="your-host-file" accept=".txt,text/plain" onchange={load_into(&capture)} /></label>
+            { " " }
+            <label>{ "Load flows " }<input type="file" data-testid="your-host-flows-file" accept=".txt,text/plain" onchange={load_into(&flows)} /></label>
             { " " }
             <button data-testid="your-host-build" onclick={build} disabled={capture.trim().is_empty()}>{ "Build this host and predict" }</button>
             { results.unwrap_or_default() }

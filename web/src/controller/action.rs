@@ -116,7 +116,7 @@ pub enum Event {
     /// Time reached the scenario's suggested length and stopped (Play goes on).
     RunEnded,
     /// A captured host was built: where each of its flows lands, and what was assumed.
-    HostImported { rows: Vec<steerlab_scenario::predict::Predicted>, assumptions: Vec<String> },
+    HostImported { rows: Vec<steerlab_scenario::predict::Predicted>, assumptions: Vec<String>, rx_queues: u16 },
 }
 
 /// A message from the worker.

@@ -184,13 +184,14 @@ impl Session {
             },
             Action::ImportHost { capture, flows } => {
                 let built = steerlab_scenario::predict::your_host(&capture, &flows).and_then(|h| {
-                    Ok((Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?, h.rows, h.assumptions))
+                    let rx_queues = h.scenario.nic.rx_queues;
+                    Ok((Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?, h.rows, h.assumptions, rx_queues))
                 });
                 match built {
-                    Ok((c, rows, assumptions)) => {
+                    Ok((c, rows, assumptions, rx_queues)) => {
                         self.replace(vec![c]);
                         self.event(Event::Banner(None));
-                        self.event(Event::HostImported { rows, assumptions });
+                        self.event(Event::HostImported { rows, assumptions, rx_queues });
                     }
                     Err(e) => self.event(Event::Banner(Some(format!("Your host: {e}")))),
                 }
