@@ -180,3 +180,52 @@ fn a_closed_pipe_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(141), "{stderr}");
 }
+
+const CAPTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenario/tests/fixtures/capture-ice.txt");
+
+/// `import` prints a scenario that `run` takes, and says what it assumed on stderr;
+/// `predict --json` has the contract's keys; `solve` lands where asked; bad input exits 2 with
+/// one line naming the line at fault.
+#[test]
+fn import_predict_and_solve_a_captured_host() {
+    let (code, out, err) = steerlab(&["import", CAPTURE]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.lines().all(|l| l.starts_with("steerlab: assumed: ")) && err.contains("ens1f0 is eth0"), "{err}");
+    let dir = std::env::temp_dir().join(format!("steerlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("host.json");
+    std::fs::write(&scenario, &out).unwrap();
+    let (code, _, err) = steerlab(&["run", scenario.to_str().unwrap(), "--duration", "0.05", "--json"]);
+    assert_eq!(code, 0, "the imported scenario runs: {err}");
+
+    let (code, out, err) = steerlab(&["predict", CAPTURE, "--flow", "tcp 203.0.113.7:40000 10.0.0.2:443", "--flow", "udp [2001:db8::7]:53 [2001:db8::2]:53", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let first = &rows[0];
+    for key in ["flow", "hash", "indir_index", "queue", "decided_by", "irq_cpu", "rps_cpu"] {
+        assert!(first.get(key).is_some(), "predict --json lacks {key}: {first}");
+    }
+    assert_eq!((first["flow"].as_str(), first["decided_by"].as_str(), first["queue"].as_u64()), (Some("tcp 203.0.113.7:40000 10.0.0.2:443"), Some("ntuple:1023"), Some(6)));
+    assert!(first["hash"].as_str().unwrap().len() == 10 && first["hash"].as_str().unwrap().starts_with("0x"));
+    // The same host from the imported scenario answers the same.
+    let (_, again, _) = steerlab(&["predict", scenario.to_str().unwrap(), "--flow", "tcp 203.0.113.7:40000 10.0.0.2:443", "--flow", "udp [2001:db8::7]:53 [2001:db8::2]:53", "--json"]);
+    assert_eq!(again, out);
+
+    let (code, out, _) = steerlab(&["solve", CAPTURE, "--template", "tcp 203.0.113.7:* 10.0.0.2:80", "--queue", "3", "--count", "5", "--json"]);
+    assert_eq!(code, 0);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert!(rows.len() == 5 && rows.iter().all(|r| r["queue"] == 3), "{out}");
+
+    let broken = dir.join("broken.txt");
+    std::fs::write(&broken, std::fs::read_to_string(CAPTURE).unwrap().replace("Total 2 rules", "Total 3 rules")).unwrap();
+    let (code, out, err) = steerlab(&["predict", broken.to_str().unwrap(), "--flow", "tcp 1.2.3.4:5 6.7.8.9:10"]);
+    assert_eq!((code, out.as_str(), err.lines().count()), (2, "", 1), "{err}");
+    assert!(err.contains(": line ") && err.contains("truncated?"), "{err}");
+    let (code, _, err) = steerlab(&["predict", CAPTURE, "--flow", "tcp 1.2.3.4 6.7.8.9:10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("PROTO SRC:SPORT DST:DPORT"), "{err}");
+    let (code, _, err) = steerlab(&["solve", CAPTURE, "--template", "tcp 203.0.113.7:* 10.0.0.2:80", "--queue", "7", "--count", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("only 0 flows"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
