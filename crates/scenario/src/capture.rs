@@ -561,28 +561,21 @@ fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, ScenarioError> {
     if let Some(rest) = path.strip_prefix("/proc/irq/") {
         let Some((irq, file)) = rest.split_once('/') else { return Err(fail(n, t, "expected /proc/irq/N/FILE:VALUE")) };
         let irq: u32 = irq.parse().map_err(|_| fail(n, t, "an IRQ number"))?;
-        match file {
-            "smp_affinity_list" => {
-                let s = list(value)?;
-                saw(f, s);
-                f.smp_affinity.insert(irq, (s, n));
+        // The list and the mask say the same; a list read wins over a mask.
+        let (set, effective, is_list) = match file {
+            "smp_affinity_list" => (list(value)?, false, true),
+            "smp_affinity" => (mask(value)?, false, false),
+            "effective_affinity_list" => (list(value)?, true, true),
+            "effective_affinity" => (mask(value)?, true, false),
+            _ => {
+                f.skipped.push(format!("line {n}: /proc/irq/{irq}/{file} is not read"));
+                return Ok(true);
             }
-            "smp_affinity" => {
-                let s = mask(value)?;
-                saw(f, s);
-                f.smp_affinity.entry(irq).or_insert((s, n));
-            }
-            "effective_affinity_list" => {
-                let s = list(value)?;
-                saw(f, s);
-                f.effective.insert(irq, (s, n));
-            }
-            "effective_affinity" => {
-                let s = mask(value)?;
-                saw(f, s);
-                f.effective.entry(irq).or_insert((s, n));
-            }
-            _ => f.skipped.push(format!("line {n}: /proc/irq/{irq}/{file} is not read")),
+        };
+        saw(f, set);
+        let map = if effective { &mut f.effective } else { &mut f.smp_affinity };
+        if is_list || !map.contains_key(&irq) {
+            map.insert(irq, (set, n));
         }
         return Ok(true);
     }

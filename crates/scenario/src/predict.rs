@@ -255,12 +255,8 @@ impl Template {
     }
 }
 
-/// `count` distinct flows of `template` whose packets land on RX queue `queue`, in candidate
-/// order. Fewer when the template has no more (the error says how many were found).
-pub fn solve_queue(sim: &Sim, template: &Template, queue: u16, count: usize) -> Result<Vec<Predicted>, String> {
-    if queue >= sim.config().rx_queues {
-        return Err(format!("queue {queue}: the host has RX queues 0..={}", sim.config().rx_queues - 1));
-    }
+/// The first `count` flows of `template`, in candidate order, that `keep` takes.
+fn search(sim: &Sim, template: &Template, count: usize, mut keep: impl FnMut(&Predicted) -> bool) -> Result<Vec<Predicted>, String> {
     let first = template.candidate(0).ok_or("the template has no flow")?;
     let mut out = Vec::new();
     for i in 0..template.span(&first) {
@@ -269,10 +265,20 @@ pub fn solve_queue(sim: &Sim, template: &Template, queue: u16, count: usize) -> 
         }
         let Some(key) = template.candidate(i) else { break };
         let p = predict(sim, &key);
-        if p.queue == queue {
+        if keep(&p) {
             out.push(p);
         }
     }
+    Ok(out)
+}
+
+/// `count` distinct flows of `template` whose packets land on RX queue `queue`, in candidate
+/// order; an error says how many there are when the template has fewer.
+pub fn solve_queue(sim: &Sim, template: &Template, queue: u16, count: usize) -> Result<Vec<Predicted>, String> {
+    if queue >= sim.config().rx_queues {
+        return Err(format!("queue {queue}: the host has RX queues 0..={}", sim.config().rx_queues - 1));
+    }
+    let out = search(sim, template, count, |p| p.queue == queue)?;
     if out.len() < count {
         return Err(format!("only {} flows of {:?} land on queue {queue} (asked for {count})", out.len(), template.text));
     }
@@ -290,20 +296,12 @@ pub fn solve_spread(sim: &Sim, template: &Template, count: usize) -> Result<Vec<
     for (i, &q) in queues.iter().enumerate() {
         quota[usize::from(q)] = base + usize::from(i < extra);
     }
-    let first = template.candidate(0).ok_or("the template has no flow")?;
-    let mut out = Vec::new();
-    for i in 0..template.span(&first) {
-        if out.len() == count {
-            break;
-        }
-        let Some(key) = template.candidate(i) else { break };
-        let p = predict(sim, &key);
-        let q = usize::from(p.queue);
-        if quota[q] > 0 {
-            quota[q] -= 1;
-            out.push(p);
-        }
-    }
+    let out = search(sim, template, count, |p| {
+        let left = &mut quota[usize::from(p.queue)];
+        let take = *left > 0;
+        *left -= usize::from(take);
+        take
+    })?;
     if out.len() < count {
         let short: Vec<String> = queues.iter().filter(|&&q| quota[usize::from(q)] > 0).map(|q| format!("rx-{q}")).collect();
         return Err(format!("only {} of {count} flows found: no more flows of {:?} land on {}", out.len(), template.text, short.join(", ")));

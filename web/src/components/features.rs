@@ -63,15 +63,7 @@ pub fn Features(p: &FeaturesProps) -> Html {
     };
     let upload = {
         let cb = p.on_upload.clone();
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = el.files().and_then(|f| f.get(0)) else { return };
-            let cb = cb.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string());
-                cb.emit(text.unwrap_or_default());
-            });
-        })
+        Callback::from(move |e: Event| super::read_picked_file(&e, &cb))
     };
     let href = format!("data:application/json;charset=utf-8,{}", js_sys::encode_uri_component(&p.scenario_json));
     let sizes = [0u32, 4096, 32_768, 73_728, 294_912];

@@ -28,3 +28,16 @@ pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
+
+/// The text of the file an `<input type="file">` change picked, handed to `cb` once read (an
+/// upload of a scenario, a capture, a flow list).
+pub(crate) fn read_picked_file(e: &yew::Event, cb: &yew::Callback<String>) {
+    use yew::TargetCast;
+    let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+    let Some(file) = el.files().and_then(|f| f.get(0)) else { return };
+    let cb = cb.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string());
+        cb.emit(text.unwrap_or_default());
+    });
+}

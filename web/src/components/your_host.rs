@@ -74,15 +74,8 @@ pub fn YourHost(p: &YourHostProps) -> Html {
     // A file read into a text box (a capture, or a long flow list: an upload beats a paste).
     let load_into = |state: &UseStateHandle<String>| {
         let state = state.clone();
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = el.files().and_then(|f| f.get(0)) else { return };
-            let state = state.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string());
-                state.set(text.unwrap_or_default());
-            });
-        })
+        let cb = Callback::from(move |text: String| state.set(text));
+        Callback::from(move |e: Event| super::read_picked_file(&e, &cb))
     };
     let build = {
         let (cb, capture, flows) = (p.on_build.clone(), capture.clone(), flows.clone());
