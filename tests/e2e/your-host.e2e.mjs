@@ -52,8 +52,10 @@ export const tests = [
       await page.goto(base);
       await page.getByTestId("flow-count").waitFor();
       // The top bar's link brings the panel into view.
+      // A line under the console until asked for; it opens the panel and brings it into view.
+      expect((await page.getByTestId("your-host").count()) === 0, "the panel waits to be asked for");
       await page.getByTestId("open-your-host").click();
-      await page.getByTestId("your-host").waitFor();
+      await page.getByTestId("your-host-capture").waitFor();
       expect(await page.getByTestId("your-host-build").isDisabled(), "nothing to build before a capture is pasted");
       await build(page, capture, ss + handWritten);
       await page.getByTestId("your-host-results").waitFor();
@@ -72,9 +74,13 @@ export const tests = [
       const summary = await text(page, "your-host-summary");
       expect(summary.includes("5 flows on 8 RX queues") && summary.includes("2 decided by ntuple rules"), summary);
       // The host is the captured one: its title, its queues, its flows.
+      // (The predictions come as one message, the host's next view in another.)
+      await page.waitForFunction(() => (document.querySelector(".lesson-head h2")?.textContent ?? "").includes("ens1f0"));
       const title = await page.locator(".lesson-head h2").first().textContent();
-      expect(title.includes("ens1f0") && title.includes("8 queues") && title.includes("16 CPUs"), `lesson title ${title}`);
+      expect(title.includes("8 queues") && title.includes("16 CPUs"), `lesson title ${title}`);
       expect(Number(await text(page, "flow-count")) === 5, `the host plays the 5 flows (flow-count ${await text(page, "flow-count")})`);
+      // The teaser under the console gives way to the panel.
+      expect((await page.getByTestId("open-your-host").count()) === 0, "no teaser once the panel is open");
       // What the capture did not say is listed.
       expect((await text(page, "your-host-assumptions")).includes("ens1f0 is eth0"), "assumptions listed");
       // A row marks its cell on the host picture.
@@ -107,6 +113,7 @@ export const tests = [
     async run(page, base) {
       await page.goto(base);
       await page.getByTestId("flow-count").waitFor();
+      await page.getByTestId("open-your-host").click();
       let flows = "";
       for (let i = 0; i < 10_000; i++) flows += `tcp 198.18.${(i >> 8) & 255}.${i & 255}:${1024 + (i % 60000)} 10.0.0.2:8080\n`;
       // Both as files, the way a long list comes (the capture script's output, a saved ss).
@@ -146,6 +153,7 @@ export const tests = [
       await page.goto(base);
       await page.getByTestId("flow-count").waitFor();
       const before = await text(page, "flow-count");
+      await page.getByTestId("open-your-host").click();
       const broken = capture.replace("   16:", "   17:");
       await build(page, broken, "");
       await page.getByTestId("error-banner").waitFor();

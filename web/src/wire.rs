@@ -58,6 +58,8 @@ pub struct WireView {
     pub queues: Vec<u16>,
     /// CPUs: NUMA node and the threads on it.
     pub cpus: Vec<(u16, Vec<u32>)>,
+    /// The marked cell (RX queue, CPU): a matrix click, a prediction's row of "Your host".
+    pub cell: Option<(u16, u16)>,
 }
 
 /// Where everything is drawn, in CSS pixels.
@@ -308,6 +310,7 @@ mod tests {
             reta: (0..128).map(|i| i % 4).collect(),
             queues: vec![0, 1, 2, 3],
             cpus: (0..4).map(|c| (c / 2, vec![])).collect(),
+            cell: None,
         }
     }
 

@@ -276,6 +276,7 @@ pub struct PageProps {
 pub fn Page(p: &PageProps) -> Html {
     let random_n = use_state(|| 16u32);
     let show_threads = use_state(|| false);
+    let host_open = use_state(|| false);
     let (sv, dispatch, embed) = (&p.view, &p.dispatch, p.embed);
     let v = &sv.hosts[0];
     let send = |a: fn() -> Action| dispatch.reform(move |_| a());
@@ -333,11 +334,26 @@ pub fn Page(p: &PageProps) -> Html {
     let on_upload = dispatch.reform(|text: String| Action::Load { text, from: Origin::Control });
     let on_build = dispatch.reform(|(capture, flows): (String, String)| Action::ImportHost { capture, flows });
     // A prediction's row marks its cell on the host picture, brought into view.
-    let on_mark = dispatch.reform(|cell: Option<(u16, u16)>| {
-        scroll_to_testid(Some("host-matrix"));
+    let host_picture = if v.wire.is_some() { "wire" } else { "host-matrix" };
+    let on_mark = dispatch.reform(move |cell: Option<(u16, u16)>| {
+        scroll_to_testid(Some(host_picture));
         Action::MatrixCell(cell)
     });
-    let to_your_host = Callback::from(|_: MouseEvent| scroll_to_testid(Some("your-host")));
+    // "Your host" is a line under the console until asked for (the lesson pages stay as
+    // short as they were), then a panel of its own at the top of the lower half.
+    let your_host_open = *host_open || p.built.is_some();
+    let to_your_host = {
+        let host_open = host_open.clone();
+        Callback::from(move |_: MouseEvent| host_open.set(true))
+    };
+    {
+        let asked = *host_open;
+        use_effect_with(asked, move |asked| {
+            if *asked {
+                scroll_to_testid(Some("your-host"));
+            }
+        });
+    }
     let on_share = dispatch.reform(|e: MouseEvent| {
         e.prevent_default();
         Action::Share
@@ -417,9 +433,6 @@ pub fn Page(p: &PageProps) -> Html {
                     <input type="range" data-testid="timeline" min="0" max={duration_ms.to_string()} step="100"
                         value={(v.now_ns / 1_000_000).to_string()} onchange={on_seek} aria-label="simulated time: drag to go back or forward" />
                 </span>
-                if !embed {
-                    <button data-testid="open-your-host" class="your-host-link" onclick={to_your_host}>{ "Your host…" }</button>
-                }
                 <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ icon(Icon::Link) }{ "Share" }</a>
                 if p.copied {
                     <span class="copied" data-testid="share-copied" role="status">{ "copied" }</span>
@@ -446,6 +459,12 @@ pub fn Page(p: &PageProps) -> Html {
             <div class="lesson-col">
                 <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson} {on_next} on_run={on_command.clone()} />
                 <Console lines={v.console.clone()} typed={v.typed.clone()} on_command={on_command.clone()} />
+                if !embed && !your_host_open {
+                    <p class="your-host-teaser">
+                        <button data-testid="open-your-host" onclick={to_your_host}>{ "Your host…" }</button>
+                        { " Which queue and CPU will a connection hit on your machine? Paste its capture." }
+                    </p>
+                }
             </div>
             <div class="stage">
                 <EvidenceStrip figures={v.lesson.evidence.clone()} />
@@ -463,7 +482,7 @@ pub fn Page(p: &PageProps) -> Html {
                 <section class="panel key" aria-label="the lesson's chart">{ panels[key].1.clone() }</section>
             </div>
             <div class="more">
-            if !embed || p.built.is_some() {
+            if your_host_open {
                 <YourHost built={p.built.clone()} {on_build} {on_mark} />
             }
             <section class="panel threads-panel" aria-label="threads on CPUs">

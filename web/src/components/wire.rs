@@ -294,6 +294,14 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
             pen.text(&format!("node {node}"), (at.0 - 26.0, at.1 - l.row * 0.2), 9.0, "right");
         }
     }
+    // The marked cell: its queue and CPU outlined, the routes through both drawn thick.
+    if let Some((mq, mc)) = v.cell.filter(|&(q, c)| usize::from(q) < v.queues.len() && usize::from(c) < v.cpus.len()) {
+        pen.rect(l.queue(mq), (54.0, 20.0), "#000", false);
+        pen.rect(l.cpu(mc, v.cpus[usize::from(mc)].0), (50.0, 20.0), "#000", false);
+        for (i, f) in v.flows.iter().enumerate().filter(|(_, f)| f.view.queue == mq && f.view.cpu == mc) {
+            pen.line(&l.route(v, i), &css(q(f.view.queue), 1.0), 3.0, false);
+        }
+    }
     let legend = if still {
         "routes only (reduced motion) · vermillion: processed off the reader's CPU".to_string()
     } else {

@@ -506,6 +506,34 @@ mod tests {
         assert_eq!(digest(&a), reference.sim().snapshot().digest.hex());
     }
 
+    /// "Your host": the capture and flows become the host (its flows to play), the rows come
+    /// once, a marked cell reaches the wire view; a broken capture changes nothing.
+    #[test]
+    fn a_captured_host_replaces_the_host_and_sends_its_predictions_once() {
+        let capture = include_str!("../../../crates/scenario/tests/fixtures/capture-ice.txt");
+        let mut s = Session::default();
+        s.take();
+        let before = s.hosts[0].c.scenario().id.clone();
+        s.apply(Action::ImportHost { capture: capture.replace("Total 2 rules", "Total 5 rules"), flows: String::new() });
+        let out = s.take();
+        assert!(events(&out).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.starts_with("Your host: capture: line "))), "{out:?}");
+        assert_eq!(s.hosts[0].c.scenario().id, before, "a refused capture leaves the host");
+        let flows = "tcp 203.0.113.7:40000 10.0.0.2:443\nudp 198.51.100.9:5353 10.0.0.2:53\ntcp 203.0.113.7:40000 10.0.0.2:443\n";
+        s.apply(Action::ImportHost { capture: capture.into(), flows: flows.into() });
+        let out = s.take();
+        let rows = events(&out).iter().find_map(|e| match e {
+            Event::HostImported { rows, rx_queues, .. } => Some((rows.clone(), *rx_queues)),
+            _ => None,
+        });
+        let (rows, rx_queues) = rows.expect("the predictions come");
+        assert_eq!((rows.len(), rx_queues), (3, 8), "a row per flow given, the host's queue count");
+        assert_eq!(s.hosts[0].c.sim().flow_count(), 2, "the same connection twice is one flow");
+        assert_eq!((rows[0].queue, rows[0].decided_by.as_str()), (6, "ntuple:1023"));
+        s.apply(Action::MatrixCell(Some((rows[0].queue, rows[0].irq_cpu))));
+        let view = s.hosts[0].c.view();
+        assert_eq!(view.wire.expect("a small host is drawn flow by flow").cell, Some((6, 12)));
+    }
+
     #[test]
     fn views_come_one_per_frame_the_page_has_drawn() {
         let mut s = Session::default();

@@ -320,6 +320,7 @@ impl Controller {
             reta: reta.entries().to_vec(),
             queues: queues.iter().map(|q| q.irq_cpu).collect(),
             cpus: cpus.iter().map(|c| (c.node, c.threads.clone())).collect(),
+            cell: self.matrix_cell,
         }))
     }
 
