@@ -21,6 +21,10 @@ if [ ! -d "/sys/class/net/$IF" ]; then
   exit 2
 fi
 
+if ! command -v ethtool >/dev/null 2>&1; then
+  echo "capture-host: ethtool is not installed (apt install ethtool): the capture will lack the NIC's queues, table, key and rules" >&2
+fi
+
 # Runs a command and prints it as `$ command`, its output (and errors) after it.
 run() {
   echo "\$ $*"
@@ -30,6 +34,7 @@ run() {
 
 echo "# steerlab host capture of $IF, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 run ethtool -i "$IF"
+run readlink -f "/sys/class/net/$IF/device"
 run nproc --all
 run lscpu
 run ethtool -l "$IF"

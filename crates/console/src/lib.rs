@@ -10,7 +10,7 @@
 //! |--------------|-----------------------------------------------------------------|
 //! | `ethtool`    | `ethtool -i -k -l -L -x -X -n -N -K -S`                         |
 //! | `sysfs`      | `sysctl`, `echo … >` and `cat` of `/sys/class/net/…`, `/proc/sys/…`, `/proc/irq/…` |
-//! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`, `nproc`, `lscpu` |
+//! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`, `nproc`, `lscpu`, `readlink` of the device |
 //! | `iplink`     | `ip link show`, `ip link set dev DEV xdp …`                      |
 //! | `taskset`    | `taskset -p[c] …`                                               |
 //! | `tc`         | `tc qdisc …`, `tc filter …`                                     |
@@ -54,6 +54,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("grep", shell::GREP_FORMS),
     ("nproc", procfs::NPROC_FORMS),
     ("lscpu", procfs::LSCPU_FORMS),
+    ("readlink", procfs::READLINK_FORMS),
     ("tee", shell::TEE_FORMS),
     ("for", shell::FOR_FORMS),
     ("sudo", shell::SUDO_FORMS),
@@ -89,6 +90,7 @@ pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> 
         "sysctl" => sysfs::sysctl(sim, rest),
         "nproc" => procfs::nproc(sim, rest),
         "lscpu" => procfs::lscpu(sim, rest),
+        "readlink" => procfs::readlink(rest),
         "ip" => iplink::run(sim, rest),
         "taskset" => taskset::run(sim, rest),
         "tc" => tc::run(sim, rest),

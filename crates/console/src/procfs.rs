@@ -43,6 +43,22 @@ pub(crate) fn nproc(sim: &Sim, args: &[&str]) -> Result<String, String> {
 }
 
 pub(crate) const LSCPU_FORMS: &str = "lscpu";
+pub(crate) const READLINK_FORMS: &str = "readlink [-f] /sys/class/net/DEV/device";
+
+/// `readlink [-f] /sys/class/net/DEV/device`: the NIC's PCI function (the device its
+/// `/proc/interrupts` vectors name), under its root port as sysfs places it.
+pub(crate) fn readlink(args: &[&str]) -> Result<String, String> {
+    let path = match args {
+        [p] | ["-f" | "-e" | "-m", p] => *p,
+        _ => return Err(crate::hinted("readlink: steerlab reads one link", READLINK_FORMS)),
+    };
+    let link = format!("/sys/class/net/{}/device", crate::DEVICE);
+    if path != link && path != format!("{link}/") {
+        return Err(crate::hinted(format!("readlink: {path}: not a link steerlab models"), READLINK_FORMS));
+    }
+    let full = args.len() == 2;
+    Ok(if full { format!("/sys/devices/pci0000:3a/0000:3a:00.0/{PCI}\n") } else { format!("../../../{PCI}\n") })
+}
 
 /// `lscpu` (util-linux): the summary lines of what steerlab models, the CPUs and their NUMA
 /// nodes (contiguous blocks), in lscpu's `NAME:` then aligned value layout.

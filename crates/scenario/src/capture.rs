@@ -11,6 +11,7 @@
 //! | `ethtool -n` | `N RX rings available` | ntuple rules with their masks |
 //! | `ethtool -n IF rx-flow-hash T` | `TCP over IPV4 flows use these fields …` | hashed fields per flow type |
 //! | `ethtool -k` | `Features for IF:` | `ntuple-filters` |
+//! | `readlink -f /sys/class/net/IF/device` | `$ readlink` | the NIC's device (names mlx5's and virtio's vectors) |
 //! | `cat /proc/interrupts` | the `CPU0 CPU1 …` header | which IRQ is which queue's vector; where it fired |
 //! | `grep . /proc/irq/*/…affinity_list` | `/proc/irq/N/FILE:VALUE` | each vector's CPU |
 //! | `grep . …/queues/rx-*/rps_cpus` etc. | `/sys/class/net/IF/queues/Q/FILE:VALUE` | RPS, RFS and XPS maps |
@@ -23,7 +24,9 @@
 //!
 //! What the capture does not say is taken from the defaults and listed as an assumption.
 //! A line that belongs to no output steerlab reads, or that breaks the format of the output it
-//! is in, is an error naming the line; a command steerlab does not read is skipped (and said).
+//! is in, is an error naming the line; a command steerlab does not read, or one that printed an
+//! error instead of its output (ethtool missing, an option the driver lacks), is skipped and
+//! said.
 //! The scenario sets what JSON fields hold (CPUs, queues, driver, table, key, sysctls) and the
 //! rest as console commands at time 0 (`ethtool -N` rules and `rx-flow-hash`, `echo` to the
 //! IRQ, RPS, RFS and XPS files), so it shows a learner how to set such a host by hand.
@@ -67,8 +70,13 @@ pub struct Imported {
 enum Block {
     /// Before any output, or between outputs.
     None,
-    /// The output of a command steerlab does not read: skipped.
+    /// The output of a command steerlab does not read, or of one that failed: skipped.
     Skip,
+    /// After a command whose output has a header of its own (the command's line): its header,
+    /// or an error.
+    Awaiting(usize),
+    /// After `$ readlink -f /sys/class/net/IF/device`: the device's path.
+    Device,
     Info,
     Nproc,
     Lscpu,
@@ -105,6 +113,8 @@ struct RuleText {
 struct Facts {
     iface: Option<(String, usize)>,
     driver: Option<(String, usize)>,
+    /// The NIC's bus device (`0000:3b:00.0`, `virtio2`): whose vectors are its queues'.
+    device: Option<String>,
     version: Option<String>,
     nproc: Option<u16>,
     lscpu_cpus: Option<u16>,
@@ -185,6 +195,17 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
         }
         match block {
             Block::Skip => {}
+            // A command that printed no header printed an error (ethtool not installed, an
+            // option the driver does not support): said, and its lines skipped.
+            Block::Awaiting(at) => {
+                let cmd = text.lines().nth(at - 1).unwrap_or_default().trim_start_matches("$ ").trim();
+                f.unreadable.push(format!("line {n}: `{cmd}` printed {t:?} instead of its output"));
+                block = Block::Skip;
+            }
+            Block::Device => {
+                f.device = t.rsplit('/').next().map(str::to_string);
+                block = Block::None;
+            }
             Block::None => return Err(fail(n, t, "not part of any output steerlab reads (see steerlab import --help for the commands it reads)")),
             Block::Info => info_line(&mut f, t),
             Block::Nproc => {
@@ -235,7 +256,8 @@ fn command_block(f: &mut Facts, cmd: &str, n: usize) -> Block {
         // Outputs with a header line of their own, and the grep and sysctl lines, are
         // recognised by their lines.
         Some("grep") => Block::Grep,
-        Some("ethtool" | "cat" | "sysctl" | "echo") => Block::None,
+        Some("readlink") => Block::Device,
+        Some("ethtool" | "cat" | "sysctl") => Block::Awaiting(n),
         _ => {
             f.skipped.push(format!("line {n}: the output of `{cmd}` is not read"));
             Block::Skip
@@ -613,10 +635,15 @@ fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, ScenarioError> {
 }
 
 /// The queue a vector's name says it serves: `ice-IF-TxRx-N`, `IF-TxRx-N` (ixgbe, i40e, bnxt),
-/// `mlx5_compN@pci:…`, `IF-rx-N`; only the captured interface's (mlx5's names carry none).
-fn vector_queue(name: &str, iface: Option<&str>) -> Option<u16> {
+/// `IF-rx-N`, `mlx5_compN@pci:DEVICE`, virtio_net's `DEVICE-input.N`; only the captured
+/// interface's or device's (mlx5's and virtio's names carry the device, not the interface).
+fn vector_queue(name: &str, iface: Option<&str>, device: Option<&str>) -> Option<u16> {
     if let Some(rest) = name.strip_prefix("mlx5_comp") {
-        return rest.split('@').next()?.parse().ok();
+        let (q, dev) = rest.split_once("@pci:").unwrap_or((rest, ""));
+        return device.is_none_or(|d| d == dev).then(|| q.parse().ok()).flatten();
+    }
+    if let Some((dev, q)) = name.split_once("-input.") {
+        return (dev.starts_with("virtio") && device.is_none_or(|d| d == dev)).then(|| q.parse().ok()).flatten();
     }
     let (head, q) = name.rsplit_once('-')?;
     let q = q.parse().ok()?;
@@ -805,7 +832,7 @@ fn build(f: Facts) -> Result<Imported, ScenarioError> {
     let own_iface = f.iface.as_ref().map(|(i, _)| i.as_str());
     let mut vectors: BTreeMap<u16, u32> = BTreeMap::new();
     for (&irq, (name, _, _)) in &f.irqs {
-        if let Some(q) = vector_queue(name, own_iface) {
+        if let Some(q) = vector_queue(name, own_iface, f.device.as_deref()) {
             vectors.entry(q).or_insert(irq);
         }
     }

@@ -141,6 +141,25 @@ fn predictions_on_a_captured_ice_host_match_the_independent_computation() {
     }
 }
 
+/// A real capture, taken by scripts/capture-host.sh on the KVM guest that builds steerlab
+/// (2 CPUs, virtio_net with one queue pair, no ethtool installed): the failed commands are
+/// said, not fatal; the queue's vector is found by its device (`virtio2-input.0`, IRQ 38,
+/// effective CPU 1); the flow hashes with the default key and table.
+#[test]
+fn a_real_virtio_guest_without_ethtool_imports_with_its_gaps_said() {
+    let text = include_str!("fixtures/capture-kvm-virtio.txt");
+    let imported = import(text).unwrap();
+    let said = imported.assumptions.join("\n");
+    assert!(said.contains("`ethtool -i eth0` printed") && said.contains("ethtool: not found"), "{said}");
+    assert!(said.contains("tx-0/xps_cpus: No such file or directory"), "{said}");
+    let sim = host(text);
+    assert_eq!((sim.config().cpus, sim.config().rx_queues, sim.irq_cpu(0)), (2, 1, Some(1)));
+    let k = parse_flow("tcp 203.0.113.7:40000 10.0.0.2:443").unwrap();
+    let p = predict::predict(&sim, &k);
+    let hash = toeplitz(&steerlab_engine::toeplitz::MS_VERIFICATION_KEY, &input(&k, true));
+    assert_eq!((p.hash, p.queue, p.irq_cpu, p.rps_cpu), (format!("0x{hash:08x}"), 0, 1, None));
+}
+
 #[test]
 fn the_same_outputs_pasted_alone_import_with_their_gaps_said() {
     // ethtool -x pasted without the transcript's $ lines: the table and key, the rest assumed.
@@ -206,6 +225,7 @@ fn solve_finds_flows_that_land_where_asked_and_spreads_within_one() {
 /// The commands of scripts/capture-host.sh, as the console runs them on its eth0.
 const CAPTURE: &[&str] = &[
     "ethtool -i eth0",
+    "readlink -f /sys/class/net/eth0/device",
     "nproc --all",
     "lscpu",
     "ethtool -l eth0",
