@@ -380,10 +380,11 @@ proptest! {
 
     /// Mutated captures never panic; a refused one names the line at fault.
     #[test]
-    fn mutated_captures_import_or_name_the_line(which in 0usize..2, ms in prop::collection::vec(mutation(), 1..4)) {
-        let base = if which == 0 { ICE.to_string() } else {
-            let sc = steerlab_scenario::load("xps-pick-tx", &[]).unwrap();
-            capture(&mut sc.build().unwrap())
+    fn mutated_captures_import_or_name_the_line(which in 0usize..3, ms in prop::collection::vec(mutation(), 1..4)) {
+        let base = match which {
+            0 => ICE.to_string(),
+            1 => include_str!("fixtures/capture-kvm-virtio.txt").to_string(),
+            _ => capture(&mut steerlab_scenario::load("xps-pick-tx", &[]).unwrap().build().unwrap()),
         };
         let text = ms.iter().fold(base, |t, m| mutate(&t, m));
         match import(&text) {
