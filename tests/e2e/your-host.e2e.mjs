@@ -86,7 +86,8 @@ export const tests = [
       // A row marks its cell on the host picture.
       await page.getByTestId("your-host-row").nth(1).click();
       await page.waitForFunction(() => document.querySelector('[data-testid="your-host-row"].picked') !== null);
-      // Time runs with the flows, and nothing is lost.
+      // Time runs with the flows (the imported host's suggested length is a minute).
+      expect((await page.getByTestId("run-ended").count()) === 0, "the host does not stop at once");
       const t0 = await text(page, "sim-time");
       await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent !== t, t0);
       expect((await page.getByTestId("error-banner").count()) === 0, "no error banner");

@@ -46,6 +46,9 @@ use crate::{Scenario, ScenarioError};
 /// vectors' rows are what matter).
 pub const MAX_CAPTURE_BYTES: usize = 16 << 20;
 
+/// The suggested length of an imported host's run (the page pauses there; Play goes on).
+const YOUR_HOST_MS: u64 = 60_000;
+
 /// The first IRQ number the console gives the sandbox NIC's vectors (console procfs.rs).
 const SANDBOX_IRQ_BASE: u32 = 130;
 
@@ -978,6 +981,8 @@ fn to_json(sc: &Scenario) -> serde_json::Value {
         "rfs": { "flow_cnt": sc.rfs.flow_cnt, "sock_flow_entries": sc.rfs.sock_flow_entries },
         "net": { "netdev_max_backlog": sc.net.netdev_max_backlog },
         "xps": { "map": sc.xps.map.0.name() },
+        // A host to play flows on, not a lesson with an end: a minute before time pauses.
+        "sim": { "duration_ms": YOUR_HOST_MS },
         "timeline": sc.timeline.iter().map(|c| json!({ "at_ms": c.at_ms, "command": c.command })).collect::<Vec<_>>(),
     })
 }
