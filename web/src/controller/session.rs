@@ -258,7 +258,18 @@ impl Session {
             }
             Action::Share => {
                 let link = self.first().permalink();
-                self.event(Event::Permalink(link));
+                // A link too long to open again is no link (a captured host with thousands of
+                // flows): say so and point at the scenario's download.
+                let max = steerlab_scenario::permalink::MAX_LINK;
+                if link.len() > max {
+                    let why = format!(
+                        "This state's link would be {} characters, over the {max} a link may carry (a host with many flows): download its scenario instead (Features and scenario, Scenario JSON)",
+                        link.len()
+                    );
+                    self.event(Event::Banner(Some(why)));
+                } else {
+                    self.event(Event::Permalink(link));
+                }
             }
         }
     }
@@ -532,6 +543,23 @@ mod tests {
         s.apply(Action::MatrixCell(Some((rows[0].queue, rows[0].irq_cpu))));
         let view = s.hosts[0].c.view();
         assert_eq!(view.wire.expect("a small host is drawn flow by flow").cell, Some((6, 12)));
+        // Thousands of flows make a link too long to open again: Share says so instead.
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let many: String = (0..10_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let b = x.to_be_bytes();
+                format!("udp {}.{}.{}.{}:{} 10.0.0.2:53\n", b[0], b[1], b[2], b[3], u16::from_be_bytes([b[4], b[5]]))
+            })
+            .collect();
+        s.apply(Action::ImportHost { capture: capture.into(), flows: many });
+        s.take();
+        s.apply(Action::Share);
+        let out = s.take();
+        assert!(!events(&out).iter().any(|e| matches!(e, Event::Permalink(_))), "no link too long to open");
+        assert!(events(&out).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("download its scenario"))));
     }
 
     #[test]
