@@ -145,6 +145,10 @@ export const tests = [
       expect(queues.length > 0 && queues.every((q) => q === "2"), `filtered to rx-2: ${queues.slice(0, 5)}`);
       const n = Number((await text(page, "your-host-shown")).split(" ")[0]);
       expect(n > 1000 && n < 2500, `rx-2 holds about 1/8 of the flows (weight 1 of 8): ${n}`);
+      // 10,000 flows make a link too long to open again: Share says so and points at the download.
+      await page.getByTestId("share-link").click();
+      await page.getByTestId("error-banner").waitFor();
+      expect((await text(page, "error-banner")).includes("download its scenario"), await text(page, "error-banner"));
     },
   },
   {
