@@ -47,6 +47,14 @@ const SLACK: usize = 10;
 /// Height of the table's scroll box, CSS pixels.
 const BOX_PX: f64 = 330.0;
 
+/// Scrolls the table's box back to its first row (a new host, another queue's list).
+fn table_to_top() {
+    let doc = web_sys::window().and_then(|w| w.document());
+    if let Some(el) = doc.and_then(|d| d.query_selector("[data-testid=\"your-host-table\"]").ok().flatten()) {
+        el.set_scroll_top(0);
+    }
+}
+
 /// The panel.
 #[component]
 pub fn YourHost(p: &YourHostProps) -> Html {
@@ -62,6 +70,8 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             top.set(0.0);
             filter.set(None);
             picked.set(None);
+            // The box itself back to its top too, or a box scrolled down would show spacer.
+            table_to_top();
         });
     }
     let text_input = |state: &UseStateHandle<String>| {
@@ -110,7 +120,13 @@ pub fn YourHost(p: &YourHostProps) -> Html {
         let bar = |q: usize, n: usize| {
             let filter = filter.clone();
             let on = *filter == Some(q as u16);
-            let click = Callback::from(move |_: MouseEvent| filter.set(if on { None } else { Some(q as u16) }));
+            let top = top.clone();
+            let click = Callback::from(move |_: MouseEvent| {
+                filter.set(if on { None } else { Some(q as u16) });
+                // Another list: from its first row (the box follows on its next scroll event).
+                top.set(0.0);
+                table_to_top();
+            });
             let pct = n * 100 / most;
             html! {
                 <button class={classes!("qbar", on.then_some("on"))} onclick={click} data-testid="your-host-queue"
