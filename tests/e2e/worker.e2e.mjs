@@ -81,8 +81,11 @@ export const tests = [
       const length = JSON.parse(readFileSync(new URL("../../crates/scenario/lessons/rss-basics.json", import.meta.url))).sim.duration_ms;
       expect((await text(page, "sim-time")) === `${(length / 1000).toFixed(3)}s`, `stopped at the length (${await text(page, "sim-time")})`);
       await page.getByTestId("play-on").click();
-      await page.waitForFunction((s) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > s + 0.2, length / 1000);
-      expect((await page.getByTestId("run-ended").count()) === 0, "the notice goes when time goes on");
+      // The notice goes as time goes on. (Checked as the page draws it: Run to end left the
+      // speed at its fastest, so time can reach the next stop, four lengths on, and bring the
+      // notice back before a later look; CI on a quiet machine saw that.)
+      await page.waitForFunction((s) => !document.querySelector('[data-testid="run-ended"]')
+        && parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > s, length / 1000);
     },
   },
   {

@@ -59,6 +59,10 @@ pub struct Session {
     stop_at: Option<u64>,
     /// Time stopped at the scenario's length (the page offers to play on or reset).
     run_ended: bool,
+    /// The learner's speed while Run to end runs at the fastest: given back where it stops,
+    /// so that Play goes on at the learner's pace (at the fastest it reached the next stop,
+    /// four lengths on, within a frame or two).
+    speed_before_run: Option<usize>,
     out: Vec<ToPage>,
 }
 
@@ -79,6 +83,7 @@ impl Session {
             rate: 0.0,
             stop_at: None,
             run_ended: false,
+            speed_before_run: None,
             out: Vec::new(),
         };
         s.arm();
@@ -119,7 +124,9 @@ impl Session {
 
     /// Replaces the hosts (a lesson, a scenario, a link): the pacer starts anew.
     fn replace(&mut self, hosts: Vec<Controller>) {
-        let (out, speed, view_wanted) = (std::mem::take(&mut self.out), self.pacer.speed(), self.view_wanted);
+        // The learner's speed, not Run to end's.
+        let speed = self.speed_before_run.unwrap_or(self.pacer.speed());
+        let (out, view_wanted) = (std::mem::take(&mut self.out), self.view_wanted);
         *self = Session::with(hosts);
         // One view in flight at a time, across the change too.
         (self.out, self.view_wanted) = (out, view_wanted);
@@ -214,11 +221,15 @@ impl Session {
             Action::RunToEnd => {
                 // Past the scenario's length there is no end to run to.
                 if self.now_ns() < self.hosts[0].c.duration().0 {
+                    self.speed_before_run.get_or_insert(self.pacer.speed());
                     self.pacer.set_speed(SPEEDS.len() - 1);
                     self.each(|c| c.set_playing(true));
                 }
             }
-            Action::Speed(s) => self.pacer.set_speed(s),
+            Action::Speed(s) => {
+                self.speed_before_run = None;
+                self.pacer.set_speed(s);
+            }
             Action::Seek(ms) => self.each(|c| c.seek(steerlab_engine::Nanos::from_ms(ms))),
             Action::Command { host, line, from } => {
                 let Some(h) = self.hosts.get_mut(usize::from(host)) else {
@@ -391,6 +402,9 @@ impl Session {
 
     /// Time reached the scenario's suggested length: it stops there, paused; Play goes on.
     fn stop_at_end(&mut self) {
+        if let Some(speed) = self.speed_before_run.take() {
+            self.pacer.set_speed(speed);
+        }
         self.each(|c| c.set_playing(false));
         self.run_ended = true;
         self.changed = true;
@@ -630,11 +644,13 @@ mod tests {
         drive(&mut r, &mut t, 0.01, 0.0, u64::MAX, 10_000);
         assert_eq!((now_ms(&r), digest(&r)), at, "restored to the same state, the command refused while restoring");
         assert!(!r.playing(), "opens paused");
+        let speed = s.view().speed;
         s.apply(Action::RunToEnd);
         drive(&mut s, &mut t, 0.01, 0.0, u64::MAX, 100_000);
         let out = s.take();
         assert!(events(&out).contains(&&Event::RunEnded));
         assert!(!s.playing(), "ends paused");
+        assert_eq!(s.view().speed, speed, "back at the learner's speed");
         assert_eq!(now_ms(&s), s.host(0).unwrap().scenario().sim.duration_ms);
         assert_eq!(s.pump(&mut clock(&mut t, 0.01), 8.0), Next::Idle);
         assert!(s.view().run_ended);
