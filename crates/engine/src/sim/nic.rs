@@ -195,16 +195,20 @@ impl Sim {
 
     /// `echo CPUS > /proc/irq/N/smp_affinity_list` for queue `q`'s vector: its interrupts, and
     /// so the driver's NAPI poll, move to one CPU of `cpus`. The kernel's x86 vector allocator
-    /// picks the CPU of the mask with the fewest vectors (kernel/irq/matrix.c
-    /// `matrix_find_best_cpu`, its choice shown in `effective_affinity_list`); the sandbox has no
-    /// other vectors and takes the lowest. aRFS's CPU → queue map follows (the driver's
-    /// `irq_cpu_rmap` notifier, lib/cpu_rmap.c).
+    /// picks the CPU of the mask with the fewest vectors allocated (kernel/irq/matrix.c
+    /// `matrix_find_best_cpu`, its choice shown in `effective_affinity_list`); the sandbox
+    /// counts the NIC's other queue vectors (it has no other devices), the lowest CPU on a tie.
+    /// aRFS's CPU → queue map follows (the driver's `irq_cpu_rmap` notifier, lib/cpu_rmap.c).
     pub fn set_irq_affinity(&mut self, q: u16, cpus: CpuSet) -> Result<(), SimError> {
-        let cpu = cpus.iter().next().filter(|&c| c < self.cfg.cpus).ok_or_else(|| range_err("smp_affinity_list", "CPUs of this host"))?;
-        if cpus.end() > self.cfg.cpus {
+        if cpus.is_empty() || cpus.end() > self.cfg.cpus {
             return Err(range_err("smp_affinity_list", "CPUs of this host"));
         }
-        let rxq = self.queues.get_mut(usize::from(q)).ok_or_else(|| range_err("irq", "a queue vector of this device"))?;
+        if usize::from(q) >= self.queues.len() {
+            return Err(range_err("irq", "a queue vector of this device"));
+        }
+        let vectors_on = |c: u16| self.queues.iter().enumerate().filter(|&(i, r)| i != usize::from(q) && r.irq_cpu == c).count();
+        let cpu = cpus.iter().min_by_key(|&c| (vectors_on(c), c)).unwrap_or(0);
+        let rxq = &mut self.queues[usize::from(q)];
         rxq.affinity = cpus;
         if rxq.irq_cpu != cpu {
             rxq.irq_cpu = cpu;
