@@ -174,6 +174,31 @@ fn the_same_outputs_pasted_alone_import_with_their_gaps_said() {
     }
 }
 
+/// Without the effective affinity or interrupt counts, a vector's CPU comes from its whole
+/// `smp_affinity_list` as the kernel's allocator picks it (the fewest vectors): eight queues
+/// allowed every CPU spread over eight CPUs, and the choice is said.
+#[test]
+fn affinity_lists_alone_spread_the_vectors_as_the_allocator_does() {
+    let text: String = ICE
+        .lines()
+        .filter(|l| !l.contains("effective_affinity"))
+        .map(|l| match l.strip_prefix("/proc/irq/").and_then(|r| r.split_once("/smp_affinity_list:")) {
+            Some((irq, _)) => format!("/proc/irq/{irq}/smp_affinity_list:0-15"),
+            // Interrupt rows with no counts: nothing says where they fired.
+            None if l.contains("ice-ens1f0-TxRx") => l.split_whitespace().enumerate().map(|(i, w)| if (1..=16).contains(&i) { "0" } else { w }).collect::<Vec<_>>().join(" "),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let imported = import(&text).unwrap();
+    assert!(imported.assumptions.iter().any(|a| a.contains("8 queues' IRQ CPUs chosen from their smp_affinity_list")), "{:?}", imported.assumptions);
+    let sim = host(&text);
+    let mut cpus: Vec<u16> = (0..8).map(|q| sim.irq_cpu(q).unwrap()).collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    assert_eq!(cpus.len(), 8, "one vector per CPU: {cpus:?}");
+}
+
 #[test]
 fn ss_output_gives_the_answers_of_the_flows_written_out() {
     let sim = host(ICE);

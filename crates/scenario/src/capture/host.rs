@@ -185,8 +185,9 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
         return Err(ScenarioError(format!("line {}: ethtool -n lists rules, but ethtool -k says ntuple-filters off", f.rules_line)));
     }
 
-    // IRQ CPUs: the effective affinity, else the first CPU of smp_affinity, else where the
-    // vector fired most; the vectors are found by name in /proc/interrupts.
+    // IRQ CPUs: the effective affinity, else where the vector fired most, else its
+    // smp_affinity_list written whole (the engine then picks as the kernel's vector allocator
+    // does); the vectors are found by name in /proc/interrupts.
     let own_iface = f.iface.as_ref().map(|(i, _)| i.as_str());
     let mut vectors: BTreeMap<u16, u32> = BTreeMap::new();
     for (&irq, (name, _, _)) in &f.irqs {
@@ -194,7 +195,7 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             vectors.entry(q).or_insert(irq);
         }
     }
-    let mut irq_known = 0;
+    let (mut irq_known, mut chosen) = (0, 0);
     for q in 0..rx as u16 {
         let Some(&irq) = vectors.get(&q) else { continue };
         let row = f.irqs.get(&irq).map_or(0, |r| r.2);
@@ -202,15 +203,25 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             let (col, &most) = counts.iter().enumerate().max_by_key(|&(i, c)| (c, std::cmp::Reverse(i)))?;
             (most > 0).then(|| f.irq_cpus[col])
         });
-        let cpu = f.effective.get(&irq).and_then(|(s, _)| s.iter().next()).or_else(|| f.smp_affinity.get(&irq).and_then(|(s, _)| s.iter().next())).or(fired);
-        let Some(cpu) = cpu else { continue };
-        if cpu >= cpus {
-            return Err(ScenarioError(format!("line {row}: IRQ {irq} (rx-{q}) fired most on CPU {cpu}, but the host has {cpus} CPUs")));
+        let single = |c: u16| {
+            let mut s = CpuSet::EMPTY;
+            s.insert(c);
+            s
+        };
+        let Some(set) = f.effective.get(&irq).and_then(|(s, _)| s.iter().next()).or(fired).map(single).or_else(|| f.smp_affinity.get(&irq).map(|e| e.0)) else {
+            continue;
+        };
+        if set.end() > cpus {
+            return Err(ScenarioError(format!("line {row}: IRQ {irq} (rx-{q}) fired most on CPU {}, but the host has {cpus} CPUs", set.end() - 1)));
         }
         irq_known += 1;
-        if cpu != q % cpus {
-            cmds.push(format!("echo {cpu} > /proc/irq/{}/smp_affinity_list", SANDBOX_IRQ_BASE + u32::from(q)));
+        chosen += usize::from(set.len() > 1);
+        if set != single(q % cpus) {
+            cmds.push(format!("echo {} > /proc/irq/{}/smp_affinity_list", set.to_list(), SANDBOX_IRQ_BASE + u32::from(q)));
         }
+    }
+    if chosen > 0 {
+        assume.push(format!("{chosen} queues' IRQ CPUs chosen from their smp_affinity_list as the kernel's allocator would, by the fewest vectors (no effective_affinity_list or interrupt counts for them)"));
     }
     if irq_known < rx {
         assume.push(format!(
