@@ -68,7 +68,7 @@ pub(crate) fn lscpu(sim: &Sim, args: &[&str]) -> Result<String, String> {
     }
     let c = sim.config();
     let per = c.cpus / c.numa_nodes;
-    let list = |lo: u16, n: u16| if n == 1 { lo.to_string() } else { format!("{lo}-{}", lo + n - 1) };
+    let list = |lo: u16, n: u16| steerlab_engine::CpuSet::range(lo, lo + n).to_list();
     let mut rows = vec![
         ("CPU(s):".to_string(), c.cpus.to_string()),
         ("On-line CPU(s) list:".to_string(), list(0, c.cpus)),

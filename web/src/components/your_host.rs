@@ -47,6 +47,33 @@ const SLACK: usize = 10;
 /// Height of the table's scroll box, CSS pixels.
 const BOX_PX: f64 = 330.0;
 
+/// What is counted over a build's rows: flows per queue (the bars) and the tallest bar, rows
+/// decided by rules, rows with a named history, and the distinct notes.
+struct Summary {
+    per_queue: Vec<usize>,
+    most: usize,
+    ruled: usize,
+    history: usize,
+    notes: Vec<String>,
+}
+
+impl Summary {
+    fn of(b: &Built) -> Summary {
+        let mut per_queue = vec![0usize; usize::from(b.rx_queues.max(1))];
+        for r in b.rows.iter() {
+            if let Some(n) = per_queue.get_mut(usize::from(r.queue)) {
+                *n += 1;
+            }
+        }
+        let most = per_queue.iter().copied().max().unwrap_or(0).max(1);
+        let ruled = b.rows.iter().filter(|r| r.decided_by != "rss").count();
+        let history = b.rows.iter().filter(|r| r.history.is_some()).count();
+        let notes: std::collections::BTreeSet<&str> = b.rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
+        let notes = notes.into_iter().map(str::to_string).collect();
+        Summary { per_queue, most, ruled, history, notes }
+    }
+}
+
 /// Scrolls the table's box back to its first row (a new host, another queue's list).
 fn table_to_top() {
     let doc = web_sys::window().and_then(|w| w.document());
@@ -99,24 +126,17 @@ pub fn YourHost(p: &YourHostProps) -> Html {
         })
     };
 
-    let results = p.built.as_ref().map(|b| {
+    // The page draws every frame; what is counted over the rows is counted once per build (and
+    // per filter), not per frame.
+    let summary = use_memo(p.built.clone(), |b| b.as_ref().map(Summary::of));
+    let kept = use_memo((p.built.clone(), *filter), |(b, filter)| {
+        b.as_ref().map_or_else(Vec::new, |b| (0..b.rows.len()).filter(|&i| filter.is_none_or(|q| b.rows[i].queue == q)).collect::<Vec<usize>>())
+    });
+    let results = p.built.as_ref().zip(summary.as_ref().as_ref()).map(|(b, sum)| {
         let rows = &b.rows;
-        // Flows per queue (bars), and the rows the filter keeps.
-        let mut per_queue = vec![0usize; usize::from(b.rx_queues.max(1))];
-        for r in rows.iter() {
-            if let Some(n) = per_queue.get_mut(usize::from(r.queue)) {
-                *n += 1;
-            }
-        }
-        let most = per_queue.iter().copied().max().unwrap_or(0).max(1);
-        let kept: Vec<usize> = (0..rows.len()).filter(|&i| filter.is_none_or(|q| rows[i].queue == q)).collect();
+        let (per_queue, most, ruled, history, notes) = (&sum.per_queue, sum.most, sum.ruled, sum.history, &sum.notes);
         let first = ((*top / ROW_PX) as usize).saturating_sub(SLACK).min(kept.len());
         let last = (first + (BOX_PX / ROW_PX) as usize + 2 * SLACK).min(kept.len());
-        let ruled = rows.iter().filter(|r| r.decided_by != "rss").count();
-        let history = rows.iter().filter(|r| r.history.is_some()).count();
-        let mut notes: Vec<&str> = rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
-        notes.sort_unstable();
-        notes.dedup();
         let bar = |q: usize, n: usize| {
             let filter = filter.clone();
             let on = *filter == Some(q as u16);

@@ -114,15 +114,10 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     if f.indir.is_empty() {
         assume.push(format!("the default indirection table of {} entries (no ethtool -x)", sc.nic.reta_size));
     } else {
-        let size = f.indir.len() as u32;
-        if !size.is_power_of_two() || !(8..=steerlab_engine::rss::Reta::MAX_SIZE).contains(&size) {
-            return Err(ScenarioError(format!("line {}: an indirection table of {size} entries; steerlab models a power of two in 8..=2048 (truncated?)", f.indir_line)));
-        }
-        if let Some(q) = f.indir.iter().find(|&&q| u32::from(q) >= rx) {
-            return Err(ScenarioError(format!("line {}: the table names queue {q}, but the NIC has {rx} RX queues", f.indir_line)));
-        }
-        sc.nic.reta_size = size;
-        if steerlab_engine::rss::Reta::from_entries(&f.indir, rx).is_ok_and(|r| r.user_configured()) {
+        // The engine's own checks: a power-of-two size, entries below the queue count.
+        let reta = steerlab_engine::rss::Reta::from_entries(&f.indir, rx).map_err(|e| ScenarioError(format!("line {}: {e} (truncated?)", f.indir_line)))?;
+        sc.nic.reta_size = reta.size();
+        if reta.user_configured() {
             sc.nic.indir = f.indir.clone();
         }
     }
@@ -203,11 +198,7 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             let (col, &most) = counts.iter().enumerate().max_by_key(|&(i, c)| (c, std::cmp::Reverse(i)))?;
             (most > 0).then(|| f.irq_cpus[col])
         });
-        let single = |c: u16| {
-            let mut s = CpuSet::EMPTY;
-            s.insert(c);
-            s
-        };
+        let single = |c: u16| CpuSet::range(c, c + 1);
         let Some(set) = f.effective.get(&irq).and_then(|(s, _)| s.iter().next()).or(fired).map(single).or_else(|| f.smp_affinity.get(&irq).map(|e| e.0)) else {
             continue;
         };

@@ -80,9 +80,8 @@ enum Block {
     None,
     /// The output of a command steerlab does not read, or of one that failed: skipped.
     Skip,
-    /// After a command whose output has a header of its own (the command's line): its header,
-    /// or an error.
-    Awaiting(usize),
+    /// After a command whose output has a header of its own: its header, or an error.
+    Awaiting,
     /// After `$ readlink -f /sys/class/net/IF/device`: the device's path.
     Device,
     Info,
@@ -171,6 +170,8 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
     let mut f = Facts::default();
     let mut block = Block::None;
     let mut rule: Option<RuleText> = None;
+    // The transcript's last command, named when it printed an error instead of its output.
+    let mut last_cmd = "";
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -178,7 +179,8 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
         // A command of the transcript: what follows is its output.
         if let Some(cmd) = line.strip_prefix("$ ") {
             finish_rule(&mut f, &mut rule);
-            block = command_block(&mut f, cmd.trim(), n);
+            last_cmd = cmd.trim();
+            block = command_block(&mut f, last_cmd, n);
             continue;
         }
         if t.is_empty() {
@@ -205,16 +207,15 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
             Block::Skip => {}
             // A command that printed no header printed an error (ethtool not installed, an
             // option the driver does not support): said, and its lines skipped.
-            Block::Awaiting(at) => {
-                let cmd = text.lines().nth(at - 1).unwrap_or_default().trim_start_matches("$ ").trim();
-                f.unreadable.push(format!("line {n}: `{cmd}` printed {t:?} instead of its output"));
+            Block::Awaiting => {
+                f.unreadable.push(format!("line {n}: `{last_cmd}` printed {t:?} instead of its output"));
                 block = Block::Skip;
             }
             Block::Device => {
                 f.device = t.rsplit('/').next().map(str::to_string);
                 block = Block::None;
             }
-            Block::None => return Err(fail(n, t, "not part of any output steerlab reads (see steerlab import --help for the commands it reads)")),
+            Block::None => return Err(fail(n, t, "not part of any output steerlab reads (scripts/capture-host.sh lists the commands it reads)")),
             Block::Info => info_line(&mut f, t),
             Block::Nproc => {
                 let cpus = t.parse::<u32>().map_err(|_| fail(n, t, "nproc prints one number"))?;
@@ -265,7 +266,7 @@ fn command_block(f: &mut Facts, cmd: &str, n: usize) -> Block {
         // recognised by their lines.
         Some("grep") => Block::Grep,
         Some("readlink") => Block::Device,
-        Some("ethtool" | "cat" | "sysctl") => Block::Awaiting(n),
+        Some("ethtool" | "cat" | "sysctl") => Block::Awaiting,
         _ => {
             f.skipped.push(format!("line {n}: the output of `{cmd}` is not read"));
             Block::Skip
