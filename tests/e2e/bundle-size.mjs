@@ -16,7 +16,7 @@ import { gzipSync } from "node:zlib";
  * 19, 449.0 KB used: +9.2 KB gzipped, +21 KB raw, for the engine's kernel rules: the flow limit
  * and its sysctl files, mlx5's hash chains and per-work-item expiry, ice's run timing and lock,
  * typed refusals, and the hot path's inlining across the engine's new modules, kept for native
- * speed), 506 KB (issue 20, 504.1 KB used: "Your host" in the page runs the CLI's own importer
+ * speed), 506 KB (issue 20, 504.9 KB used: "Your host" in the page runs the CLI's own importer
  * and predictions in the worker, +36.9 KB gzipped measured by building without that call
  * (twiggy, un-stripped: capture `import` 23 KB and `build` 25 KB raw, the rest predict.rs,
  * the rows' messages and their strings); the panel itself 17 KB raw, and the console's new

@@ -68,7 +68,9 @@ impl Summary {
         let most = per_queue.iter().copied().max().unwrap_or(0).max(1);
         let ruled = b.rows.iter().filter(|r| r.decided_by != "rss").count();
         let history = b.rows.iter().filter(|r| r.history.is_some()).count();
-        let notes: std::collections::BTreeSet<&str> = b.rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
+        let mut notes: Vec<&str> = b.rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
+        notes.sort_unstable();
+        notes.dedup();
         let notes = notes.into_iter().map(str::to_string).collect();
         Summary { per_queue, most, ruled, history, notes }
     }
