@@ -241,9 +241,14 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
     for (caption, x, align) in [("flows", l.flow_x, "center"), ("NIC", l.reta_x, "left"), ("RX queues", l.queue_x, "center"), ("CPUs", l.cpu_x, "center")] {
         pen.text(caption, (x, 12.0), 12.0, align);
     }
-    // The routes now, faint; remote last legs in the warning colour, dashed towards the reader.
+    // The routes now, faint; remote last legs in the warning colour, dashed towards the reader;
+    // the routes through the marked cell (a matrix click, a prediction's row) thick.
+    let marked = v.cell.filter(|&(q, c)| usize::from(q) < v.queues.len() && usize::from(c) < v.cpus.len());
     for (i, f) in v.flows.iter().enumerate() {
         let r = l.route(v, i);
+        if marked == Some((f.view.queue, f.view.cpu)) {
+            pen.line(&r, &css(q(f.view.queue), 1.0), 3.0, false);
+        }
         pen.line(&r[..3], &css(q(f.view.queue), 0.35), 1.2, false);
         let last = if f.remote() { css(warn, 0.6) } else { css(q(f.view.queue), 0.35) };
         pen.line(&r[2..], &last, if still { 2.5 } else { 1.2 }, false);
@@ -294,13 +299,11 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
             pen.text(&format!("node {node}"), (at.0 - 26.0, at.1 - l.row * 0.2), 9.0, "right");
         }
     }
-    // The marked cell: its queue and CPU outlined, the routes through both drawn thick.
-    if let Some((mq, mc)) = v.cell.filter(|&(q, c)| usize::from(q) < v.queues.len() && usize::from(c) < v.cpus.len()) {
+    // The marked cell: its queue and CPU outlined (the routes through both were drawn thick,
+    // under the boxes).
+    if let Some((mq, mc)) = marked {
         pen.rect(l.queue(mq), (54.0, 20.0), "#000", false);
         pen.rect(l.cpu(mc, v.cpus[usize::from(mc)].0), (50.0, 20.0), "#000", false);
-        for (i, f) in v.flows.iter().enumerate().filter(|(_, f)| f.view.queue == mq && f.view.cpu == mc) {
-            pen.line(&l.route(v, i), &css(q(f.view.queue), 1.0), 3.0, false);
-        }
     }
     let legend = if still {
         "routes only (reduced motion) · vermillion: processed off the reader's CPU".to_string()
