@@ -6,6 +6,7 @@
 //! `steerlab:play`, `steerlab:pause`, `steerlab:step`. Out: `steerlab:ready`, `steerlab:state`,
 //! `steerlab:event {kind, ...}`, `steerlab:resize {height}`. Messages go only to the embedding
 //! origin, and only when it is on the allow-list (`?origin=A,B`).
+#![forbid(unsafe_code)]
 
 use serde_json::{json, Value};
 

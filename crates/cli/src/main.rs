@@ -2,6 +2,7 @@
 //!
 //! Exit status: 0 success, 1 a command of a script failed, 2 bad arguments or invalid input
 //! (one line on stderr, never a panic).
+#![forbid(unsafe_code)]
 
 use std::net::IpAddr;
 use std::process::ExitCode;

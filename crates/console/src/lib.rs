@@ -22,6 +22,7 @@
 //! mutating `Sim` call, and the engine itself refuses bad values without side effects. A line of
 //! many writes (a `for` loop, a `tee` to many files, a `;` list) is checked whole before its
 //! first write (see `shell`), where real bash and tee would stop half way.
+#![forbid(unsafe_code)]
 
 #![warn(missing_docs)]
 

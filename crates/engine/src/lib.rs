@@ -4,6 +4,7 @@
 //! The engine is a pure state machine: no I/O, no clock (time is passed in as [`Nanos`]), no
 //! global state, one seeded portable generator ([`rng::Rng`]). The same configuration, commands
 //! and seed give the same results on every target.
+#![forbid(unsafe_code)]
 
 #![no_std]
 #![warn(missing_docs)]

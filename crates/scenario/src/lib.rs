@@ -4,6 +4,7 @@
 //! Format (schema 1): every section is optional and defaults to the engine's defaults.
 //! Unknown fields are errors naming their path (`nic.drivr: unknown field ...`), values out of
 //! range are errors naming the field and the accepted range.
+#![forbid(unsafe_code)]
 
 #![warn(missing_docs)]
 
