@@ -6,10 +6,14 @@
 //! end, replaying the moves from the start gives the same digest, and every permalink taken on
 //! the way restores the digest of its moment.
 //!
-//! `cargo test -p steerlab-web learner` runs it at CI's size; `LEARNER_CASES=N` runs more.
+//! `cargo test -p steerlab-web learner` runs it at CI's size; `LEARNER_CASES=N` runs more. The
+//! same learner is a stateful fuzz target (`fuzz/fuzz_targets/learner.rs`, feature `learner`):
+//! there libFuzzer's bytes choose the moves (8 bytes each, drawn from the same grammar), so
+//! coverage steers which moves are made, up to a few hundred of them.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use super::{Action, Event, Origin, Session, ToPage};
 
@@ -160,7 +164,41 @@ fn learn(id: &str, moves: &[Move]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The fuzz target's body: the first byte picks the lesson, the rest are the moves (8 bytes
+/// each, up to 300). A broken invariant panics with the lesson, what broke and the moves.
+pub fn fuzz(data: &[u8]) {
+    let Some((&pick, stream)) = data.split_first() else { return };
+    let ids: Vec<&str> = steerlab_scenario::lesson_ids().collect();
+    let id = ids[usize::from(pick) % ids.len()];
+    let moves = moves_from(stream);
+    if let Err(e) = learn(id, &moves) {
+        panic!("{id}: {e}\nmoves: {moves:?}");
+    }
+}
+
+/// A move per 8 bytes of `stream`, up to 300: each chunk seeds its own generator (XorShift,
+/// with a constant mixed in so that no seed is all zeros) that draws the move from the
+/// grammar. A mutation of one chunk changes one move, which is what lets libFuzzer's coverage
+/// steer the sequence. (Proptest's pass-through RNG would make the bytes the draws themselves,
+/// but it halves what is left for every nested strategy and then yields zeros, which rand's
+/// unbiased range sampling rejects forever.)
+fn moves_from(stream: &[u8]) -> Vec<Move> {
+    stream
+        .chunks(8)
+        .take(300)
+        .map(|chunk| {
+            let mut seed = [0u8; 16];
+            for (i, b) in seed.iter_mut().enumerate() {
+                *b = chunk.get(i % 8).copied().unwrap_or(0) ^ (0x5a + i as u8);
+            }
+            let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::XorShift, &seed));
+            a_move().new_tree(&mut runner).expect("a move always draws").current()
+        })
+        .collect()
+}
+
 /// CI's size: a few learners of up to 30 moves on every lesson (raise with LEARNER_CASES).
+#[cfg(test)]
 #[test]
 fn random_learners_keep_every_invariant_on_every_lesson() {
     let cases = std::env::var("LEARNER_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3);

@@ -14,12 +14,13 @@
 //! - `pacer`: wall-clock time to simulated time, for every playback speed.
 //! - `session`: the worker's state (one host, or two in the compare view) driven by `Action`.
 //! - `action`: the messages between page and worker.
+#![forbid(unsafe_code)]
 
 mod action;
 mod console;
 mod history;
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod learner;
+#[cfg(all(any(test, feature = "learner"), not(target_arch = "wasm32")))]
+pub mod learner;
 mod lesson;
 mod matrix;
 mod pacer;
