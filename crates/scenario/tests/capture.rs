@@ -271,6 +271,21 @@ const CAPTURE: &[&str] = &[
 ];
 
 /// The console's transcript of the capture commands on `sim`, as `steerlab shell` prints it.
+/// Fuzz finding (host_capture, 2026-12-04): an affinity file that names no CPU (a mask of 0,
+/// as `effective_affinity` reads for a vector not started) became `echo  > …/smp_affinity_list`,
+/// which the built host refused without a line. Such a file says nothing of where the vector
+/// runs: it is skipped and said, like any line not read.
+#[test]
+fn an_affinity_that_names_no_cpu_is_skipped_not_written() {
+    for file in ["smp_affinity:0", "effective_affinity:00000000", "smp_affinity_list:", "effective_affinity_list:"] {
+        let text = format!("CPU1\n8:0 -TxRx-2\n/proc/irq/8/{file}\n");
+        let imported = import(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut sim = imported.scenario.build().unwrap();
+        imported.scenario.apply_due(&mut sim).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(imported.assumptions.iter().any(|a| a.contains("names no CPU")), "{file}: {:?}", imported.assumptions);
+    }
+}
+
 fn capture(sim: &mut Sim) -> String {
     CAPTURE.iter().map(|cmd| format!("$ {cmd}\n{}\n", steerlab_console::execute(sim, cmd).unwrap())).collect()
 }

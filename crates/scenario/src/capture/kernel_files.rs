@@ -69,7 +69,8 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
     let Some((path, value)) = t.split_once(':').filter(|(p, _)| p.starts_with('/')) else { return Ok(false) };
     let value = value.trim();
     let mask = |v: &str| CpuSet::parse_hex(v).map_err(|e| fail(n, t, format!("a CPU mask: {e}")));
-    let list = |v: &str| CpuSet::parse_list(v).map_err(|e| fail(n, t, format!("a CPU list: {e}")));
+    // A list file of a vector that is not started reads empty.
+    let list = |v: &str| if v.is_empty() { Ok(CpuSet::EMPTY) } else { CpuSet::parse_list(v).map_err(|e| fail(n, t, format!("a CPU list: {e}"))) };
     let saw = |f: &mut Facts, set: CpuSet| {
         if set.end() > f.max_cpu_seen {
             (f.max_cpu_seen, f.max_cpu_line) = (set.end(), n);
@@ -89,6 +90,12 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                 return Ok(true);
             }
         };
+        if set.is_empty() {
+            // The kernel refuses to write an empty affinity, but reads one for a vector that is
+            // not started (`effective_affinity` 0): it says nothing of where the vector runs.
+            f.skipped.push(format!("line {n}: /proc/irq/{irq}/{file} names no CPU (a vector not started?): not read"));
+            return Ok(true);
+        }
         saw(f, set);
         let map = if effective { &mut f.effective } else { &mut f.smp_affinity };
         if is_list || !map.contains_key(&irq) {
