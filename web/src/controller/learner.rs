@@ -209,3 +209,21 @@ fn random_learners_keep_every_invariant_on_every_lesson() {
             .unwrap_or_else(|e| panic!("{id}: {e}"));
     }
 }
+
+/// The fuzz target's way in: inputs of zeros or no bytes draw their moves and end (the
+/// pass-through RNG hung on them), and the kept corpus plays through every check.
+#[cfg(test)]
+#[test]
+fn the_fuzz_entry_draws_from_any_bytes_and_plays_its_corpus() {
+    assert_eq!(moves_from(&[0; 2400]).len(), 300);
+    assert_eq!(moves_from(&[0xff; 9]).len(), 2);
+    assert!(moves_from(&[]).is_empty());
+    fuzz(&[]);
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus/learner");
+    let mut played = 0;
+    for entry in std::fs::read_dir(dir).expect("the learner corpus") {
+        fuzz(&std::fs::read(entry.expect("an entry").path()).expect("a corpus file"));
+        played += 1;
+    }
+    assert!(played >= 6, "one input per lesson at least");
+}
