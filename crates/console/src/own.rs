@@ -16,6 +16,7 @@ use crate::{hinted, parse_named, COMMANDS, DEVICE};
 /// The accepted forms of `flow`.
 pub(crate) const FLOW_FORMS: &str = "flow add [tcp|udp] SRC[:SPORT] DST[:DPORT] [rate PPS] [bytes N] [readers TID,...]\n\
 flow random N [rate PPS]   (N TCP flows from random 10.x.y.z sources, each read by a random thread)\n\
+flow close ID   (the connection closes: no more packets; what the kernel keeps of it stays)\n\
 flow list\n\
 (IPv6 endpoints as [ADDR]:PORT; a missing port is 0; rate defaults to 1000, bytes to 1500)";
 
@@ -116,6 +117,11 @@ fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     let bad = |why: String| usage(why, "flow");
     match args {
         ["list"] => Ok(flow_list(sim)),
+        ["close", id] => {
+            let id = id.parse::<u32>().map_err(|_| bad(format!("flow close: {id:?} is not a flow id (flow list shows them)")))?;
+            sim.close_flow(id).map_err(|e| bad(format!("flow close: {e}")))?;
+            Ok(format!("flow {id}: closed\n"))
+        }
         ["add", rest @ ..] => {
             let (proto, rest) = match rest {
                 ["tcp", r @ ..] => (Proto::Tcp, r),
@@ -193,7 +199,8 @@ fn flow_list(sim: &Sim) -> String {
     for f in 0..sim.flow_count() {
         let (Some(key), Some(v)) = (sim.flow_key(f), sim.flow_view(f)) else { continue };
         let reader = if v.reader_cpu == NO_CPU { "-".to_string() } else { v.reader_cpu.to_string() };
-        out += &format!("flow {f}: {key} hash 0x{:08x} rx-{} cpu {} reader-cpu {reader}\n", v.hash, v.queue, v.cpu);
+        let closed = if sim.flow_closed(f) { " closed" } else { "" };
+        out += &format!("flow {f}: {key} hash 0x{:08x} rx-{} cpu {} reader-cpu {reader}{closed}\n", v.hash, v.queue, v.cpu);
     }
     out
 }

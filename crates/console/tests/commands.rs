@@ -141,6 +141,16 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&[], "flow add udp [2001:db8::1]:53 [2001:db8::2]:5353 bytes 512", |s, _| assert_eq!(s.flow_key(4).unwrap().flow_type(), FlowType::Udp6)),
     (&[], "flow add 10.1.1.1 10.1.1.2", |s, _| assert_eq!(s.flow_key(4).unwrap().dport(), 0)),
     (&[], "flow list", |_, out| assert_eq!(out.lines().count(), 4)),
+    (&[], "flow close 1", |s, out| {
+        assert_eq!(out, "flow 1: closed\n");
+        assert!(s.flow_closed(1));
+    }),
+    (&["flow close 2"], "flow list", |_, out| assert!(out.lines().nth(2).unwrap().ends_with("reader-cpu - closed"), "{out}")),
+    // The tuple of a closed flow is free for a new connection.
+    (&["flow close 0"], "flow add tcp 10.0.0.1:40000 10.0.0.2:80", |s, out| {
+        assert!(out.starts_with("flow 4: "), "{out}");
+        assert_eq!(s.flow_key(4), s.flow_key(0));
+    }),
     (&[], "flow random 1000 rate 200", |s, out| {
         assert_eq!((out, s.flow_count()), ("flows 4-1003 added\n", 1004));
         let k = s.flow_key(500).unwrap();
@@ -349,6 +359,9 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "flow add tcp 1.1.1.1 2.2.2.2 color red", "unknown option \"color\""),
     (&[], "flow add tcp 1.1.1.1", "needs a source and a destination"),
     (&[], "flow", "flow: bad arguments"),
+    (&[], "flow close 9", "flow close: no flow 9"),
+    (&[], "flow close one", "is not a flow id (flow list shows them)"),
+    (&["flow close 1"], "flow close 1", "flow close: flow 1 is already closed"),
     // threads
     (&[], "thread add 8", "thread"),
     (&[], "thread add 1 cpuset 2-3", "a CPU of the thread's cpuset"),

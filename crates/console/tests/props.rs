@@ -58,6 +58,7 @@ const VALID: &[&str] = &[
     "flow add tcp 10.0.0.9:1234 10.0.0.2:80 rate 500 readers 0,1",
     "flow add udp [2001:db8::1]:53 [2001:db8::2]:5353 bytes 512",
     "flow list",
+    "flow close 1",
     "thread add 3 cpuset 2-5 migrate 10",
     "thread migrate 0 6",
     "thread list",

@@ -49,6 +49,10 @@ pub enum SimError {
     SenderWithoutThread,
     /// The tuple is taken by another flow.
     FlowExists(FlowKey),
+    /// No flow with this id.
+    NoFlow(u32),
+    /// The flow's connection is already closed.
+    FlowClosed(u32),
     /// A batch of flows gives the same tuple twice.
     FlowGivenTwice(FlowKey),
     /// `ethtool -N` while `ntuple` is off.
@@ -85,6 +89,8 @@ impl fmt::Display for SimError {
             SimError::NoReader(tid) => write!(f, "flow reader: no thread {tid}"),
             SimError::SenderWithoutThread => f.write_str("a sending flow needs a thread: its first reader sends"),
             SimError::FlowExists(key) => write!(f, "flow {key} already exists"),
+            SimError::NoFlow(id) => write!(f, "no flow {id}"),
+            SimError::FlowClosed(id) => write!(f, "flow {id} is already closed"),
             SimError::FlowGivenTwice(key) => write!(f, "flow {key} is given twice"),
             SimError::NtupleOff => f.write_str("ntuple filters are off (ethtool -K DEV ntuple on)"),
             SimError::NtupleTableFull => f.write_str("rmgr: Cannot find appropriate slot to insert rule"),

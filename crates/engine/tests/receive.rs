@@ -550,3 +550,38 @@ fn an_irq_moved_takes_its_queues_poll_with_it() {
     assert_eq!((sim.snapshot(), sim.irq_cpu(1)), (before, Some(6)));
     assert!(sim.conserved());
 }
+
+/// A closed connection offers nothing more, but what the kernel keeps of it stays: its aRFS
+/// filter lingers until the driver's expiry finds its slot gone quiet (`rps_may_expire_flow`
+/// once 10 × mask packets went through the CPU's backlog since its last one). Its tuple may
+/// be used again; a second close, or a flow that does not exist, changes nothing.
+#[test]
+fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
+    let cfg = HostConfig { tick_ns: 1_000_000, ..rfs_host(8, Driver::Ice) };
+    let mut sim = Sim::new(cfg).unwrap();
+    let t = sim.add_thread(pinned(6)).unwrap();
+    let (a, b) = (key(1, 80), key(2, 80));
+    sim.add_flow(flow(a, vec![t])).unwrap();
+    sim.add_flow(flow(b, vec![t])).unwrap();
+    sim.run_ticks(5);
+    let on_queue_6 = |sim: &Sim| sim.arfs_filters().iter().filter(|f| f.queue == 6).count();
+    assert_eq!(on_queue_6(&sim), 2, "both flows steered to their reader's queue");
+    sim.close_flow(0).unwrap();
+    assert!(sim.flow_closed(0) && !sim.has_flow(&a));
+    let sent = sim.flows_sent().next().unwrap();
+    let expired = sim.snapshot().arfs.expire;
+    sim.run_ticks(20);
+    assert_eq!(sim.flows_sent().next(), Some(sent), "a closed flow offers nothing");
+    assert_eq!(on_queue_6(&sim), 2, "20 ms on, its filter is still there: 200 packets are not 10 x 255");
+    sim.run_ticks(2_000);
+    assert!(sim.snapshot().arfs.expire > expired, "expired once its slot went quiet");
+    assert_eq!(on_queue_6(&sim), 1, "only the open flow's filter is left");
+    assert!(sim.conserved());
+    // Refused, and nothing changes.
+    let before = sim.snapshot();
+    assert!(sim.close_flow(0).unwrap_err().to_string().contains("already closed"));
+    assert!(sim.close_flow(9).unwrap_err().to_string().contains("no flow 9"));
+    assert!(sim.snapshot() == before);
+    // The tuple is free again: a new connection, a new id.
+    assert_eq!(sim.add_flow(flow(a, vec![t])).unwrap(), 2);
+}

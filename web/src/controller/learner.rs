@@ -52,6 +52,7 @@ fn line() -> impl Strategy<Value = String> {
         (0u32..40).prop_map(|t| format!("thread policy {t} pin")),
         (cpu.clone(), 0u32..3).prop_map(|(c, m)| format!("thread add {c} migrate {}", m * 50)),
         (1u32..200, 1u64..5000).prop_map(|(n, r)| format!("flow random {n} rate {r}")),
+        (0u32..40).prop_map(|f| format!("flow close {f}")),
         (0u8..255, 1u16..60000, 0u32..40).prop_map(|(a, p, t)| format!("flow add udp 10.9.0.{a}:{p} 10.0.0.1:53 rate 2000 readers {t}")),
         prop_oneof![Just("on"), Just("off")].prop_map(|o| format!("ethtool -K eth0 ntuple {o}")),
         (1u16..65535, q.clone()).prop_map(|(p, q)| format!("ethtool -N eth0 flow-type tcp4 dst-port {p} action {q}")),

@@ -37,6 +37,8 @@ pub(super) enum Event {
     TcFilter { prio: u64, handle: u64 },
     /// A queue's vector moved to another CPU (`smp_affinity_list`).
     IrqAffinity { queue: u16, cpu: u16 },
+    /// A flow's connection closed.
+    FlowClosed { flow: usize },
 }
 
 impl Event {
@@ -60,6 +62,7 @@ impl Event {
             Event::TcReoffload { offload } => digest.event(&[8, t, u64::from(offload), 0]),
             Event::TcFilter { prio, handle } => digest.event(&[8, t, prio, handle]),
             Event::IrqAffinity { queue, cpu } => digest.event(&[9, t, u64::from(queue), u64::from(cpu)]),
+            Event::FlowClosed { flow } => digest.event(&[10, t, flow as u64]),
         }
     }
 }

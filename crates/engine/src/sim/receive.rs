@@ -31,6 +31,10 @@ impl Sim {
     #[inline]
     pub(super) fn run_flow(&mut self, f: usize, t1: Nanos) {
         let flow = &self.flows[f];
+        // A send-only flow, or a closed one (whose `sent` stays for the views' rates).
+        if flow.rate_pps == 0 {
+            return;
+        }
         let span = t1.0 - flow.since.0;
         let due = match span.checked_mul(flow.rate_pps) {
             Some(p) => p / 1_000_000_000,

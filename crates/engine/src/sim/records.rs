@@ -56,6 +56,8 @@ pub(super) struct FlowInfo {
     pub(super) key: FlowKey,
     pub(super) readers: Vec<u32>,
     pub(super) tx: Option<tx::TxState>,
+    /// Its connection was closed ([`super::Sim::close_flow`]): it offers nothing more.
+    pub(super) closed: bool,
 }
 
 #[derive(Clone, Debug)]

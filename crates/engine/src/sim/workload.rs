@@ -157,9 +157,43 @@ impl Sim {
             self.senders.push(id);
         }
         self.arfs.track_flow(&spec.key);
-        self.info.push(FlowInfo { key: spec.key, readers: spec.readers, tx: spec.tx.map(tx::TxState::new) });
+        self.info.push(FlowInfo { key: spec.key, readers: spec.readers, tx: spec.tx.map(tx::TxState::new), closed: false });
         self.by_key.insert(spec.key, id);
         id
+    }
+
+    /// Closes flow `id`'s connection (`close(2)` at both ends): its sender stops, it offers no
+    /// more packets, its socket and readers are gone, and its tuple may be used again by a new
+    /// flow. The id stays, so that counts per flow keep their meaning. What the kernel keeps
+    /// stays too, and that is what there is to see:
+    /// - its `rps_sock_flow_table` entry: nothing clears one on close (include/net/rps.h has
+    ///   only `rps_record_sock_flow`), until another flow's read overwrites it;
+    /// - the queues' `rps_dev_flow` slots, and an aRFS filter until the driver's expiry asks
+    ///   `rps_may_expire_flow` (net/core/dev.c) and the slot has moved on;
+    /// - ntuple rules and ATR filters, which know no connections.
+    ///
+    /// Its packets already in a ring or a backlog are still processed: the stack then finds
+    /// no socket (TCP answers with a reset); the sandbox counts them delivered.
+    pub fn close_flow(&mut self, id: u32) -> Result<(), SimError> {
+        let info = self.info.get_mut(id as usize).ok_or(SimError::NoFlow(id))?;
+        if info.closed {
+            return Err(SimError::FlowClosed(id));
+        }
+        info.closed = true;
+        info.readers.clear();
+        info.tx = None;
+        let key = info.key;
+        self.by_key.remove(&key);
+        self.senders.retain(|&s| s != id);
+        let flow = &mut self.flows[id as usize];
+        (flow.rate_pps, flow.readers, flow.first_reader, flow.reader) = (0, 0, u32::MAX, u32::MAX);
+        self.record(Event::FlowClosed { flow: id as usize });
+        Ok(())
+    }
+
+    /// Whether flow `id`'s connection was closed.
+    pub fn flow_closed(&self, id: u32) -> bool {
+        self.info.get(id as usize).is_some_and(|i| i.closed)
     }
 
     /// Whether a flow with this tuple exists.
