@@ -85,7 +85,7 @@ pub fn error_event(message: &str) -> Value {
     json!({"type": "steerlab:event", "kind": "error", "message": message})
 }
 
-/// `steerlab:event` of another kind (flow added, thread migrated, goal met, command).
+/// `steerlab:event` of another kind (flow added, flow closed, thread migrated, goal met, command).
 pub fn event(kind: &str, detail: Value) -> Value {
     json!({"type": "steerlab:event", "kind": kind, "detail": detail})
 }

@@ -197,10 +197,13 @@ fn random_flows(sim: &Sim, n: u32, rate_pps: u64) -> Vec<FlowSpec> {
 fn flow_list(sim: &Sim) -> String {
     let mut out = String::new();
     for f in 0..sim.flow_count() {
-        let (Some(key), Some(v)) = (sim.flow_key(f), sim.flow_view(f)) else { continue };
+        let Some(key) = sim.flow_key(f) else { continue };
+        let Some(v) = sim.flow_view(f) else {
+            out += &format!("flow {f}: {key} closed\n");
+            continue;
+        };
         let reader = if v.reader_cpu == NO_CPU { "-".to_string() } else { v.reader_cpu.to_string() };
-        let closed = if sim.flow_closed(f) { " closed" } else { "" };
-        out += &format!("flow {f}: {key} hash 0x{:08x} rx-{} cpu {} reader-cpu {reader}{closed}\n", v.hash, v.queue, v.cpu);
+        out += &format!("flow {f}: {key} hash 0x{:08x} rx-{} cpu {} reader-cpu {reader}\n", v.hash, v.queue, v.cpu);
     }
     out
 }

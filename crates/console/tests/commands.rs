@@ -145,7 +145,10 @@ const OK: &[(&[&str], &str, Check)] = &[
         assert_eq!(out, "flow 1: closed\n");
         assert!(s.flow_closed(1));
     }),
-    (&["flow close 2"], "flow list", |_, out| assert!(out.lines().nth(2).unwrap().ends_with("reader-cpu - closed"), "{out}")),
+    (&["flow close 2"], "flow list", |s, out| {
+        assert_eq!(out.lines().nth(2).unwrap(), format!("flow 2: {} closed", s.flow_key(2).unwrap()), "{out}");
+        assert_eq!((s.snapshot().flows, s.flow_count()), (3, 4), "the snapshot counts open flows, ids stay");
+    }),
     // The tuple of a closed flow is free for a new connection.
     (&["flow close 0"], "flow add tcp 10.0.0.1:40000 10.0.0.2:80", |s, out| {
         assert!(out.starts_with("flow 4: "), "{out}");

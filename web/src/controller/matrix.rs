@@ -123,10 +123,10 @@ pub struct MatrixView {
 }
 
 impl Fates {
-    fn count(flows: &[FlowView]) -> Fates {
+    fn count(flows: &[(u32, FlowView)]) -> Fates {
         use steerlab_engine::QueueRule;
         let mut f = Fates::default();
-        for v in flows {
+        for (_, v) in flows {
             let slot = match v.rule {
                 _ if v.dropped.is_some() => &mut f.dropped,
                 QueueRule::Arfs if v.by_wrong_filter() => &mut f.wrong_filter,
@@ -147,8 +147,8 @@ impl Controller {
         self.matrix_cell = cell.filter(|&(q, cpu)| q < c.rx_queues && cpu < c.cpus);
     }
 
-    /// The matrix view of the host now, from `flows` (the views of every flow).
-    pub(super) fn matrix_view(&self, flows: &[FlowView]) -> MatrixView {
+    /// The matrix view of the host now, from `flows` (the views of every open flow, by id).
+    pub(super) fn matrix_view(&self, flows: &[(u32, FlowView)]) -> MatrixView {
         let c = self.sim.config();
         let (queues, cpus) = (c.rx_queues, c.cpus);
         let now = self.sim.now().0;
@@ -168,15 +168,15 @@ impl Controller {
         let per_s = |n: u64| (n as f64 * 1e9 / span as f64).round() as u32;
         let mut grid = vec![[0u64; 2]; usize::from(queues) * usize::from(cpus)];
         let mut listed = Vec::new();
-        for (f, v) in flows.iter().enumerate() {
-            let before = start.sent.get(f).copied().unwrap_or(0);
+        for &(f, ref v) in flows {
+            let before = start.sent.get(f as usize).copied().unwrap_or(0);
             let n = v.packets.saturating_sub(before);
             if n == 0 || v.dropped.is_some() || v.queue >= queues || v.cpu >= cpus {
                 continue;
             }
             grid[usize::from(v.queue) * usize::from(cpus) + usize::from(v.cpu)][usize::from(v.away_from_reader())] += n;
             if self.matrix_cell == Some((v.queue, v.cpu)) {
-                listed.push((n, f as u32, v.away_from_reader()));
+                listed.push((n, f, v.away_from_reader()));
             }
         }
         view.cells = grid
@@ -213,7 +213,7 @@ mod tests {
     fn the_matrix_adds_up_to_the_host() {
         let mut c = Controller::for_lesson("arfs-collision").unwrap();
         c.run_for(Nanos::from_ms(3000));
-        let flows: Vec<FlowView> = (0..c.sim().flow_count()).filter_map(|f| c.sim().flow_view(f)).collect();
+        let flows = crate::controller::view::open_flows(c.sim());
         let m = c.matrix_view(&flows);
         assert_eq!((m.queues, m.cpus, m.window_ms), (144, 144, 1000));
         let f = m.fates;

@@ -130,7 +130,7 @@ fn flow_command(key: &FlowKey, readers: &[u32]) -> String {
 /// A command that succeeded, for the embedding page (`steerlab:event`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Done {
-    /// `flow-added`, `thread-migrated` or `command`.
+    /// `flow-added`, `flow-closed`, `thread-migrated` or `command`.
     pub kind: &'static str,
     /// The command.
     pub command: String,
@@ -278,6 +278,7 @@ impl Controller {
             self.progress.command(&self.scenario.lesson, line, self.sim.now().0, self.history.samples());
             let kind = match line.split_whitespace().take(2).collect::<Vec<_>>().as_slice() {
                 ["flow", "add"] => "flow-added",
+                ["flow", "close"] => "flow-closed",
                 ["thread", "migrate"] | ["taskset", _] => "thread-migrated",
                 _ => "command",
             };
@@ -437,6 +438,25 @@ mod tests {
         assert_eq!(v.queues.iter().map(|q| q.packets).sum::<u64>(), 64_000);
         assert_eq!(v.queues.iter().map(|q| q.flows).sum::<u32>(), 13);
         assert_eq!(v.locality_series[0].values.len(), 10, "one rate sample per 100 ms");
+    }
+
+    /// A closed flow leaves the picture (wire routes, queue counts, the trace picker) while the
+    /// others keep their ids, and the embedding page hears of it.
+    #[test]
+    fn a_closed_flow_leaves_the_views_and_the_others_keep_their_ids() {
+        let mut c = Controller::new_default();
+        run(&mut c, 100);
+        c.command("flow close 3").unwrap();
+        assert_eq!(c.take_done().last().map(|d| d.kind), Some("flow-closed"));
+        run(&mut c, 100);
+        let v = c.view();
+        assert_eq!(v.flow_count, 12);
+        assert_eq!(v.queues.iter().map(|q| q.flows).sum::<u32>(), 12);
+        let wire = v.wire.as_ref().expect("a small host draws the wire view");
+        let ids: Vec<u32> = wire.flows.iter().map(|f| f.index).collect();
+        assert_eq!(ids, [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        assert!(wire.flows.iter().all(|f| Some(f.view) == c.sim().flow_view(f.index)));
+        assert!(v.flow_labels.iter().all(|(f, _)| *f != 3));
     }
 
     #[test]

@@ -309,14 +309,14 @@ impl Controller {
 
     /// The wire view, for hosts small enough to draw flow by flow, from the view's flows,
     /// queues and CPUs.
-    fn wire_view(&self, flows: &[FlowView], queues: &[QueueView], cpus: &[CpuView]) -> Option<std::rc::Rc<crate::wire::WireView>> {
+    fn wire_view(&self, flows: &[(u32, FlowView)], queues: &[QueueView], cpus: &[CpuView]) -> Option<std::rc::Rc<crate::wire::WireView>> {
         use crate::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
         if flows.len() > MAX_FLOWS as usize || queues.len() > MAX_QUEUES || cpus.len() > MAX_QUEUES {
             return None;
         }
         let reta = self.sim.reta();
         Some(std::rc::Rc::new(WireView {
-            flows: flows.iter().zip(0..).map(|(&view, index)| WireFlow { index, reta_index: reta.index(view.hash), view }).collect(),
+            flows: flows.iter().map(|&(index, view)| WireFlow { index, reta_index: reta.index(view.hash), view }).collect(),
             reta: reta.entries().to_vec(),
             queues: queues.iter().map(|q| q.irq_cpu).collect(),
             cpus: cpus.iter().map(|c| (c.node, c.threads.clone())).collect(),
@@ -375,8 +375,9 @@ impl Controller {
         let filters_total = filters.len();
         let filters_first = self.filters_first.min(filters_total as u32);
         let filters: Vec<FilterRow> = filters.drain(filters_first as usize..).take(FILTER_WINDOW as usize).collect();
-        // Where each flow's packets go now: the wire view and the host matrix draw them.
-        let flow_views: Vec<FlowView> = (0..sim.flow_count()).filter_map(|f| sim.flow_view(f)).collect();
+        // Where each open flow's packets go now, by flow id: the wire view and the host matrix
+        // draw them (a closed flow has no path).
+        let flow_views = open_flows(sim);
         let wire = self.wire_view(&flow_views, &queues, &cpus);
         let l = &self.scenario.lesson;
         let goal_met = self.goal_met();
@@ -428,7 +429,7 @@ impl Controller {
             // the share button asks for the state at its click.
             permalink: self.permalink(),
             now_ns: snap.now.0,
-            flow_labels: (0..sim.flow_count().min(256)).filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}")))).collect(),
+            flow_labels: (0..sim.flow_count().min(256)).filter(|&f| !sim.flow_closed(f)).filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}")))).collect(),
             traced: self.traced,
             trace: sim.trace_flow(self.traced),
             rss_key: sim.rss_key().to_vec(),
@@ -479,6 +480,11 @@ impl Controller {
     pub fn show_filters_from(&mut self, first: u32) {
         self.filters_first = first;
     }
+}
+
+/// The view of every open flow with its id (a closed flow has none, and ids stay).
+pub(super) fn open_flows(sim: &steerlab_engine::Sim) -> Vec<(u32, FlowView)> {
+    (0..sim.flow_count()).filter_map(|f| sim.flow_view(f).map(|v| (f, v))).collect()
 }
 
 /// The driver names for the driver select.

@@ -80,7 +80,7 @@ pub struct Snapshot {
     pub ledger: Ledger,
     /// The loaded XDP program's per-packet cost (picoseconds, driver base included), if any.
     pub xdp_ps: Option<u64>,
-    /// Number of flows.
+    /// Number of open flows (closed ones keep their ids: `Sim::flow_count` counts them).
     pub flows: u32,
     /// Digest of every event so far.
     pub digest: Digest,
