@@ -89,7 +89,10 @@ pub struct Sim {
     info: Vec<FlowInfo>,
     /// Flows that send, in flow order.
     senders: Vec<u32>,
+    /// Each tuple's latest flow (a closed one's tuple is free for a new flow).
     by_key: BTreeMap<FlowKey, u32>,
+    /// Flows closed so far (their ids stay).
+    closed_flows: u32,
     threads: Vec<Thread>,
     ntuple: Vec<NtupleRule>,
     arfs: Arfs,
@@ -148,6 +151,7 @@ impl Sim {
             info: Vec::new(),
             senders: Vec::new(),
             by_key: BTreeMap::new(),
+            closed_flows: 0,
             threads: Vec::new(),
             ntuple: Vec::new(),
             arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),

@@ -43,8 +43,7 @@ impl Sim {
             txq: self.txq_packets.clone(),
             ledger,
             xdp_ps: self.xdp.as_ref().map(|(_, c)| self.cfg.costs.driver_rx_ps + c.kfunc_ps),
-            // The open flows: a closed one's tuple left `by_key`.
-            flows: self.by_key.len() as u32,
+            flows: self.flows.len() as u32 - self.closed_flows,
             digest: self.digest,
         }
     }

@@ -121,7 +121,7 @@ impl Sim {
         if let Some(&r) = spec.readers.iter().find(|&&r| r as usize >= self.threads.len()) {
             return Err(SimError::NoReader(r));
         }
-        if self.by_key.contains_key(&spec.key) {
+        if self.has_flow(&spec.key) {
             return Err(SimError::FlowExists(spec.key));
         }
         Ok(())
@@ -182,8 +182,7 @@ impl Sim {
         info.closed = true;
         info.readers.clear();
         info.tx = None;
-        let key = info.key;
-        self.by_key.remove(&key);
+        self.closed_flows += 1;
         self.senders.retain(|&s| s != id);
         let flow = &mut self.flows[id as usize];
         (flow.rate_pps, flow.readers, flow.first_reader, flow.reader) = (0, 0, u32::MAX, u32::MAX);
@@ -196,8 +195,8 @@ impl Sim {
         self.info.get(id as usize).is_some_and(|i| i.closed)
     }
 
-    /// Whether a flow with this tuple exists.
+    /// Whether an open flow has this tuple.
     pub fn has_flow(&self, key: &FlowKey) -> bool {
-        self.by_key.contains_key(key)
+        self.by_key.get(key).is_some_and(|&id| !self.info[id as usize].closed)
     }
 }
