@@ -149,11 +149,7 @@ const OK: &[(&[&str], &str, Check)] = &[
         assert_eq!(out.lines().nth(2).unwrap(), format!("flow 2: {} closed", s.flow_key(2).unwrap()), "{out}");
         assert_eq!((s.snapshot().flows, s.flow_count()), (3, 4), "the snapshot counts open flows, ids stay");
     }),
-    // The tuple of a closed flow is free for a new connection.
-    (&["flow close 0"], "flow add tcp 10.0.0.1:40000 10.0.0.2:80", |s, out| {
-        assert!(out.starts_with("flow 4: "), "{out}");
-        assert_eq!(s.flow_key(4), s.flow_key(0));
-    }),
+
     (&[], "flow random 1000 rate 200", |s, out| {
         assert_eq!((out, s.flow_count()), ("flows 4-1003 added\n", 1004));
         let k = s.flow_key(500).unwrap();
@@ -365,6 +361,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "flow close 9", "flow close: no flow 9"),
     (&[], "flow close one", "is not a flow id (flow list shows them)"),
     (&["flow close 1"], "flow close 1", "flow close: flow 1 is already closed"),
+    (&["flow close 0"], "flow add tcp 10.0.0.1:40000 10.0.0.2:80", "was closed: its tuple is in TIME_WAIT (take another source port)"),
     // threads
     (&[], "thread add 8", "thread"),
     (&[], "thread add 1 cpuset 2-3", "a CPU of the thread's cpuset"),

@@ -53,6 +53,8 @@ pub enum SimError {
     NoFlow(u32),
     /// The flow's connection is already closed.
     FlowClosed(u32),
+    /// The tuple is a closed flow's.
+    TimeWait(FlowKey),
     /// A batch of flows gives the same tuple twice.
     FlowGivenTwice(FlowKey),
     /// `ethtool -N` while `ntuple` is off.
@@ -91,6 +93,7 @@ impl fmt::Display for SimError {
             SimError::FlowExists(key) => write!(f, "flow {key} already exists"),
             SimError::NoFlow(id) => write!(f, "no flow {id}"),
             SimError::FlowClosed(id) => write!(f, "flow {id} is already closed"),
+            SimError::TimeWait(key) => write!(f, "flow {key} was closed: its tuple is in TIME_WAIT (take another source port)"),
             SimError::FlowGivenTwice(key) => write!(f, "flow {key} is given twice"),
             SimError::NtupleOff => f.write_str("ntuple filters are off (ethtool -K DEV ntuple on)"),
             SimError::NtupleTableFull => f.write_str("rmgr: Cannot find appropriate slot to insert rule"),

@@ -553,8 +553,8 @@ fn an_irq_moved_takes_its_queues_poll_with_it() {
 
 /// A closed connection offers nothing more, but what the kernel keeps of it stays: its aRFS
 /// filter lingers until the driver's expiry finds its slot gone quiet (`rps_may_expire_flow`
-/// once 10 × mask packets went through the CPU's backlog since its last one). Its tuple may
-/// be used again; a second close, or a flow that does not exist, changes nothing.
+/// once 10 × mask packets went through the CPU's backlog since its last one). Its tuple stays
+/// taken (TIME_WAIT); a second close, or a flow that does not exist, changes nothing.
 #[test]
 fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     let cfg = HostConfig { tick_ns: 1_000_000, ..rfs_host(8, Driver::Ice) };
@@ -567,7 +567,7 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     let on_queue_6 = |sim: &Sim| sim.arfs_filters().iter().filter(|f| f.queue == 6).count();
     assert_eq!(on_queue_6(&sim), 2, "both flows steered to their reader's queue");
     sim.close_flow(0).unwrap();
-    assert!(sim.flow_closed(0) && !sim.has_flow(&a));
+    assert!(sim.flow_closed(0) && sim.has_flow(&a));
     let sent = sim.flows_sent().next().unwrap();
     let expired = sim.snapshot().arfs.expire;
     sim.run_ticks(20);
@@ -582,6 +582,6 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     assert!(sim.close_flow(0).unwrap_err().to_string().contains("already closed"));
     assert!(sim.close_flow(9).unwrap_err().to_string().contains("no flow 9"));
     assert!(sim.snapshot() == before);
-    // The tuple is free again: a new connection, a new id.
-    assert_eq!(sim.add_flow(flow(a, vec![t])).unwrap(), 2);
+    assert!(sim.add_flow(flow(a, vec![t])).unwrap_err().to_string().contains("TIME_WAIT"));
+    assert!(sim.snapshot() == before);
 }

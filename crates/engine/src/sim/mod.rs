@@ -89,7 +89,7 @@ pub struct Sim {
     info: Vec<FlowInfo>,
     /// Flows that send, in flow order.
     senders: Vec<u32>,
-    /// Each tuple's latest flow (a closed one's tuple is free for a new flow).
+    /// Each tuple's flow, open or closed.
     by_key: BTreeMap<FlowKey, u32>,
     /// Flows closed so far (their ids stay).
     closed_flows: u32,

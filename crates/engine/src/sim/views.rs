@@ -68,8 +68,7 @@ impl Sim {
         self.info.get(f as usize).map(|i| i.key)
     }
 
-    /// Where flow `f` goes now.
-    /// None for a closed flow: it has no path.
+    /// Where flow `f` goes now (none for a closed flow: it has no path).
     pub fn flow_view(&self, f: u32) -> Option<FlowView> {
         let fl = self.flows.get(f as usize).filter(|_| !self.info[f as usize].closed)?;
         let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);

@@ -121,8 +121,10 @@ impl Sim {
         if let Some(&r) = spec.readers.iter().find(|&&r| r as usize >= self.threads.len()) {
             return Err(SimError::NoReader(r));
         }
-        if self.has_flow(&spec.key) {
-            return Err(SimError::FlowExists(spec.key));
+        match self.by_key.get(&spec.key) {
+            Some(&id) if self.info[id as usize].closed => return Err(SimError::TimeWait(spec.key)),
+            Some(_) => return Err(SimError::FlowExists(spec.key)),
+            None => {}
         }
         Ok(())
     }
@@ -163,9 +165,11 @@ impl Sim {
     }
 
     /// Closes flow `id`'s connection (`close(2)` at both ends): its sender stops, it offers no
-    /// more packets, its socket and readers are gone, and its tuple may be used again by a new
-    /// flow. The id stays, so that counts per flow keep their meaning. What the kernel keeps
-    /// stays too, and that is what there is to see:
+    /// more packets, and its socket and readers are gone. Its id stays, so that counts per flow
+    /// keep their meaning, and so does its tuple: a new flow may not take it (TIME_WAIT holds
+    /// it on a real host; and the drivers match aRFS filters by tuple, so a new connection on
+    /// it would find the old one's). What the kernel keeps stays too, and that is what there
+    /// is to see:
     /// - its `rps_sock_flow_table` entry: nothing clears one on close (include/net/rps.h has
     ///   only `rps_record_sock_flow`), until another flow's read overwrites it;
     /// - the queues' `rps_dev_flow` slots, and an aRFS filter until the driver's expiry asks
@@ -195,8 +199,8 @@ impl Sim {
         self.info.get(id as usize).is_some_and(|i| i.closed)
     }
 
-    /// Whether an open flow has this tuple.
+    /// Whether a flow, open or closed, has this tuple.
     pub fn has_flow(&self, key: &FlowKey) -> bool {
-        self.by_key.get(key).is_some_and(|&id| !self.info[id as usize].closed)
+        self.by_key.contains_key(key)
     }
 }
