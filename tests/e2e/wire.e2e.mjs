@@ -42,6 +42,28 @@ export const tests = [
     },
   },
   {
+    name: "wire view: a closed flow leaves the picture, a click still finds the flow it hits",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(`${base}?lesson=rss-basics`);
+      const wire = page.getByTestId("wire");
+      await wire.waitFor();
+      await page.getByTestId("pause").click();
+      const input = page.getByTestId("console-input");
+      await input.fill("flow close 1");
+      await input.press("Enter");
+      await page.waitForFunction(() => /wire view: 12 flows/.test(document.querySelector("[data-testid='wire']").getAttribute("aria-label")));
+      await input.fill("flow list");
+      await input.press("Enter");
+      await page.waitForFunction(() => /flow 1: tcp \S+ -> \S+ closed/.test(document.querySelector("[data-testid='console-output']").textContent));
+      // The second row is now flow 2: the rows carry their flows' ids.
+      const box = await wire.boundingBox();
+      const [flowX, top, row] = (await wire.getAttribute("data-flow-rows")).split(" ").map(Number);
+      await page.mouse.click(box.x + flowX, box.y + top + row * 1.5);
+      await page.waitForFunction(() => document.querySelector("[data-testid='trace-flow-select']")?.value === "2");
+    },
+  },
+  {
     name: "wire view: a small aRFS host's flows leave the indirection table for the filters",
     timeoutMs: 60_000,
     async run(page, base) {
