@@ -50,7 +50,7 @@ pub struct FlowTrace {
 impl Sim {
     /// The path of flow `f` now (`None` if no such flow).
     pub fn trace_flow(&self, f: u32) -> Option<FlowTrace> {
-        let fl = self.flows.get(f as usize).filter(|_| !self.info[f as usize].closed)?;
+        let fl = self.flows.get(f as usize).filter(|_| !self.flow_closed(f))?;
         let fi = f as usize;
         let key = &self.info[fi].key;
         let fields = self.hash_fields[key.flow_type().index()];

@@ -70,7 +70,7 @@ impl Sim {
 
     /// Where flow `f` goes now (none for a closed flow: it has no path).
     pub fn flow_view(&self, f: u32) -> Option<FlowView> {
-        let fl = self.flows.get(f as usize).filter(|_| !self.info[f as usize].closed)?;
+        let fl = self.flows.get(f as usize).filter(|_| !self.flow_closed(f))?;
         let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);
         let (rule_queue, rule) = self.rx_queue(f as usize);
         let reader_queue = self.rmap.get(usize::from(reader_cpu)).copied().unwrap_or(u16::MAX);
@@ -85,7 +85,7 @@ impl Sim {
 
     /// The queue the NIC would pick for flow `f` now.
     pub fn flow_queue_now(&self, f: u32) -> Option<u16> {
-        (f < self.flow_count() && !self.info[f as usize].closed).then(|| self.rx_queue(f as usize).0)
+        (f < self.flow_count() && !self.flow_closed(f)).then(|| self.rx_queue(f as usize).0)
     }
 
     /// aRFS adds, re-points and expiries per RX queue since the start (index = queue; queues
