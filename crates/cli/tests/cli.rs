@@ -164,12 +164,17 @@ fn run_vary_prints_the_seed_table_side_by_side() {
     }
 }
 
-/// A reader that goes away (`steerlab run … | head -1`) ends the program quietly with the
+/// A reader that goes away (`steerlab solve … | head -1`) ends the program quietly with the
 /// shell's SIGPIPE status, never a panic.
+///
+/// The output must be larger than a pipe's buffer (64 KiB on Linux): a smaller one could be
+/// written whole before the test closes its end, and the program would rightly exit 0 (CI saw
+/// that once, with `run`'s 2.5 KB report on a loaded machine). About 440 KB here, so the write
+/// blocks until the reader is gone whatever the scheduling.
 #[test]
 fn a_closed_pipe_ends_quietly() {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_steerlab"))
-        .args(["run", "rss-basics", "--duration", "0.2"])
+        .args(["solve", "rss-basics", "--template", "tcp 10.0.0.1:* 10.0.0.2:80", "--spread", "4000"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
