@@ -4,7 +4,7 @@
 // Each test module exports `tests`: an array of { name, timeoutMs, run(page, baseUrl) }.
 // Every test gets a fresh browser context; console errors and page errors fail the test.
 import { readdirSync } from "node:fs";
-import { launchBrowser, serveDir, within } from "./harness.mjs";
+import { launchBrowser, outPath, serveDir, within } from "./harness.mjs";
 
 const dist = process.argv[2] ?? "dist";
 const here = new URL(".", import.meta.url).pathname;
@@ -33,6 +33,11 @@ try {
       } catch (e) {
         failed++;
         console.log(`FAIL ${file}: ${t.name}\n     ${String(e.stack ?? e).split("\n").join("\n     ")}`);
+        // What the page showed when the test gave up: the first thing to look at.
+        const shot = await outPath(`FAILED-${file.replace(".e2e.mjs", "")}-${failed}.png`);
+        if (await within(10_000, "failure screenshot", page.screenshot({ path: shot, fullPage: true })).then(() => true, () => false)) {
+          console.log(`     the page at failure: ${shot}`);
+        }
       } finally {
         await within(10_000, "close context", context.close()).catch(() => {});
       }
