@@ -301,6 +301,18 @@ tests.push({
     await page.waitForFunction(() => document.activeElement?.dataset.testid === "play");
     await page.keyboard.press("Enter");
     await page.waitForFunction(() => document.activeElement?.dataset.testid === "pause");
+    // A learner who clicks Pause and goes straight on to the console keeps the focus there:
+    // the worker's answer comes after they moved, and moving them to Play made their Enter
+    // press it (the first command was lost and time ran on; seen in CI).
+    const kept = await page.evaluate(async () => {
+      const input = document.querySelector("[data-testid=console-input]");
+      document.querySelector("[data-testid=pause]").click();
+      input.focus();
+      while (document.querySelector("[data-testid=play]").disabled) await new Promise((r) => requestAnimationFrame(r));
+      await new Promise((r) => requestAnimationFrame(r));
+      return document.activeElement === input;
+    });
+    expect(kept, "the console keeps the focus when the answer to Pause comes");
     // Run to the end: the page pauses at the suggested length and Play goes on past it.
     await page.getByTestId("run-to-end").click();
     await page.getByTestId("run-ended").waitFor({ timeout: 60_000 });

@@ -38,16 +38,22 @@ pub struct TransportProps {
 /// The transport bar.
 #[component]
 pub fn Transport(p: &TransportProps) -> Html {
-    // Play and Pause are one toggle for the keyboard: the one pressed is disabled at once, so
-    // focus moves to the other rather than falling back to the page.
+    // Play and Pause are one toggle for the keyboard: the one pressed is disabled once the
+    // worker answers, so focus moves to the other rather than falling back to the page. Only
+    // if focus is still there: a learner who clicked Pause and went on to the console before
+    // the answer came kept typing into it, and their Enter pressed Play.
     let (play_ref, pause_ref) = (use_node_ref(), use_node_ref());
     let pressed = use_mut_ref(|| false);
     {
         let (play_ref, pause_ref, pressed) = (play_ref.clone(), pause_ref.clone(), pressed.clone());
         use_effect_with(p.playing, move |playing| {
             if std::mem::take(&mut *pressed.borrow_mut()) {
-                let to = if *playing { &pause_ref } else { &play_ref };
-                if let Some(b) = to.cast::<web_sys::HtmlElement>() {
+                let (from, to) = if *playing { (&play_ref, &pause_ref) } else { (&pause_ref, &play_ref) };
+                let doc = web_sys::window().and_then(|w| w.document());
+                let active = doc.as_ref().and_then(|d| d.active_element());
+                let body = doc.as_ref().and_then(|d| d.body()).map(web_sys::Element::from);
+                let still_there = active.is_none() || active == body || active == from.cast::<web_sys::Element>();
+                if let Some(b) = to.cast::<web_sys::HtmlElement>().filter(|_| still_there) {
                     let _ = b.focus();
                 }
             }
