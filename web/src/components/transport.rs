@@ -39,9 +39,9 @@ pub struct TransportProps {
 #[component]
 pub fn Transport(p: &TransportProps) -> Html {
     // Play and Pause are one toggle for the keyboard: the one pressed is disabled once the
-    // worker answers, so focus moves to the other rather than falling back to the page. Only
-    // if focus is still there: a learner who clicked Pause and went on to the console before
-    // the answer came kept typing into it, and their Enter pressed Play.
+    // worker answers, so focus moves to the other rather than falling back to the page; but
+    // only if focus is still there. A learner who clicked Pause and moved on to the console
+    // before the answer came lost the focus to Play, and their next Enter pressed it.
     let (play_ref, pause_ref) = (use_node_ref(), use_node_ref());
     let pressed = use_mut_ref(|| false);
     {
