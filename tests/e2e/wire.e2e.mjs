@@ -15,14 +15,28 @@ async function changedPixels(page, id, ms) {
   });
 }
 
+/** Opens `lesson` and waits for its wire view. */
+async function openWire(page, base, lesson) {
+  await page.goto(`${base}?lesson=${lesson}`);
+  const wire = page.getByTestId("wire");
+  await wire.waitFor();
+  return wire;
+}
+
+/** Clicks the wire view's row `i` (at the geometry the canvas states); the trace picks `flow`. */
+async function clickRow(page, wire, i, flow) {
+  const box = await wire.boundingBox();
+  const [flowX, top, row] = (await wire.getAttribute("data-flow-rows")).split(" ").map(Number);
+  await page.mouse.click(box.x + flowX, box.y + top + row * (i + 0.5));
+  await page.waitForFunction((flow) => document.querySelector("[data-testid='trace-flow-select']")?.value === flow, String(flow));
+}
+
 export const tests = [
   {
     name: "wire view: packets move on a small host, stop when paused, a click on a flow traces it",
     timeoutMs: 60_000,
     async run(page, base) {
-      await page.goto(`${base}?lesson=rss-basics`);
-      const wire = page.getByTestId("wire");
-      await wire.waitFor();
+      const wire = await openWire(page, base, "rss-basics");
       const label = await wire.getAttribute("aria-label");
       expect(/13 flows, 13 through the indirection table/.test(label), `label counts flows: ${label}`);
       // The page opens playing.
@@ -34,20 +48,15 @@ export const tests = [
       await page.waitForTimeout(1800); // every dot in flight arrives
       const still = await changedPixels(page, "wire", 300);
       expect(still === 0, `nothing moves once paused and arrived (${still} pixels changed)`);
-      // Clicking a flow traces it (the third row, at the geometry the canvas states).
-      const box = await wire.boundingBox();
-      const [flowX, top, row] = (await wire.getAttribute("data-flow-rows")).split(" ").map(Number);
-      await page.mouse.click(box.x + flowX, box.y + top + row * 2.5);
-      await page.waitForFunction(() => document.querySelector("[data-testid='trace-flow-select']")?.value === "2");
+      // Clicking a flow traces it (the third row).
+      await clickRow(page, wire, 2, 2);
     },
   },
   {
     name: "wire view: a closed flow leaves the picture, a click still finds the flow it hits",
     timeoutMs: 60_000,
     async run(page, base) {
-      await page.goto(`${base}?lesson=rss-basics`);
-      const wire = page.getByTestId("wire");
-      await wire.waitFor();
+      const wire = await openWire(page, base, "rss-basics");
       await page.getByTestId("pause").click();
       const input = page.getByTestId("console-input");
       await input.fill("flow close 1");
@@ -57,18 +66,14 @@ export const tests = [
       await input.press("Enter");
       await page.waitForFunction(() => /flow 1: tcp \S+ -> \S+ closed/.test(document.querySelector("[data-testid='console-output']").textContent));
       // The second row is now flow 2: the rows carry their flows' ids.
-      const box = await wire.boundingBox();
-      const [flowX, top, row] = (await wire.getAttribute("data-flow-rows")).split(" ").map(Number);
-      await page.mouse.click(box.x + flowX, box.y + top + row * 1.5);
-      await page.waitForFunction(() => document.querySelector("[data-testid='trace-flow-select']")?.value === "2");
+      await clickRow(page, wire, 1, 2);
     },
   },
   {
     name: "wire view: a small aRFS host's flows leave the indirection table for the filters",
     timeoutMs: 60_000,
     async run(page, base) {
-      await page.goto(`${base}?lesson=tc-bypass`);
-      await page.getByTestId("wire").waitFor();
+      await openWire(page, base, "tc-bypass");
       // Paused while typing: RFS that steered a flow before aRFS was on would keep it steered
       // in software (set_rps_cpu only runs when the flow's CPU changes).
       await page.getByTestId("pause").click();
