@@ -30,6 +30,9 @@ fn run(lesson: &str, sets: &[&str]) -> Report {
 fn seed_000_arfs_hash_only_match_versus_full_tuple() {
     // (rps_flow_cnt, seed's avoided, seed's skips with the bug, seed's updates with the bug,
     // seed's adds with the fix where it gives them)
+    let total = |r: &Report| ["user_ns", "sys_ns", "softirq_ns"].iter().map(|k| r.int(&format!("cpu.{k}"))).sum::<u64>();
+    // Total CPU with the bug over total with the fix, in thousandths, per table size.
+    let mut overhead = Vec::new();
     for (flow_cnt, seed_avoided, seed_skip, seed_update, seed_add) in [(512u64, 310_826, 82_000_000, 533_973, Some(6_126_286)), (2048, 30_145, 7_200_000, 521_264, None)] {
         let sets = |driver: &str| {
             [format!("nic.driver={driver}"), format!("rfs.flow_cnt={flow_cnt}"), format!("rfs.sock_flow_entries={}", 144 * flow_cnt)]
@@ -68,14 +71,16 @@ fn seed_000_arfs_hash_only_match_versus_full_tuple() {
         if flow_cnt == 512 {
             // The seed's CPU rows move one way: total 29 vs 22.7 (+28 %), system 1441 vs 1171,
             // softirq 1245 vs 920, user 216 vs 183. The sandbox's mechanisms (the service
-            // task's runs and writes, the driver calls, arfs_lock held by the task's walk)
-            // give about +9 % in total (issue 19 asked for 10 %: the note says what is
-            // missing); none moves against the seed.
-            let total = |r: &Report| ["user_ns", "sys_ns", "softirq_ns"].iter().map(|k| r.int(&format!("cpu.{k}"))).sum::<u64>();
-            assert!(total(&bad) * 100 > total(&good) * 105, "total CPU {} vs {}", total(&bad), total(&good));
+            // task's runs and writes, the driver calls, arfs_lock held by the task's walk) give
+            // about +13 % in total, softirq and system moving the seed's way; user time has no
+            // mechanism in the sandbox and stays level (README, "Seed 000's CPU rows").
+            assert!(total(&bad) * 100 >= total(&good) * 110, "total CPU {} vs {}: at least +10 %", total(&bad), total(&good));
             assert!(bad.int("cpu.sys_ns") > good.int("cpu.sys_ns") && bad.int("cpu.user_ns") >= good.int("cpu.user_ns"));
         }
+        overhead.push(total(&bad) * 1000 / total(&good));
     }
+    // A bigger table hurts less: the seed's total is 29 vs 22.7 at 512 and 29 vs 24.9 at 2048.
+    assert!(overhead[0] > overhead[1] && overhead[1] > 1000, "CPU with the bug / without, in thousandths, at 512 and 2048: {overhead:?}");
 }
 
 /// Seed 002 (bRPC): several epoll readers per socket migrating inside a two-node host, mlx5.
