@@ -40,6 +40,9 @@ pub struct Counters {
     pub cpu_switches: u64,
     /// RPS IPIs sent to wake a remote backlog.
     pub ipis: u64,
+    /// Reads whose data another CPU processed: the reader was woken from there
+    /// (`try_to_wake_up` across CPUs), one IPI each.
+    pub remote_wakeups: u64,
     /// `ndo_rx_flow_steer` calls.
     pub arfs_calls: u64,
     /// Time spent waiting for mlx5's `arfs_lock`.

@@ -585,3 +585,60 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     assert!(sim.add_flow(flow(a, vec![t])).unwrap_err().to_string().contains("TIME_WAIT"));
     assert!(sim.snapshot() == before);
 }
+
+/// The ledger's nanoseconds of stage `name`.
+fn stage_ns(s: &steerlab_engine::Snapshot, name: &str) -> u64 {
+    s.ledger.iter().find(|(st, _)| st.name() == name).map_or(0, |(_, ns)| ns)
+}
+
+/// A reader that sleeps between its packets wakes for each one, whatever the tick length, and
+/// a packet processed on a CPU other than the reader's wakes it from there at an IPI's cost.
+#[test]
+fn a_sleeping_reader_wakes_for_every_packet_and_a_remote_wakeup_costs_an_ipi() {
+    let run = |tick_ns: u64| {
+        let mut sim = Sim::new(HostConfig { tick_ns, ..HostConfig::default() }).unwrap();
+        for c in 0..4 {
+            sim.add_thread(pinned(c)).unwrap();
+        }
+        for i in 0..32 {
+            sim.add_flow(flow(key(i, 80), vec![i % 4])).unwrap();
+        }
+        sim.advance_to(Nanos::from_ms(200));
+        sim.snapshot()
+    };
+    let (fine, coarse) = (run(1_000_000), run(100_000_000));
+    for s in [&fine, &coarse] {
+        let c = &s.counters;
+        assert_eq!(c.delivered, 32 * 10_000 / 5, "10,000 pps for 200 ms");
+        assert!(c.remote > 0 && c.local > 0, "RSS puts some flows on their reader's CPU, some not");
+        assert_eq!(c.remote_wakeups, c.remote, "every packet processed away from its reader wakes it");
+        let costs = steerlab_engine::costs::Costs::default();
+        assert_eq!(stage_ns(s, "wake_ipi"), c.remote_wakeups * costs.ipi_ns);
+        assert_eq!(stage_ns(s, "app_read") + stage_ns(s, "sys_read"), c.delivered * costs.app_read_ns, "a read a packet");
+    }
+    assert_eq!(fine.counters.remote_wakeups, coarse.counters.remote_wakeups, "reads do not depend on the tick");
+    assert_eq!(stage_ns(&fine, "app_read"), stage_ns(&coarse, "app_read"));
+}
+
+/// A reader whose packets come faster than it reads never sleeps: no wakeups, and its reads
+/// take at most its time.
+#[test]
+fn a_reader_busier_than_its_packets_never_sleeps() {
+    let mut sim = Sim::new(HostConfig::default()).unwrap();
+    sim.add_thread(pinned(0)).unwrap();
+    // 2 Mpps against 800 ns a read: 1.6 s of reading a second if each packet were a read.
+    let f = (0..64).find(|&i| {
+        let mut probe = Sim::new(HostConfig::default()).unwrap();
+        probe.add_flow(flow(key(i, 80), vec![])).unwrap();
+        probe.run_ticks(1);
+        probe.flow_view(0).unwrap().cpu != 0
+    });
+    let i = f.expect("a tuple that RSS sends away from CPU 0");
+    sim.add_flow(FlowSpec { rate_pps: 2_000_000, ..flow(key(i, 80), vec![0]) }).unwrap();
+    sim.advance_to(Nanos::from_ms(100));
+    let s = sim.snapshot();
+    assert_eq!(s.counters.remote, s.counters.delivered, "processed on another CPU");
+    assert_eq!(s.counters.remote_wakeups, 0, "nothing wakes a reader that never sleeps");
+    let reading = stage_ns(&s, "app_read") + stage_ns(&s, "sys_read");
+    assert!(reading <= 100_000_000 && reading > 99_000_000, "the reader reads all of its 100 ms: {reading} ns");
+}

@@ -58,7 +58,8 @@ impl Sim {
         // holds this reader's CPU, or there is no table or reader), where it falls in the
         // burst changes nothing: the burst runs whole and the read follows it.
         let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
-        let (mut unread, mut last) = (false, Fate::RingDrop);
+        // Packets that reached the socket since the last read.
+        let (mut unread, mut last) = (0, Fate::RingDrop);
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
             let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
@@ -66,19 +67,48 @@ impl Sim {
             if step.structural {
                 self.record(Event::Step { flow: f, fate: step.fate });
             }
-            unread |= matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. });
+            let processed_on = match step.fate {
+                Fate::Inline { queue } => Some(self.queues[usize::from(queue)].irq_cpu),
+                Fate::Backlog { cpu, .. } => Some(cpu),
+                _ => None,
+            };
+            if let (Some(on), Some(rc)) = (processed_on, reader_cpu) {
+                unread += m;
+                self.wake_reader(f, on, rc, m);
+            }
             left -= m;
             if before_read > 0 {
                 before_read -= m;
-                if before_read == 0 && unread {
-                    unread = false;
-                    self.recvmsg(f);
+                if before_read == 0 && unread > 0 {
+                    self.recvmsg(f, core::mem::take(&mut unread));
                 }
             }
         }
         self.flows[f].last_drop = last.drop_point();
-        if unread {
-            self.recvmsg(f);
+        if unread > 0 {
+            self.recvmsg(f, unread);
+        }
+    }
+
+    /// Whether flow `f`'s reader sleeps between its packets: a read (`app_read_ns`) takes less
+    /// than the gap between two packets. Otherwise it never sleeps: it reads as fast as it can,
+    /// several packets a read, and nothing has to wake it.
+    #[inline]
+    fn reader_sleeps(&self, f: usize) -> bool {
+        self.flows[f].rate_pps.saturating_mul(self.cfg.costs.app_read_ns) <= 1_000_000_000
+    }
+
+    /// `m` packets of flow `f` reached its socket on CPU `on`, each waking the reader on CPU
+    /// `rc` if it sleeps (`sk_data_ready` -> `sock_def_readable` -> `try_to_wake_up`). A wakeup
+    /// from another CPU costs that CPU an IPI (kernel/sched/core.c: `ttwu_queue_wakelist` puts
+    /// a task whose CPU is idle or shares no cache with the waker on that CPU's wake list and
+    /// interrupts it; a busy CPU's runqueue is locked from afar and usually sent a reschedule
+    /// IPI: priced as one IPI either way).
+    #[inline]
+    fn wake_reader(&mut self, f: usize, on: u16, rc: u16, m: u64) {
+        if on != rc && self.reader_sleeps(f) {
+            self.counters.remote_wakeups += m;
+            self.charge(on, Stage::WakeIpi, m);
         }
     }
 
@@ -122,17 +152,25 @@ impl Sim {
         sock.ents[sock.index(hash)] == SockFlowTable::value(hash, cpu, self.cpu_mask)
     }
 
-    /// The reader's `recvmsg` of flow `f`'s delivered packets: user and sys time, and
-    /// `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
+    /// The reader's reads of flow `f`'s `delivered` packets: user and sys time per read, one
+    /// read a packet for a reader that sleeps between them, else as many as its time allows
+    /// (at least one); and `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
     /// `rfs.record = cpuset` seed 002's rule. `_sock_rps_record_flow` records only a socket in
     /// `TCP_ESTABLISHED` (a TCP connection or a connected UDP socket): an unconnected UDP
     /// server socket leaves the table alone, and its packets follow plain RPS.
     #[inline]
-    pub(super) fn recvmsg(&mut self, f: usize) {
+    pub(super) fn recvmsg(&mut self, f: usize, delivered: u64) {
         let reader = self.flows[f].reader as usize;
         let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return };
-        self.charge(cpu, Stage::AppRead, 1);
-        self.charge(cpu, Stage::SysRead, 1);
+        let reads = if self.reader_sleeps(f) {
+            delivered
+        } else {
+            // The packets came over `delivered / rate` s; a read takes `app_read_ns`.
+            let per_read = u128::from(self.flows[f].rate_pps) * u128::from(self.cfg.costs.app_read_ns);
+            ((u128::from(delivered) * 1_000_000_000 / per_read) as u64).max(1)
+        };
+        self.charge(cpu, Stage::AppRead, reads);
+        self.charge(cpu, Stage::SysRead, reads);
         let hash = self.flows[f].skb_hash;
         let (Some(sock), true) = (self.sock.as_mut(), self.flows[f].established) else { return };
         let idx = sock.index(hash);
