@@ -35,6 +35,11 @@ macro_rules! cost_table {
             pub fn rows(&self) -> [CostRow; [$(stringify!($field)),+].len()] {
                 [$(CostRow { name: stringify!($field), value: self.$field, source: $source }),+]
             }
+            /// `(name, value)` in declaration order: the table without its sources, so that a
+            /// build that never prints them (the page) does not carry their text.
+            fn values(&self) -> [(&'static str, u64); [$(stringify!($field)),+].len()] {
+                [$((stringify!($field), self.$field)),+]
+            }
             /// Sets `name` (a field of this table) to `value`.
             pub fn set(&mut self, name: &str, value: u64) -> Result<(), ConfigError> {
                 match name {
@@ -74,9 +79,9 @@ cost_table! {
 impl Costs {
     /// All costs are bounded so that sums over a run cannot overflow.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        for row in self.rows() {
-            if row.value > 10_000_000 {
-                return Err(ConfigError { field: alloc::format!("cost.{}", row.name), accepted: "0..=10000000".into() });
+        for (name, value) in self.values() {
+            if value > 10_000_000 {
+                return Err(ConfigError { field: alloc::format!("cost.{name}"), accepted: "0..=10000000".into() });
             }
         }
         Ok(())
