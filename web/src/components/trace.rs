@@ -57,10 +57,20 @@ pub fn TracePanel(p: &TraceProps) -> Html {
                 { row("XDP", t.xdp.clone().unwrap_or_else(|| "no program".into())) }
                 { row("tc ingress", t.tc.clone().unwrap_or_else(|| "no ingress qdisc".into())) }
                 { row("RPS/RFS", t.rps_why.clone()) }
-                { row("reader", t.reader_cpu.map_or("none (consumed in softirq)".into(), |c| format!("thread on CPU {c}"))) }
+                { row("reader", reader(t)) }
             </dl>
             <BitWalk input={t.hash_input.clone()} rss_key={p.rss_key.clone()} hash={t.hash} />
         </div>
+    }
+}
+
+/// Where the reader runs, and what a packet processed elsewhere costs to wake it.
+fn reader(t: &FlowTrace) -> String {
+    let on = t.rps_cpu.unwrap_or(t.irq_cpu);
+    match t.reader_cpu {
+        None => "none (consumed in softirq)".into(),
+        Some(c) if c == on => format!("thread on CPU {c}, where its packets are processed"),
+        Some(c) => format!("thread on CPU {c}: CPU {on} processes its packets and wakes it with an IPI while it sleeps between them"),
     }
 }
 
