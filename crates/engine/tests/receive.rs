@@ -642,3 +642,23 @@ fn a_reader_busier_than_its_packets_never_sleeps() {
     let reading = stage_ns(&s, "app_read") + stage_ns(&s, "sys_read");
     assert!(reading <= 100_000_000 && reading > 99_000_000, "the reader reads all of its 100 ms: {reading} ns");
 }
+
+/// A flow that moves to a queue whose flow table slot was never used: the trace says the slot
+/// holds no CPU, not the sentinel's number.
+#[test]
+fn trace_of_a_flow_on_an_unused_slot_names_no_cpu() {
+    let mut sim = Sim::new(rfs_host(8, Driver::Generic)).unwrap();
+    let t = sim.add_thread(pinned(5)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(2);
+    let q = sim.trace_flow(0).unwrap().queue;
+    // Every indirection entry to another queue: the flow's next packet finds that queue's
+    // table, where its slot is empty.
+    let other = (q + 1) % 8;
+    let reta = sim.reta().equal(1, u32::from(other), 8).unwrap();
+    sim.set_reta(reta).unwrap();
+    let tr = sim.trace_flow(0).unwrap();
+    assert_eq!(tr.queue, other);
+    assert!(tr.rps_why.contains("holds no CPU yet") && !tr.rps_why.contains("65535"), "{}", tr.rps_why);
+    assert_eq!(tr.rps_cpu, Some(5));
+}

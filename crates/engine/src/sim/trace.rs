@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use super::records::RpsWhy;
 use super::rfs::{decide_rps, RfsTables};
 use super::{QueueRule, Sim};
+use crate::rps::NO_CPU;
 use crate::rss::hash_input;
 use crate::tc::SwResult;
 
@@ -119,6 +120,7 @@ impl Sim {
             RpsWhy::NotRecorded => plain("RFS: rps_sock_flow_table holds another flow's entry (or none) for this hash; "),
             RpsWhy::Recorded { .. } if c.stamp.is_none() => plain("RFS: the recorded CPU is not valid; "),
             RpsWhy::Recorded { slot, was, next } if was == next => format!("RFS: the socket was last read on CPU {next} and flow table slot {slot} already points there"),
+            RpsWhy::Recorded { slot, was: NO_CPU, next } => format!("RFS: the reader is on CPU {next}; slot {slot} holds no CPU yet (RPS_NO_CPU), so set_rps_cpu points it there"),
             RpsWhy::Recorded { slot, was, next } if c.switch.is_some() => format!("RFS: the reader is on CPU {next}; slot {slot} said CPU {was} and that CPU has processed this flow's packets, so set_rps_cpu moves it"),
             RpsWhy::Recorded { slot, was, next } => format!("RFS: the reader moved to CPU {next}; slot {slot} stays on CPU {was} until that CPU has processed this flow's queued packets (in-order rule)"),
         };
