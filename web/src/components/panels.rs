@@ -151,10 +151,9 @@ pub fn Ledger(p: &LedgerProps) -> Html {
     html! {
         <div class="ledger">
             <table data-testid="cost-ledger" class="ledger-table">
-                <caption>{ "CPU time by stage" }</caption>
+                <caption>{ "CPU time by stage (under 0.1 % not shown)" }</caption>
                 <tbody>
-                    { for stages.iter().filter(|(_, n)| *n > 0).map(|(name, n)| {
-                        let pct = n * 1000 / total;
+                    { for stages.iter().map(|(name, n)| (name, n, n * 1000 / total)).filter(|(_, _, pct)| *pct > 0).map(|(name, n, pct)| {
                         html! {
                             <tr><th scope="row">{ name }</th>
                                 <td class="num">{ format!("{:.3} s", *n as f64 / 1e9) }</td>
