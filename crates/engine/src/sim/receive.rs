@@ -60,6 +60,7 @@ impl Sim {
         let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
         // Packets that reached the socket since the last read.
         let (mut unread, mut last) = (0, Fate::RingDrop);
+        let sleeps = self.reader_sleeps(f);
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
             let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
@@ -74,39 +75,41 @@ impl Sim {
             };
             if let (Some(on), Some(rc)) = (processed_on, reader_cpu) {
                 unread += m;
-                self.wake_reader(f, on, rc, m);
+                self.wake_reader(on, rc, m, sleeps);
             }
             left -= m;
             if before_read > 0 {
                 before_read -= m;
                 if before_read == 0 && unread > 0 {
-                    self.recvmsg(f, core::mem::take(&mut unread));
+                    self.recvmsg(f, core::mem::take(&mut unread), sleeps);
                 }
             }
         }
         self.flows[f].last_drop = last.drop_point();
         if unread > 0 {
-            self.recvmsg(f, unread);
+            self.recvmsg(f, unread, sleeps);
         }
     }
 
     /// Whether flow `f`'s reader sleeps between its packets: a read (`app_read_ns`) takes less
     /// than the gap between two packets. Otherwise it never sleeps: it reads as fast as it can,
-    /// several packets a read, and nothing has to wake it.
+    /// several packets a read, and nothing has to wake it. (Rates are at most 1e8 pps and costs
+    /// 1e7 ns, so the product fits: no overflow check, which wasm pays for with a 128-bit
+    /// multiply.)
     #[inline]
     fn reader_sleeps(&self, f: usize) -> bool {
-        self.flows[f].rate_pps.saturating_mul(self.cfg.costs.app_read_ns) <= 1_000_000_000
+        self.flows[f].rate_pps * self.cfg.costs.app_read_ns <= 1_000_000_000
     }
 
-    /// `m` packets of flow `f` reached its socket on CPU `on`, each waking the reader on CPU
-    /// `rc` if it sleeps (`sk_data_ready` -> `sock_def_readable` -> `try_to_wake_up`). A wakeup
+    /// `m` packets reached their socket on CPU `on`, each waking the reader on CPU `rc` if it
+    /// `sleeps` (`sk_data_ready` -> `sock_def_readable` -> `try_to_wake_up`). A wakeup
     /// from another CPU costs that CPU an IPI (kernel/sched/core.c: `ttwu_queue_wakelist` puts
     /// a task whose CPU is idle or shares no cache with the waker on that CPU's wake list and
     /// interrupts it; a busy CPU's runqueue is locked from afar and usually sent a reschedule
     /// IPI: priced as one IPI either way).
     #[inline]
-    fn wake_reader(&mut self, f: usize, on: u16, rc: u16, m: u64) {
-        if on != rc && self.reader_sleeps(f) {
+    fn wake_reader(&mut self, on: u16, rc: u16, m: u64, sleeps: bool) {
+        if on != rc && sleeps {
             self.counters.remote_wakeups += m;
             self.charge(on, Stage::WakeIpi, m);
         }
@@ -153,16 +156,16 @@ impl Sim {
     }
 
     /// The reader's reads of flow `f`'s `delivered` packets: user and sys time per read, one
-    /// read a packet for a reader that sleeps between them, else as many as its time allows
-    /// (at least one); and `sock_rps_record_flow` -> `rps_record_sock_flow` (include/net/rps.h), or under
-    /// `rfs.record = cpuset` seed 002's rule. `_sock_rps_record_flow` records only a socket in
+    /// read a packet for a reader that `sleeps` between them, else as many as its time allows
+    /// (at least one); and `sock_rps_record_flow` -> `rps_record_sock_flow`
+    /// (include/net/rps.h), or under `rfs.record = cpuset` seed 002's rule. `_sock_rps_record_flow` records only a socket in
     /// `TCP_ESTABLISHED` (a TCP connection or a connected UDP socket): an unconnected UDP
     /// server socket leaves the table alone, and its packets follow plain RPS.
     #[inline]
-    pub(super) fn recvmsg(&mut self, f: usize, delivered: u64) {
+    pub(super) fn recvmsg(&mut self, f: usize, delivered: u64, sleeps: bool) {
         let reader = self.flows[f].reader as usize;
         let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return };
-        let reads = if self.reader_sleeps(f) {
+        let reads = if sleeps {
             delivered
         } else {
             // The packets came over `delivered / rate` s; a read takes `app_read_ns`.
