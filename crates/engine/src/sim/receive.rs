@@ -60,7 +60,6 @@ impl Sim {
         let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
         // Packets that reached the socket since the last read.
         let (mut unread, mut last) = (0, Fate::RingDrop);
-        let sleeps = self.reader_sleeps(f);
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
             let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
@@ -68,26 +67,20 @@ impl Sim {
             if step.structural {
                 self.record(Event::Step { flow: f, fate: step.fate });
             }
-            let processed_on = match step.fate {
-                Fate::Inline { queue } => Some(self.queues[usize::from(queue)].irq_cpu),
-                Fate::Backlog { cpu, .. } => Some(cpu),
-                _ => None,
-            };
-            if let (Some(on), Some(rc)) = (processed_on, reader_cpu) {
+            if matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. }) {
                 unread += m;
-                self.wake_reader(on, rc, m, sleeps);
             }
             left -= m;
             if before_read > 0 {
                 before_read -= m;
                 if before_read == 0 && unread > 0 {
-                    self.recvmsg(f, core::mem::take(&mut unread), sleeps);
+                    self.recvmsg(f, core::mem::take(&mut unread));
                 }
             }
         }
         self.flows[f].last_drop = last.drop_point();
         if unread > 0 {
-            self.recvmsg(f, unread, sleeps);
+            self.recvmsg(f, unread);
         }
     }
 
@@ -99,20 +92,6 @@ impl Sim {
     #[inline]
     fn reader_sleeps(&self, f: usize) -> bool {
         self.flows[f].rate_pps * self.cfg.costs.app_read_ns <= 1_000_000_000
-    }
-
-    /// `m` packets reached their socket on CPU `on`, each waking the reader on CPU `rc` if it
-    /// `sleeps` (`sk_data_ready` -> `sock_def_readable` -> `try_to_wake_up`). A wakeup
-    /// from another CPU costs that CPU an IPI (kernel/sched/core.c: `ttwu_queue_wakelist` puts
-    /// a task whose CPU is idle or shares no cache with the waker on that CPU's wake list and
-    /// interrupts it; a busy CPU's runqueue is locked from afar and usually sent a reschedule
-    /// IPI: priced as one IPI either way).
-    #[inline]
-    fn wake_reader(&mut self, on: u16, rc: u16, m: u64, sleeps: bool) {
-        if on != rc && sleeps {
-            self.counters.remote_wakeups += m;
-            self.charge(on, Stage::WakeIpi, m);
-        }
     }
 
     /// `enqueue_to_backlog`'s test on `cpu`'s backlog now (net/core/dev.c): packets are taken
@@ -156,16 +135,17 @@ impl Sim {
     }
 
     /// The reader's reads of flow `f`'s `delivered` packets: user and sys time per read, one
-    /// read a packet for a reader that `sleeps` between them, else as many as its time allows
+    /// read a packet for a reader that sleeps between them, else as many as its time allows
     /// (at least one); and `sock_rps_record_flow` -> `rps_record_sock_flow`
-    /// (include/net/rps.h), or under `rfs.record = cpuset` seed 002's rule. `_sock_rps_record_flow` records only a socket in
-    /// `TCP_ESTABLISHED` (a TCP connection or a connected UDP socket): an unconnected UDP
-    /// server socket leaves the table alone, and its packets follow plain RPS.
+    /// (include/net/rps.h), or under `rfs.record = cpuset` seed 002's rule.
+    /// `_sock_rps_record_flow` records only a socket in `TCP_ESTABLISHED` (a TCP connection or
+    /// a connected UDP socket): an unconnected UDP server socket leaves the table alone, and
+    /// its packets follow plain RPS.
     #[inline]
-    pub(super) fn recvmsg(&mut self, f: usize, delivered: u64, sleeps: bool) {
+    pub(super) fn recvmsg(&mut self, f: usize, delivered: u64) {
         let reader = self.flows[f].reader as usize;
         let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return };
-        let reads = if sleeps {
+        let reads = if self.reader_sleeps(f) {
             delivered
         } else {
             // The packets came over `delivered / rate` s; a read takes `app_read_ns`.
@@ -305,6 +285,13 @@ impl Sim {
         }
         let node = |c: u16| self.nodes[usize::from(c)];
         let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
+        // Each packet reaching the socket wakes a reader that sleeps between its packets
+        // (`sk_data_ready` -> `sock_def_readable` -> `try_to_wake_up`). From another CPU that
+        // costs this CPU an IPI (kernel/sched/core.c: `ttwu_queue_wakelist` puts a task whose
+        // CPU is idle or shares no cache with the waker on that CPU's wake list and interrupts
+        // it; a busy CPU's runqueue is locked from afar and usually sent a reschedule IPI:
+        // priced as one IPI either way).
+        let woken_from_here = cpu != rc && reader_cpu.is_some() && self.reader_sleeps(f);
         let c = &mut self.cpus[usize::from(cpu)];
         c.stats.packets += m;
         let row = &mut c.work;
@@ -314,6 +301,10 @@ impl Sim {
         } else {
             self.counters.remote += m;
             row.add(Stage::RemotePenalty, m);
+        }
+        if woken_from_here {
+            self.counters.remote_wakeups += m;
+            row.add(Stage::WakeIpi, m);
         }
         if crossings > 0 {
             row.add(Stage::CrossNuma, crossings * m);
