@@ -10,11 +10,17 @@ use steerlab_web::embed::{parse_message, HostMessage};
 
 fn host() -> &'static Sim {
     static HOST: OnceLock<Sim> = OnceLock::new();
-    HOST.get_or_init(|| steerlab_scenario::load("rss-basics", &[]).and_then(|s| s.build()).expect("a lesson builds"))
+    HOST.get_or_init(|| {
+        steerlab_scenario::load("rss-basics", &[])
+            .and_then(|s| s.build())
+            .expect("a lesson builds")
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
     if let Ok(HostMessage::Command(line)) = parse_message(&value) {
         let mut sim = host().clone();
         let _ = steerlab_console::execute(&mut sim, &line);

@@ -12,13 +12,21 @@ fuzz_target!(|data: &[u8]| {
     let imported = match steerlab_scenario::capture::import(capture) {
         Ok(i) => i,
         Err(e) => {
-            assert!(e.0.starts_with("line ") || e.0.starts_with("the capture is"), "an error without its line: {e}");
+            assert!(
+                e.0.starts_with("line ") || e.0.starts_with("the capture is"),
+                "an error without its line: {e}"
+            );
             return;
         }
     };
     let mut sim = imported.scenario.build().expect("an imported host builds");
-    imported.scenario.apply_due(&mut sim).expect("an imported host's commands apply");
-    let Ok(keys) = steerlab_scenario::predict::parse_flows(flows) else { return };
+    imported
+        .scenario
+        .apply_due(&mut sim)
+        .expect("an imported host's commands apply");
+    let Ok(keys) = steerlab_scenario::predict::parse_flows(flows) else {
+        return;
+    };
     for k in keys.iter().take(64) {
         let p = steerlab_scenario::predict::predict(&sim, k);
         assert!(p.queue < sim.config().rx_queues && p.irq_cpu < sim.config().cpus);

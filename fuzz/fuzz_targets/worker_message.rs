@@ -8,7 +8,9 @@ use steerlab_web::controller::{decode, Action, Session};
 fuzz_target!(|data: &[u8]| {
     let Ok(action) = decode::<Action>(data) else { return };
     // Far seeks and loads replay long runs: decoded only.
-    if matches!(action, Action::Seek(ms) if ms > 2_000) || matches!(action, Action::RunToEnd | Action::Restore(_) | Action::Load { .. }) {
+    if matches!(action, Action::Seek(ms) if ms > 2_000)
+        || matches!(action, Action::RunToEnd | Action::Restore(_) | Action::Load { .. })
+    {
         return;
     }
     let mut s = Session::default();

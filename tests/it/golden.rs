@@ -18,5 +18,9 @@ fn lesson_digests_match_the_golden_file() {
             mismatches.push(format!("{id}: {want} -> {got}"));
         }
     }
-    assert!(mismatches.is_empty(), "digests changed ({}); if intended, write this to tests/golden/digests.txt:\n{fresh}", mismatches.join(", "));
+    assert!(
+        mismatches.is_empty(),
+        "digests changed ({}); if intended, write this to tests/golden/digests.txt:\n{fresh}",
+        mismatches.join(", ")
+    );
 }

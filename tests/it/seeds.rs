@@ -10,8 +10,15 @@ fn run(lesson: &str, sets: &[&str]) -> Report {
     let sim = scenario.run().unwrap_or_else(|e| panic!("{lesson}: {e}"));
     let report = Report::new(&scenario, &sim);
     // No packet is silently lost.
-    let (offered, delivered, in_flight) = (report.int("packets.offered"), report.int("packets.delivered"), report.int("packets.in_flight"));
-    let dropped: u64 = ["ring_full", "backlog_full", "xdp", "tc"].iter().map(|k| report.int(&format!("packets.dropped.{k}"))).sum();
+    let (offered, delivered, in_flight) = (
+        report.int("packets.offered"),
+        report.int("packets.delivered"),
+        report.int("packets.in_flight"),
+    );
+    let dropped: u64 = ["ring_full", "backlog_full", "xdp", "tc"]
+        .iter()
+        .map(|k| report.int(&format!("packets.dropped.{k}")))
+        .sum();
     assert_eq!(offered, delivered + dropped + in_flight, "{lesson}: conservation");
     report
 }
@@ -30,40 +37,85 @@ fn run(lesson: &str, sets: &[&str]) -> Report {
 fn seed_000_arfs_hash_only_match_versus_full_tuple() {
     // (rps_flow_cnt, seed's avoided, seed's skips with the bug, seed's updates with the bug,
     // seed's adds with the fix where it gives them)
-    let total = |r: &Report| ["user_ns", "sys_ns", "softirq_ns"].iter().map(|k| r.int(&format!("cpu.{k}"))).sum::<u64>();
+    let total = |r: &Report| {
+        ["user_ns", "sys_ns", "softirq_ns"]
+            .iter()
+            .map(|k| r.int(&format!("cpu.{k}")))
+            .sum::<u64>()
+    };
     // Total CPU with the bug over total with the fix, in thousandths, per table size.
     let mut overhead = Vec::new();
-    for (flow_cnt, seed_avoided, seed_skip, seed_update, seed_add) in [(512u64, 310_826, 82_000_000, 533_973, Some(6_126_286)), (2048, 30_145, 7_200_000, 521_264, None)] {
+    for (flow_cnt, seed_avoided, seed_skip, seed_update, seed_add) in [
+        (512u64, 310_826, 82_000_000, 533_973, Some(6_126_286)),
+        (2048, 30_145, 7_200_000, 521_264, None),
+    ] {
         let sets = |driver: &str| {
-            [format!("nic.driver={driver}"), format!("rfs.flow_cnt={flow_cnt}"), format!("rfs.sock_flow_entries={}", 144 * flow_cnt)]
+            [
+                format!("nic.driver={driver}"),
+                format!("rfs.flow_cnt={flow_cnt}"),
+                format!("rfs.sock_flow_entries={}", 144 * flow_cnt),
+            ]
         };
         let bad_sets = sets("ice-hash-match");
         let good_sets = sets("ice");
-        let bad = run("arfs-collision", &bad_sets.iter().map(String::as_str).collect::<Vec<_>>());
-        let good = run("arfs-collision", &good_sets.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(bad.get("sim_seconds").and_then(|v| v.as_f64()), Some(180.0), "the full 180 s ran");
+        let bad = run(
+            "arfs-collision",
+            &bad_sets.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        let good = run(
+            "arfs-collision",
+            &good_sets.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        assert_eq!(
+            bad.get("sim_seconds").and_then(|v| v.as_f64()),
+            Some(180.0),
+            "the full 180 s ran"
+        );
         let within_10x = |got: u64, seed: u64| got * 10 >= seed && got <= seed * 10;
         // The update storm: hundreds of thousands, against (near) zero.
         let update = bad.int("arfs.update");
-        assert!(within_10x(update, seed_update), "flow_cnt {flow_cnt}: hash-only updates {update} (seed {seed_update})");
-        assert!(good.int("arfs.update") < 100, "flow_cnt {flow_cnt}: full-tuple updates {}", good.int("arfs.update"));
+        assert!(
+            within_10x(update, seed_update),
+            "flow_cnt {flow_cnt}: hash-only updates {update} (seed {seed_update})"
+        );
+        assert!(
+            good.int("arfs.update") < 100,
+            "flow_cnt {flow_cnt}: full-tuple updates {}",
+            good.int("arfs.update")
+        );
         assert_eq!(bad.int("arfs.misprogram_avoided"), 0);
         let avoided = good.int("arfs.misprogram_avoided");
-        assert!(within_10x(avoided, seed_avoided), "flow_cnt {flow_cnt}: avoided {avoided} (seed {seed_avoided})");
+        assert!(
+            within_10x(avoided, seed_avoided),
+            "flow_cnt {flow_cnt}: avoided {avoided} (seed {seed_avoided})"
+        );
         // Adds and expiries churn the same with and without the fix (seed, at 512: 6.08M vs
         // 6.13M). The seed gives no adds at 2048, where the hash-only driver's stolen filters
         // expire and come back more often in the sandbox: not held to a figure there.
         let (ba, ga) = (bad.int("arfs.add"), good.int("arfs.add"));
         if let Some(seed_add) = seed_add {
-            assert!(ba * 10 > ga * 8 && ga * 10 > ba * 8, "flow_cnt {flow_cnt}: adds {ba} vs {ga}");
-            assert!(within_10x(ga, seed_add), "flow_cnt {flow_cnt}: adds {ga} (seed {seed_add})");
+            assert!(
+                ba * 10 > ga * 8 && ga * 10 > ba * 8,
+                "flow_cnt {flow_cnt}: adds {ba} vs {ga}"
+            );
+            assert!(
+                within_10x(ga, seed_add),
+                "flow_cnt {flow_cnt}: adds {ga} (seed {seed_add})"
+            );
         }
         // Skips: calls while a filter waits for the service task, more with the bug.
         let (bs, gs) = (bad.int("arfs.skip"), good.int("arfs.skip"));
-        assert!(within_10x(bs, seed_skip) && bs > gs, "flow_cnt {flow_cnt}: skips {bs} vs {gs} (seed {seed_skip})");
+        assert!(
+            within_10x(bs, seed_skip) && bs > gs,
+            "flow_cnt {flow_cnt}: skips {bs} vs {gs} (seed {seed_skip})"
+        );
         // A re-pointed filter sends its flow to another flow's queue; the fixed driver never
         // does (readers are pinned): orders of magnitude.
-        assert!(bad.int("arfs.missteered") > 100_000, "flow_cnt {flow_cnt}: missteered {}", bad.int("arfs.missteered"));
+        assert!(
+            bad.int("arfs.missteered") > 100_000,
+            "flow_cnt {flow_cnt}: missteered {}",
+            bad.int("arfs.missteered")
+        );
         assert_eq!(good.int("arfs.missteered"), 0);
         assert!(bad.int("steering.wrong_queue") > good.int("steering.wrong_queue"));
         // More driver calls and wrong queues: more softirq time (seed: 1245 vs 920).
@@ -75,13 +127,23 @@ fn seed_000_arfs_hash_only_match_versus_full_tuple() {
             // readers woken from another CPU) give about +11 % in total, softirq and system
             // moving the seed's way; user time has no mechanism in the sandbox and stays level
             // (README, "Seed 000's CPU rows").
-            assert!(total(&bad) * 100 >= total(&good) * 110, "total CPU {} vs {}: at least +10 %", total(&bad), total(&good));
-            assert!(bad.int("cpu.sys_ns") > good.int("cpu.sys_ns") && bad.int("cpu.user_ns") >= good.int("cpu.user_ns"));
+            assert!(
+                total(&bad) * 100 >= total(&good) * 110,
+                "total CPU {} vs {}: at least +10 %",
+                total(&bad),
+                total(&good)
+            );
+            assert!(
+                bad.int("cpu.sys_ns") > good.int("cpu.sys_ns") && bad.int("cpu.user_ns") >= good.int("cpu.user_ns")
+            );
         }
         overhead.push(total(&bad) * 1000 / total(&good));
     }
     // A bigger table hurts less: the seed's total is 29 vs 22.7 at 512 and 29 vs 24.9 at 2048.
-    assert!(overhead[0] > overhead[1] && overhead[1] > 1000, "CPU with the bug / without, in thousandths, at 512 and 2048: {overhead:?}");
+    assert!(
+        overhead[0] > overhead[1] && overhead[1] > 1000,
+        "CPU with the bug / without, in thousandths, at 512 and 2048: {overhead:?}"
+    );
 }
 
 /// Seed 002 (bRPC): several epoll readers per socket migrating inside a two-node host, mlx5.
@@ -111,9 +173,17 @@ fn seed_003_xps_map_removes_the_hash_pick() {
     assert_eq!(all.int("xps.hash_picks"), 0);
     assert!(all.int("xps.map_picks") > 1_000_000);
     // The pick is a visible share of the sender's time without a map, small with one.
-    let sender_sys = |r: &Report| r.get("cpus").and_then(|c| c.as_array()).map(|c| c[6]["sys_ns"].as_u64().unwrap_or(0)).unwrap_or(0);
+    let sender_sys = |r: &Report| {
+        r.get("cpus")
+            .and_then(|c| c.as_array())
+            .map(|c| c[6]["sys_ns"].as_u64().unwrap_or(0))
+            .unwrap_or(0)
+    };
     let hash_share = none.int("ledger.tx_pick_hash_ns") as f64 / (sender_sys(&none) as f64).max(1.0);
-    assert!((0.06..0.09).contains(&hash_share), "skb_tx_hash share of the sender's sys time {hash_share}");
+    assert!(
+        (0.06..0.09).contains(&hash_share),
+        "skb_tx_hash share of the sender's sys time {hash_share}"
+    );
     let xps_share = all.int("ledger.tx_pick_xps_ns") as f64 / (sender_sys(&all) as f64).max(1.0);
     assert!(xps_share < 0.012, "XPS pick share {xps_share}");
     let gain = all.int("xps.msgs_per_sec") as f64 / none.int("xps.msgs_per_sec") as f64;
@@ -129,8 +199,16 @@ fn seed_004_xdp_kfunc_cost_calibration() {
     let base = run("xdp-kfunc-cost", &["xdp.kfuncs=0"]);
     let meta = run("xdp-kfunc-cost", &["xdp.kfuncs=3"]);
     let close = |x: f64, want: f64| (x - want).abs() / want < 0.01;
-    assert!(close(f(&base, "xdp.ns_per_pkt"), 38.94), "{}", f(&base, "xdp.ns_per_pkt"));
-    assert!(close(f(&meta, "xdp.ns_per_pkt"), 41.80), "{}", f(&meta, "xdp.ns_per_pkt"));
+    assert!(
+        close(f(&base, "xdp.ns_per_pkt"), 38.94),
+        "{}",
+        f(&base, "xdp.ns_per_pkt")
+    );
+    assert!(
+        close(f(&meta, "xdp.ns_per_pkt"), 41.80),
+        "{}",
+        f(&meta, "xdp.ns_per_pkt")
+    );
     assert!(close(f(&base, "xdp.mpps_per_core"), 25.678262));
     assert!(close(f(&meta, "xdp.mpps_per_core"), 23.924109));
     assert!(meta.int("packets.dropped.ring_full") > base.int("packets.dropped.ring_full"));
@@ -158,7 +236,15 @@ fn seed_001_tc_bypass_legacy_versus_usesw() {
     assert!(legacy.int("tc.sw_missed") > 0);
     assert_eq!(usesw.int("tc.sw_missed"), 0);
     assert_eq!((legacy.int("tc.filtercnt"), legacy.int("tc.skipswcnt")), (1, 1));
-    assert!(usesw.int("packets.dropped.tc") > legacy.int("packets.dropped.tc"), "the DNS filter drops again");
+    assert!(
+        usesw.int("packets.dropped.tc") > legacy.int("packets.dropped.tc"),
+        "the DNS filter drops again"
+    );
     let secs = |r: &Report| r.get("tc.insert_seconds").and_then(|v| v.as_f64()).unwrap();
-    assert!((secs(&legacy) - 50.8).abs() < 0.5 && (secs(&usesw) - 17.7).abs() < 0.3, "{} {}", secs(&legacy), secs(&usesw));
+    assert!(
+        (secs(&legacy) - 50.8).abs() < 0.5 && (secs(&usesw) - 17.7).abs() < 0.3,
+        "{} {}",
+        secs(&legacy),
+        secs(&usesw)
+    );
 }

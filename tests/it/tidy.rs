@@ -22,10 +22,13 @@ fn sources(sub: &str) -> Vec<(PathBuf, String)> {
     let mut files = Vec::new();
     rust_files(&root().join(sub), &mut files);
     files.sort();
-    files.into_iter().map(|p| {
-        let text = fs::read_to_string(&p).expect("read source");
-        (p, text)
-    }).collect()
+    files
+        .into_iter()
+        .map(|p| {
+            let text = fs::read_to_string(&p).expect("read source");
+            (p, text)
+        })
+        .collect()
 }
 
 /// Every Rust file starts with a module doc comment saying what it is for.
@@ -34,7 +37,11 @@ fn every_module_has_a_doc_comment() {
     for dir in ["crates", "web/src", "tests"] {
         for (path, text) in sources(dir) {
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            assert!(first.starts_with("//!"), "{}: first line must be a //! module doc", path.display());
+            assert!(
+                first.starts_with("//!"),
+                "{}: first line must be a //! module doc",
+                path.display()
+            );
         }
     }
 }
@@ -43,12 +50,26 @@ fn every_module_has_a_doc_comment() {
 /// order from hashing (kernel-faithful determinism, issue 3).
 #[test]
 fn engine_is_pure() {
-    let forbidden = ["std::", "HashMap", "HashSet", "Instant", "SystemTime", "rand::", "thread_local", "static mut"];
+    let forbidden = [
+        "std::",
+        "HashMap",
+        "HashSet",
+        "Instant",
+        "SystemTime",
+        "rand::",
+        "thread_local",
+        "static mut",
+    ];
     for (path, text) in sources("crates/engine/src") {
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
             for word in forbidden {
-                assert!(!code.contains(word), "{}:{}: `{word}` is not allowed in the engine", path.display(), n + 1);
+                assert!(
+                    !code.contains(word),
+                    "{}:{}: `{word}` is not allowed in the engine",
+                    path.display(),
+                    n + 1
+                );
             }
         }
     }

@@ -1,9 +1,9 @@
 //! Charts drawn with plotters on a canvas, sized by devicePixelRatio so they stay crisp, with
 //! legends and axis labels; exported as PNG (the canvas) and CSV (the data).
 
-use plotters_backend as pb;
 use pb::{BackendColor, BackendCoord, DrawingErrorKind};
 use plotters::prelude::*;
+use plotters_backend as pb;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -26,11 +26,22 @@ pub const PALETTE: [RGBColor; 8] = [
 #[derive(Clone, Debug, PartialEq)]
 pub enum ChartData {
     /// One bar per item (RX queue, CPU); `warn` bars are drawn in the warning colour.
-    Bars { title: &'static str, x: &'static str, y: &'static str, values: Vec<u64>, warn: Vec<bool> },
+    Bars {
+        title: &'static str,
+        x: &'static str,
+        y: &'static str,
+        values: Vec<u64>,
+        warn: Vec<bool>,
+    },
     /// Lines over the last samples (per 100 ms of simulated time); `log`: a log10 y axis
     /// (a storm of thousands per second stays visible beside a million, values below 1 sit
     /// at 1).
-    Lines { title: &'static str, y: &'static str, series: Vec<Series>, log: bool },
+    Lines {
+        title: &'static str,
+        y: &'static str,
+        series: Vec<Series>,
+        log: bool,
+    },
 }
 
 impl ChartData {
@@ -51,7 +62,10 @@ impl ChartData {
         match self {
             ChartData::Bars { x, y, values, .. } => {
                 let mut out = format!("{x},{y}\n");
-                values.iter().enumerate().for_each(|(i, v)| out.push_str(&format!("{i},{v}\n")));
+                values
+                    .iter()
+                    .enumerate()
+                    .for_each(|(i, v)| out.push_str(&format!("{i},{v}\n")));
                 out
             }
             ChartData::Lines { series, .. } => {
@@ -59,7 +73,10 @@ impl ChartData {
                 let mut out = format!("sample,{}\n", names.join(","));
                 let n = series.iter().map(|s| s.values.len()).max().unwrap_or(0);
                 for i in 0..n {
-                    let row: Vec<String> = series.iter().map(|s| s.values.get(i).map_or(String::new(), |v| format!("{v:.0}"))).collect();
+                    let row: Vec<String> = series
+                        .iter()
+                        .map(|s| s.values.get(i).map_or(String::new(), |v| format!("{v:.0}")))
+                        .collect();
                     out.push_str(&format!("{i},{}\n", row.join(",")));
                 }
                 out
@@ -96,7 +113,10 @@ impl CssSize {
 
 /// Resizes the canvas backing store to its CSS size times devicePixelRatio; returns the ratio.
 pub fn fit_to_device_pixels(canvas: &HtmlCanvasElement, (css_w, css_h): (f64, f64)) -> f64 {
-    let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
+    let ratio = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0);
     let (w, h) = ((css_w * ratio).round() as u32, (css_h * ratio).round() as u32);
     if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);
@@ -123,7 +143,12 @@ struct Canvas {
 
 impl Canvas {
     fn set_font<T: pb::BackendTextStyle>(&self, style: &T) {
-        let font = format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str());
+        let font = format!(
+            "{} {}px {}",
+            style.style().as_str(),
+            style.size(),
+            style.family().as_str()
+        );
         if *self.font.borrow() != font {
             self.ctx.set_font(&font);
             *self.font.borrow_mut() = font;
@@ -147,22 +172,52 @@ impl DrawingBackend for Canvas {
     fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), DrawingErrorKind<CanvasError>> {
         self.inner.draw_pixel(point, color)
     }
-    fn draw_line<S: pb::BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), DrawingErrorKind<CanvasError>> {
+    fn draw_line<S: pb::BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
         self.inner.draw_line(from, to, style)
     }
-    fn draw_rect<S: pb::BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, style: &S, fill: bool) -> Result<(), DrawingErrorKind<CanvasError>> {
+    fn draw_rect<S: pb::BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
         self.inner.draw_rect(a, b, style, fill)
     }
-    fn draw_path<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result<(), DrawingErrorKind<CanvasError>> {
+    fn draw_path<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
         self.inner.draw_path(path, style)
     }
-    fn draw_circle<S: pb::BackendStyle>(&mut self, c: BackendCoord, r: u32, style: &S, fill: bool) -> Result<(), DrawingErrorKind<CanvasError>> {
+    fn draw_circle<S: pb::BackendStyle>(
+        &mut self,
+        c: BackendCoord,
+        r: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
         self.inner.draw_circle(c, r, style, fill)
     }
-    fn fill_polygon<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Result<(), DrawingErrorKind<CanvasError>> {
+    fn fill_polygon<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
         self.inner.fill_polygon(vert, style)
     }
-    fn draw_text<T: pb::BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> Result<(), DrawingErrorKind<CanvasError>> {
+    fn draw_text<T: pb::BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &T,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
         let color = style.color();
         if !matches!(style.transform(), pb::FontTransform::None) || color.alpha == 0.0 {
             return self.inner.draw_text(text, style, pos);
@@ -180,14 +235,19 @@ impl DrawingBackend for Canvas {
             pb::text_anchor::VPos::Bottom => "bottom",
         });
         let (r, g, b) = color.rgb;
-        self.ctx.set_fill_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
+        self.ctx
+            .set_fill_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
         match self.ctx.fill_text(text, f64::from(pos.0), f64::from(pos.1)) {
             Ok(()) => Ok(()),
             // The backend reports the error in its own type.
             Err(_) => self.inner.draw_text(text, style, pos),
         }
     }
-    fn estimate_text_size<T: pb::BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
+    fn estimate_text_size<T: pb::BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &T,
+    ) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
         // The same font string text is drawn with.
         self.set_font(style);
         let width = self.ctx.measure_text(text).map_or(0.0, |m| m.width());
@@ -210,7 +270,20 @@ fn compact(v: f64) -> String {
 
 /// A chart's frame on `root`: its title, room for the axes' labels and names, and the axes
 /// over `xs` × `ys` (`scale`: device pixels per CSS pixel).
-fn frame<'a>(root: &'a DrawingArea<Canvas, plotters::coord::Shift>, title: &str, xs: std::ops::Range<f64>, ys: std::ops::Range<f64>, scale: f64) -> Result<ChartContext<'a, Canvas, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>, String> {
+fn frame<'a>(
+    root: &'a DrawingArea<Canvas, plotters::coord::Shift>,
+    title: &str,
+    xs: std::ops::Range<f64>,
+    ys: std::ops::Range<f64>,
+    scale: f64,
+) -> Result<
+    ChartContext<
+        'a,
+        Canvas,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    String,
+> {
     let px = |v: f64| (v * scale) as u32;
     ChartBuilder::on(root)
         .caption(title, ("sans-serif", 14.0 * scale))
@@ -225,14 +298,29 @@ fn frame<'a>(root: &'a DrawingArea<Canvas, plotters::coord::Shift>, title: &str,
 pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Result<(), String> {
     let scale = fit_to_device_pixels(&canvas, css);
     let font = |px: f64| ("sans-serif", px * scale);
-    let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into().ok()).ok_or("canvas has no 2d context")?;
+    let ctx: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or("canvas has no 2d context")?;
     let inner = CanvasBackend::with_canvas_object(canvas).ok_or("canvas has no 2d context")?;
-    let backend = Canvas { inner, ctx, font: Default::default() };
+    let backend = Canvas {
+        inner,
+        ctx,
+        font: Default::default(),
+    };
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let px = |v: f64| (v * scale) as u32;
     match data {
-        ChartData::Bars { title, x, y, values, warn } => {
+        ChartData::Bars {
+            title,
+            x,
+            y,
+            values,
+            warn,
+        } => {
             // Bars on the same f64 × f64 axes as the lines: one instantiation of plotters'
             // chart code for both kinds keeps the page bundle smaller.
             let n = values.len().max(1) as f64;
@@ -245,7 +333,13 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 .x_desc(*x)
                 .y_desc(*y)
                 // Ticks fall between bars too: only whole numbers name a bar.
-                .x_label_formatter(&|v| if (v - v.round()).abs() < 1e-6 { format!("{}", v.round() as i64) } else { String::new() })
+                .x_label_formatter(&|v| {
+                    if (v - v.round()).abs() < 1e-6 {
+                        format!("{}", v.round() as i64)
+                    } else {
+                        String::new()
+                    }
+                })
                 .y_label_formatter(&|v| compact(*v))
                 .label_style(font(11.0))
                 .axis_desc_style(font(12.0))
@@ -253,7 +347,11 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 .map_err(|e| e.to_string())?;
             chart
                 .draw_series(values.iter().enumerate().map(|(i, &v)| {
-                    let color = if warn.get(i).copied().unwrap_or(false) { PALETTE[5] } else { PALETTE[i % 4] };
+                    let color = if warn.get(i).copied().unwrap_or(false) {
+                        PALETTE[5]
+                    } else {
+                        PALETTE[i % 4]
+                    };
                     let x = i as f64;
                     Rectangle::new([(x - 0.45, 0.0), (x + 0.45, v as f64)], color.filled())
                 }))
@@ -263,8 +361,15 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
             let n = series.iter().map(|s| s.values.len()).max().unwrap_or(0).max(2);
             // On a log axis a line is drawn at log10(v); ticks name whole powers of ten only.
             let at = |v: f64| if *log { v.max(1.0).log10() } else { v };
-            let top = series.iter().flat_map(|s| s.values.iter().copied()).fold(1.0f64, f64::max);
-            let ys = if *log { 0f64..(at(top) + 0.3).ceil() } else { 0f64..top * 1.1 };
+            let top = series
+                .iter()
+                .flat_map(|s| s.values.iter().copied())
+                .fold(1.0f64, f64::max);
+            let ys = if *log {
+                0f64..(at(top) + 0.3).ceil()
+            } else {
+                0f64..top * 1.1
+            };
             let mut chart = frame(&root, title, 0f64..(n - 1) as f64 / 10.0, ys, scale)?;
             let label = |v: &f64| match *log {
                 false => compact(*v),
@@ -284,7 +389,10 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
             let colour = |k: usize, s: &Series| if s.name == "remote" { PALETTE[5] } else { PALETTE[k % 5] };
             for (k, s) in series.iter().enumerate() {
                 chart
-                    .draw_series(LineSeries::new(s.values.iter().enumerate().map(|(i, &v)| (i as f64 / 10.0, at(v))), colour(k, s).stroke_width(px(2.0))))
+                    .draw_series(LineSeries::new(
+                        s.values.iter().enumerate().map(|(i, &v)| (i as f64 / 10.0, at(v))),
+                        colour(k, s).stroke_width(px(2.0)),
+                    ))
                     .map_err(|e| e.to_string())?;
             }
             // The legend, top left in the plot (the newest values are on the right). Drawn
@@ -294,8 +402,16 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 return root.present().map_err(|e| e.to_string());
             }
             let (xs, ys) = chart.plotting_area().get_pixel_range();
-            let text = TextStyle::from(font(11.0)).pos(pb::text_anchor::Pos::new(pb::text_anchor::HPos::Left, pb::text_anchor::VPos::Center));
-            let label_w = series.iter().filter_map(|s| root.estimate_text_size(&s.name, &text).ok()).map(|(w, _)| w as i32).max().unwrap_or(0);
+            let text = TextStyle::from(font(11.0)).pos(pb::text_anchor::Pos::new(
+                pb::text_anchor::HPos::Left,
+                pb::text_anchor::VPos::Center,
+            ));
+            let label_w = series
+                .iter()
+                .filter_map(|s| root.estimate_text_size(&s.name, &text).ok())
+                .map(|(w, _)| w as i32)
+                .max()
+                .unwrap_or(0);
             let (row, pad) = (px(16.0) as i32, px(6.0) as i32);
             let (w, h) = (label_w + 3 * pad + px(16.0) as i32, row * series.len() as i32 + pad);
             let (x0, y0) = (xs.start + pad, ys.start + pad);
@@ -305,8 +421,13 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
             for (k, s) in series.iter().enumerate() {
                 let y = y0 + pad / 2 + row * k as i32 + row / 2;
                 let stroke = colour(k, s).stroke_width(px(3.0));
-                root.draw(&PathElement::new(vec![(x0 + pad, y), (x0 + pad + px(16.0) as i32, y)], stroke)).map_err(|e| e.to_string())?;
-                root.draw_text(&s.name, &text, (x0 + 2 * pad + px(16.0) as i32, y)).map_err(|e| e.to_string())?;
+                root.draw(&PathElement::new(
+                    vec![(x0 + pad, y), (x0 + pad + px(16.0) as i32, y)],
+                    stroke,
+                ))
+                .map_err(|e| e.to_string())?;
+                root.draw_text(&s.name, &text, (x0 + 2 * pad + px(16.0) as i32, y))
+                    .map_err(|e| e.to_string())?;
             }
         }
     }
@@ -320,7 +441,26 @@ mod tests {
 
     #[test]
     fn axis_values_are_compact() {
-        let shown: Vec<String> = [0.0, 0.2, 1.1, 950.0, 999.96, 1000.0, 12_500.0, 400_000.0, 999_950.0, 2_000_000.0, 1_250_000.0, 3e9].into_iter().map(compact).collect();
-        assert_eq!(shown, ["0", "0.2", "1.1", "950", "1k", "1k", "12.5k", "400k", "1M", "2M", "1.2M", "3G"]);
+        let shown: Vec<String> = [
+            0.0,
+            0.2,
+            1.1,
+            950.0,
+            999.96,
+            1000.0,
+            12_500.0,
+            400_000.0,
+            999_950.0,
+            2_000_000.0,
+            1_250_000.0,
+            3e9,
+        ]
+        .into_iter()
+        .map(compact)
+        .collect();
+        assert_eq!(
+            shown,
+            ["0", "0.2", "1.1", "950", "1k", "1k", "12.5k", "400k", "1M", "2M", "1.2M", "3G"]
+        );
     }
 }

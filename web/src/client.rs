@@ -19,10 +19,16 @@ use crate::controller::{decode, encode, Action, Event, SessionView, ToPage};
 fn spawn_worker() -> Result<web_sys::Worker, String> {
     let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
     let link = |selector: &str| -> Result<String, String> {
-        let el = document.query_selector(selector).ok().flatten().ok_or(format!("the page has no {selector}"))?;
+        let el = document
+            .query_selector(selector)
+            .ok()
+            .flatten()
+            .ok_or(format!("the page has no {selector}"))?;
         let href = el.get_attribute("href").unwrap_or_default();
         let base = document.url().map_err(|_| "no page URL")?;
-        Ok(web_sys::Url::new_with_base(&href, &base).map_err(|_| format!("bad URL {href:?}"))?.href())
+        Ok(web_sys::Url::new_with_base(&href, &base)
+            .map_err(|_| format!("bad URL {href:?}"))?
+            .href())
     };
     let glue = link("link[rel=modulepreload]")?;
     let wasm = link("link[rel=preload][type='application/wasm']")?;
@@ -124,14 +130,20 @@ pub struct SessionHandle {
 #[hook]
 pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
     let view = use_state(|| None::<Rc<SessionView>>);
-    let link = use_mut_ref(|| Link { worker: None, ready: false, queue: vec![encode(&open)] });
+    let link = use_mut_ref(|| Link {
+        worker: None,
+        ready: false,
+        queue: vec![encode(&open)],
+    });
     {
         let (view, link) = (view.clone(), link.clone());
         use_effect_with((), move |_| {
             let worker = match spawn_worker() {
                 Ok(w) => w,
                 Err(e) => {
-                    on_event.emit(Event::Banner(Some(format!("the simulation could not start its worker: {e}"))));
+                    on_event.emit(Event::Banner(Some(format!(
+                        "the simulation could not start its worker: {e}"
+                    ))));
                     return Box::new(|| ()) as Box<dyn FnOnce()>;
                 }
             };
@@ -150,7 +162,9 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
             });
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-                let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "it failed to load".to_string(), |e| e.message());
+                let why = e
+                    .dyn_ref::<web_sys::ErrorEvent>()
+                    .map_or_else(|| "it failed to load".to_string(), |e| e.message());
                 failed.emit(Event::Banner(Some(format!("the simulation worker stopped: {why}"))));
             });
             worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -167,5 +181,8 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
         let link = link.clone();
         Callback::from(move |a: Action| link.borrow_mut().send(&a))
     };
-    SessionHandle { view: (*view).clone(), dispatch }
+    SessionHandle {
+        view: (*view).clone(),
+        dispatch,
+    }
 }

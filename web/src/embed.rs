@@ -57,7 +57,10 @@ pub fn parse_message(data: &Value) -> Result<HostMessage, String> {
         return Err(format!("message of {size} bytes; at most {MAX_MESSAGE} accepted"));
     }
     let obj = data.as_object().ok_or("a message must be an object with a \"type\"")?;
-    let ty = obj.get("type").and_then(Value::as_str).ok_or("a message needs a string \"type\"")?;
+    let ty = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or("a message needs a string \"type\"")?;
     let string_field = |name: &str| -> Result<String, String> {
         match obj.get(name) {
             Some(Value::String(s)) => Ok(s.clone()),
@@ -91,7 +94,14 @@ pub fn event(kind: &str, detail: Value) -> Value {
 }
 
 /// `steerlab:state`: what a host page needs to follow the embed.
-pub fn state(lesson: &str, sim_time: &str, digest: &str, goal_met: Option<bool>, permalink: &str, metrics: &Value) -> Value {
+pub fn state(
+    lesson: &str,
+    sim_time: &str,
+    digest: &str,
+    goal_met: Option<bool>,
+    permalink: &str,
+    metrics: &Value,
+) -> Value {
     json!({"type": "steerlab:state", "lesson": lesson, "sim_time": sim_time, "digest": digest,
            "goal_met": goal_met, "permalink": permalink, "metrics": metrics})
 }
@@ -102,8 +112,13 @@ mod tests {
 
     #[test]
     fn allow_list_is_exact_and_drops_malformed_entries() {
-        let l = parse_allow_list(Some("https://a.example, http://127.0.0.1:8080,*,https://b.example/path,ftp://x"));
-        assert_eq!(l, vec!["https://a.example".to_string(), "http://127.0.0.1:8080".to_string()]);
+        let l = parse_allow_list(Some(
+            "https://a.example, http://127.0.0.1:8080,*,https://b.example/path,ftp://x",
+        ));
+        assert_eq!(
+            l,
+            vec!["https://a.example".to_string(), "http://127.0.0.1:8080".to_string()]
+        );
         assert!(allowed(&l, "https://a.example"));
         assert!(!allowed(&l, "https://a.example.evil"));
         assert!(parse_allow_list(None).is_empty());
@@ -111,12 +126,27 @@ mod tests {
 
     #[test]
     fn messages_are_validated() {
-        assert_eq!(parse_message(&json!({"type": "steerlab:command", "command": "ethtool -x eth0"})), Ok(HostMessage::Command("ethtool -x eth0".into())));
+        assert_eq!(
+            parse_message(&json!({"type": "steerlab:command", "command": "ethtool -x eth0"})),
+            Ok(HostMessage::Command("ethtool -x eth0".into()))
+        );
         assert_eq!(parse_message(&json!({"type": "steerlab:play"})), Ok(HostMessage::Play));
-        assert!(matches!(parse_message(&json!({"type": "steerlab:load", "scenario": {"schema": 1, "id": "x"}})), Ok(HostMessage::Load(_))));
-        for bad in [json!(1), json!("steerlab:play"), json!({"kind": "x"}), json!({"type": "steerlab:command"}), json!({"type": "steerlab:command", "command": 5}), json!({"type": "nope"})] {
+        assert!(matches!(
+            parse_message(&json!({"type": "steerlab:load", "scenario": {"schema": 1, "id": "x"}})),
+            Ok(HostMessage::Load(_))
+        ));
+        for bad in [
+            json!(1),
+            json!("steerlab:play"),
+            json!({"kind": "x"}),
+            json!({"type": "steerlab:command"}),
+            json!({"type": "steerlab:command", "command": 5}),
+            json!({"type": "nope"}),
+        ] {
             assert!(parse_message(&bad).is_err(), "{bad}");
         }
-        assert!(parse_message(&json!({"type": "steerlab:nope"})).unwrap_err().contains("accepted"));
+        assert!(parse_message(&json!({"type": "steerlab:nope"}))
+            .unwrap_err()
+            .contains("accepted"));
     }
 }

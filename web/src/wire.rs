@@ -112,9 +112,13 @@ impl Layout {
         let reta_rows = (view.reta.len() as u32).div_ceil(reta_cols);
         let filter_h = 44.0;
         let reta_y = top + filter_h + 22.0;
-        let rows = [view.flows.len(), view.queues.len(), view.cpus.len()].into_iter().max().unwrap_or(1) as f64;
+        let rows = [view.flows.len(), view.queues.len(), view.cpus.len()]
+            .into_iter()
+            .max()
+            .unwrap_or(1) as f64;
         // Room below for the legend line.
-        let height = (top + rows * row + f64::from(nodes) * node_gap).max(reta_y + f64::from(reta_rows) * cell + 12.0) + 24.0;
+        let height =
+            (top + rows * row + f64::from(nodes) * node_gap).max(reta_y + f64::from(reta_rows) * cell + 12.0) + 24.0;
         Layout {
             width,
             height,
@@ -147,7 +151,10 @@ impl Layout {
     /// The centre of indirection-table cell `i`.
     pub fn reta_cell(&self, i: u32) -> (f64, f64) {
         let (col, line) = (i % self.reta_cols, i / self.reta_cols);
-        (self.reta_x + (f64::from(col) + 0.5) * self.cell, self.reta_y + (f64::from(line) + 0.5) * self.cell)
+        (
+            self.reta_x + (f64::from(col) + 0.5) * self.cell,
+            self.reta_y + (f64::from(line) + 0.5) * self.cell,
+        )
     }
 
     /// RX queue `q`.
@@ -157,7 +164,10 @@ impl Layout {
 
     /// CPU `c` of NUMA node `node`.
     pub fn cpu(&self, c: u16, node: u16) -> (f64, f64) {
-        (self.cpu_x, self.top + (f64::from(c) + 0.5) * self.row + f64::from(node) * self.node_gap)
+        (
+            self.cpu_x,
+            self.top + (f64::from(c) + 0.5) * self.row + f64::from(node) * self.node_gap,
+        )
     }
 
     /// The route of flow `f`'s packets now: flow, rule (table cell or filters box), queue, CPU.
@@ -250,10 +260,19 @@ impl Flight {
         }
         let dt = self.last_ms.map_or(0.0, |t| (now - t).max(0.0));
         self.last_ms = Some(now);
-        let sent: u64 = view.flows.iter().zip(&self.last).map(|(f, &l)| f.view.packets - l).sum();
+        let sent: u64 = view
+            .flows
+            .iter()
+            .zip(&self.last)
+            .map(|(f, &l)| f.view.packets - l)
+            .sum();
         if dt > 0.0 {
             let rate = sent as f64 * 1000.0 / dt;
-            self.rate = if self.rate == 0.0 { rate } else { 0.8 * self.rate + 0.2 * rate };
+            self.rate = if self.rate == 0.0 {
+                rate
+            } else {
+                0.8 * self.rate + 0.2 * rate
+            };
         }
         self.per_dot = nice(self.rate / DOTS_PER_SECOND);
         for (i, f) in view.flows.iter().enumerate() {
@@ -269,7 +288,13 @@ impl Flight {
                 }
                 // Spread over the interval, oldest first, so bursts do not clump.
                 let born = now - dt * (k - j) as f64 / (k + 1) as f64;
-                self.dots.push(Dot { route, born, colour: f.view.queue, remote: f.remote(), stop: f.stop() });
+                self.dots.push(Dot {
+                    route,
+                    born,
+                    colour: f.view.queue,
+                    remote: f.remote(),
+                    stop: f.stop(),
+                });
             }
         }
     }
@@ -303,8 +328,22 @@ mod tests {
                 .enumerate()
                 .map(|(i, &p)| {
                     let rule = if i == 1 { QueueRule::Arfs } else { QueueRule::Rss };
-                    let view = FlowView { queue: i as u16 % 4, cpu: 2, reader_cpu: 1, reader_queue: 1, hash: 0, rule, rule_queue: i as u16 % 4, packets: p, dropped: None };
-                    WireFlow { index: i as u32, reta_index: i as u32 * 3, view }
+                    let view = FlowView {
+                        queue: i as u16 % 4,
+                        cpu: 2,
+                        reader_cpu: 1,
+                        reader_queue: 1,
+                        hash: 0,
+                        rule,
+                        rule_queue: i as u16 % 4,
+                        packets: p,
+                        dropped: None,
+                    };
+                    WireFlow {
+                        index: i as u32,
+                        reta_index: i as u32 * 3,
+                        view,
+                    }
                 })
                 .collect(),
             reta: (0..128).map(|i| i % 4).collect(),
@@ -347,14 +386,23 @@ mod tests {
         flight.update(&view(&[10, 0, 20]), &l, 100.0);
         assert_eq!(flight.per_dot, 5);
         assert_eq!(flight.dots.len(), 2 + 4, "10/5 and 20/5");
-        assert!(flight.dots.iter().all(|d| d.remote), "processed on CPU 2, read on CPU 1");
+        assert!(
+            flight.dots.iter().all(|d| d.remote),
+            "processed on CPU 2, read on CPU 1"
+        );
         let d = &flight.dots[0];
         let (p, stage) = d.at(d.born + 1.0).unwrap();
-        assert!(stage == Stage::Flying && (p.0 - d.route[0].0).abs() < 5.0, "just left its flow");
+        assert!(
+            stage == Stage::Flying && (p.0 - d.route[0].0).abs() < 5.0,
+            "just left its flow"
+        );
         assert_eq!(d.at(d.born + FLIGHT_MS * 0.9).unwrap().1, Stage::LastLeg);
         assert!(d.at(d.born + FLIGHT_MS).is_none(), "arrived");
         // A packet dropped in the NIC stops at the filter.
-        let dropped = Dot { stop: Some(1), ..d.clone() };
+        let dropped = Dot {
+            stop: Some(1),
+            ..d.clone()
+        };
         assert_eq!(dropped.at(d.born + FLIGHT_MS * 0.5), Some((d.route[1], Stage::Dropped)));
         assert_eq!(dropped.at(d.born + FLIGHT_MS * 0.2).unwrap().1, Stage::Flying);
         flight.update(&view(&[10, 0, 20]), &l, 100.0 + FLIGHT_MS * 2.0);
@@ -374,13 +422,24 @@ mod tests {
             flight.update(&view(&[packets; 64]), &l, f64::from(frame) * 16.0);
             // The dots in flight follow the dot rate (not the packet rate), well below the cap.
             let steady = DOTS_PER_SECOND * FLIGHT_MS / 1000.0;
-            assert!((flight.dots.len() as f64) <= 2.0 * steady, "{} dots in flight", flight.dots.len());
+            assert!(
+                (flight.dots.len() as f64) <= 2.0 * steady,
+                "{} dots in flight",
+                flight.dots.len()
+            );
         }
-        assert!(flight.per_dot >= 100_000, "one dot stands for many packets: {}", flight.per_dot);
+        assert!(
+            flight.per_dot >= 100_000,
+            "one dot stands for many packets: {}",
+            flight.per_dot
+        );
     }
 
     #[test]
     fn nice_numbers() {
-        assert_eq!([0.2, 1.0, 1.5, 3.0, 7.0, 11.0, 4999.0].map(nice), [1, 1, 2, 5, 10, 20, 5000]);
+        assert_eq!(
+            [0.2, 1.0, 1.5, 3.0, 7.0, 11.0, 4999.0].map(nice),
+            [1, 1, 2, 5, 10, 20, 5000]
+        );
     }
 }

@@ -54,7 +54,10 @@ impl Worker {
             self.scope.clear_timeout_with_handle(t);
         }
         if let Some(cb) = &self.on_timer {
-            self.timer = self.scope.set_timeout_with_callback_and_timeout_and_arguments_0(cb.as_ref().unchecked_ref(), ms.ceil() as i32).ok();
+            self.timer = self
+                .scope
+                .set_timeout_with_callback_and_timeout_and_arguments_0(cb.as_ref().unchecked_ref(), ms.ceil() as i32)
+                .ok();
         }
     }
 

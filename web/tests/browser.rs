@@ -3,10 +3,10 @@
 //! controls into actions.
 #![cfg(target_arch = "wasm32")]
 
-use steerlab_engine::toeplitz::{toeplitz_bitwise, ToeplitzTable, MS_VERIFICATION_KEY, VERIFICATION_VECTORS};
-use steerlab_engine::rss::{hash_input, HashFields};
-use steerlab_engine::{FlowKey, Proto};
 use std::rc::Rc;
+use steerlab_engine::rss::{hash_input, HashFields};
+use steerlab_engine::toeplitz::{toeplitz_bitwise, ToeplitzTable, MS_VERIFICATION_KEY, VERIFICATION_VECTORS};
+use steerlab_engine::{FlowKey, Proto};
 
 use steerlab_web::components::app::Page;
 use steerlab_web::controller::{Action, Event, Session, ToPage};
@@ -21,11 +21,23 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn toeplitz_verification_vectors_in_wasm() {
     let table = ToeplitzTable::new(&MS_VERIFICATION_KEY);
     for v in VERIFICATION_VECTORS {
-        let key = FlowKey::new(v.src.parse().unwrap(), v.dst.parse().unwrap(), v.sport, v.dport, Proto::Tcp).unwrap();
+        let key = FlowKey::new(
+            v.src.parse().unwrap(),
+            v.dst.parse().unwrap(),
+            v.sport,
+            v.dport,
+            Proto::Tcp,
+        )
+        .unwrap();
         let (two, n2) = hash_input(&key, HashFields::parse("sd").unwrap());
         let (four, n4) = hash_input(&key, HashFields::parse("sdfn").unwrap());
         let (two, four) = (&two[..n2], &four[..n4]);
-        assert_eq!(toeplitz_bitwise(&MS_VERIFICATION_KEY, two), v.hash_2tuple, "{} 2-tuple", v.src);
+        assert_eq!(
+            toeplitz_bitwise(&MS_VERIFICATION_KEY, two),
+            v.hash_2tuple,
+            "{} 2-tuple",
+            v.src
+        );
         assert_eq!(table.hash(two), v.hash_2tuple, "{} 2-tuple (table)", v.src);
         assert_eq!(table.hash(four), v.hash_4tuple, "{} 4-tuple (table)", v.src);
     }
@@ -36,7 +48,9 @@ fn document() -> web_sys::Document {
 }
 
 fn by_testid(root: &web_sys::Element, id: &str) -> web_sys::Element {
-    root.query_selector(&format!("[data-testid=\"{id}\"]")).unwrap().unwrap_or_else(|| panic!("no [data-testid={id}]"))
+    root.query_selector(&format!("[data-testid=\"{id}\"]"))
+        .unwrap()
+        .unwrap_or_else(|| panic!("no [data-testid={id}]"))
 }
 
 /// Lets Yew run its scheduled renders and effects.
@@ -73,7 +87,18 @@ async fn page_renders_queues_chart_and_form_and_its_controls_act() {
     document().body().unwrap().append_child(&host).unwrap();
     let handle = yew::Renderer::<LocalPage>::with_root(host.clone()).render();
     settle().await;
-    for id in ["play", "pause", "step", "sim-time", "flow-count", "rxq-0", "rxq-3", "chart-rxq", "chart-cost", "add-flow"] {
+    for id in [
+        "play",
+        "pause",
+        "step",
+        "sim-time",
+        "flow-count",
+        "rxq-0",
+        "rxq-3",
+        "chart-rxq",
+        "chart-cost",
+        "add-flow",
+    ] {
         by_testid(&host, id);
     }
     assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "13");
@@ -83,19 +108,30 @@ async fn page_renders_queues_chart_and_form_and_its_controls_act() {
     let label = wire.get_attribute("aria-label").unwrap();
     assert!(label.contains("13 flows, 13 through the indirection table"), "{label}");
 
-    let set = |id: &str, value: &str| by_testid(&host, id).dyn_into::<HtmlInputElement>().unwrap().set_value(value);
+    let set = |id: &str, value: &str| {
+        by_testid(&host, id)
+            .dyn_into::<HtmlInputElement>()
+            .unwrap()
+            .set_value(value)
+    };
     set("flow-src", "192.0.2.10");
     set("flow-dst", "198.51.100.7");
     set("flow-sport", "12345");
     set("flow-dport", "443");
-    by_testid(&host, "flow-submit").dyn_into::<HtmlElement>().unwrap().click();
+    by_testid(&host, "flow-submit")
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
     settle().await;
     assert_eq!(by_testid(&host, "flow-count").text_content().unwrap(), "14");
     assert!(host.query_selector("[data-testid=\"error-banner\"]").unwrap().is_none());
 
     // A bad field is named beside it, and nothing is sent.
     set("flow-dport", "70000");
-    by_testid(&host, "flow-submit").dyn_into::<HtmlElement>().unwrap().click();
+    by_testid(&host, "flow-submit")
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
     settle().await;
     let error = by_testid(&host, "flow-dport-error").text_content().unwrap();
     assert!(error.contains("destination port"), "{error}");
@@ -103,7 +139,10 @@ async fn page_renders_queues_chart_and_form_and_its_controls_act() {
     // Good fields the host refuses together (IPv4 to IPv6): the banner says why.
     set("flow-dport", "443");
     set("flow-dst", "2001:db8::7");
-    by_testid(&host, "flow-submit").dyn_into::<HtmlElement>().unwrap().click();
+    by_testid(&host, "flow-submit")
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
     settle().await;
     let banner = by_testid(&host, "error-banner").text_content().unwrap();
     assert!(banner.contains("IPv4"), "{banner}");
@@ -115,7 +154,10 @@ async fn page_renders_queues_chart_and_form_and_its_controls_act() {
 /// `tests/it/golden.rs` checks against the same file.
 #[wasm_bindgen_test]
 fn lesson_digests_in_wasm_equal_the_native_golden_file() {
-    for line in include_str!("../../tests/golden/digests.txt").lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in include_str!("../../tests/golden/digests.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let mut it = line.split_whitespace();
         let (id, ms, want) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
         let scenario = steerlab_scenario::load(id, &[format!("sim.duration_ms={ms}")]).unwrap();
@@ -135,6 +177,9 @@ fn wasm_benchmark_prints_engine_time() {
         let sim = scenario.run().unwrap();
         let ms = perf.now() - t0;
         let pkts = sim.snapshot().counters.offered;
-        console_log!("wasm bench {id}: {ms:.1} ms per simulated second, {:.1} ns per packet", ms * 1e6 / pkts.max(1) as f64);
+        console_log!(
+            "wasm bench {id}: {ms:.1} ms per simulated second, {:.1} ns per packet",
+            ms * 1e6 / pkts.max(1) as f64
+        );
     }
 }

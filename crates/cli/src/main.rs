@@ -193,9 +193,14 @@ fn main() -> ExitCode {
 fn parse_key(text: &str) -> Result<Vec<u8>, String> {
     let digits: String = text.chars().filter(|&c| c != ':').collect();
     if digits.is_empty() || digits.len() % 2 != 0 || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("--key {text:?} is not an even number of hex digits (e.g. 6d5a56da... or 6d:5a:56:da:...)"));
+        return Err(format!(
+            "--key {text:?} is not an even number of hex digits (e.g. 6d5a56da... or 6d:5a:56:da:...)"
+        ));
     }
-    Ok((0..digits.len()).step_by(2).map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap_or(0)).collect())
+    Ok((0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap_or(0))
+        .collect())
 }
 
 fn hash(args: &HashArgs) -> Result<String, String> {
@@ -210,7 +215,11 @@ fn hash(args: &HashArgs) -> Result<String, String> {
     let flow = FlowKey::new(args.src, args.dst, sport, dport, Proto::Tcp).map_err(|e| e.to_string())?;
     let (buf, len) = hash_input(&flow, fields);
     if key.len() < len + 4 {
-        return Err(format!("--key has {} bytes; a {len}-byte input needs at least {}", key.len(), len + 4));
+        return Err(format!(
+            "--key has {} bytes; a {len}-byte input needs at least {}",
+            key.len(),
+            len + 4
+        ));
     }
     Ok(format!("0x{:08x}\n", ToeplitzTable::new(&key).hash(&buf[..len])))
 }
@@ -220,9 +229,18 @@ fn load(what: &str, overrides: &[String]) -> Result<steerlab_scenario::Scenario,
     let text = match steerlab_scenario::lesson(what) {
         Some(t) => t.to_string(),
         None => {
-            let meta = std::fs::metadata(what).map_err(|e| format!("{what}: not a lesson id ({}) nor a readable file: {e}", steerlab_scenario::lesson_ids().collect::<Vec<_>>().join(", ")))?;
+            let meta = std::fs::metadata(what).map_err(|e| {
+                format!(
+                    "{what}: not a lesson id ({}) nor a readable file: {e}",
+                    steerlab_scenario::lesson_ids().collect::<Vec<_>>().join(", ")
+                )
+            })?;
             if meta.len() > steerlab_scenario::MAX_BYTES as u64 {
-                return Err(format!("{what}: {} bytes; scenarios are at most {} bytes", meta.len(), steerlab_scenario::MAX_BYTES));
+                return Err(format!(
+                    "{what}: {} bytes; scenarios are at most {} bytes",
+                    meta.len(),
+                    steerlab_scenario::MAX_BYTES
+                ));
             }
             std::fs::read_to_string(what).map_err(|e| format!("{what}: {e}"))?
         }
@@ -245,7 +263,9 @@ fn run(args: &RunArgs) -> Result<String, String> {
         return run_side_by_side(args, &overrides);
     }
     let scenario = load(&args.scenario, &overrides)?;
-    let sim = scenario.run().map_err(|e| format!("invalid scenario {}: {e}", args.scenario))?;
+    let sim = scenario
+        .run()
+        .map_err(|e| format!("invalid scenario {}: {e}", args.scenario))?;
     let report = steerlab_scenario::Report::new(&scenario, &sim);
     if args.json {
         return Ok(format!("{}\n", report.to_json()));
@@ -269,9 +289,13 @@ fn run_side_by_side(args: &RunArgs, overrides: &[String]) -> Result<String, Stri
     let variants = compare::variants(&args.vary)?;
     let scenarios = variants
         .iter()
-        .map(|v| load(&args.scenario, &[overrides, &v.sets[..]].concat()).map_err(|e| format!("{e} (column {:?})", v.label)))
+        .map(|v| {
+            load(&args.scenario, &[overrides, &v.sets[..]].concat()).map_err(|e| format!("{e} (column {:?})", v.label))
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(scenarios.len());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(scenarios.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<(usize, Result<steerlab_scenario::Report, String>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
@@ -281,23 +305,35 @@ fn run_side_by_side(args: &RunArgs, overrides: &[String]) -> Result<String, Stri
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(sc) = scenarios.get(i) else { break done };
-                        let report = sc.run().map(|sim| steerlab_scenario::Report::new(sc, &sim)).map_err(|e| e.to_string());
+                        let report = sc
+                            .run()
+                            .map(|sim| steerlab_scenario::Report::new(sc, &sim))
+                            .map_err(|e| e.to_string());
                         done.push((i, report));
                     }
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("a run does not panic")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a run does not panic"))
+            .collect()
     });
     results.sort_by_key(|(i, _)| *i);
     let columns = variants
         .iter()
         .zip(results)
-        .map(|(v, (_, r))| r.map(|report| (v.label.clone(), report)).map_err(|e| format!("invalid scenario {} ({}): {e}", args.scenario, v.label)))
+        .map(|(v, (_, r))| {
+            r.map(|report| (v.label.clone(), report))
+                .map_err(|e| format!("invalid scenario {} ({}): {e}", args.scenario, v.label))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if args.json {
-        let items: Vec<serde_json::Value> =
-            variants.iter().zip(&columns).map(|(v, (_, r))| serde_json::json!({"label": v.label, "set": v.sets, "report": r.0})).collect();
+        let items: Vec<serde_json::Value> = variants
+            .iter()
+            .zip(&columns)
+            .map(|(v, (_, r))| serde_json::json!({"label": v.label, "set": v.sets, "report": r.0}))
+            .collect();
         return Ok(format!("{}\n", serde_json::Value::Array(items)));
     }
     Ok(compare::table(&scenarios[0].lesson.table, &columns))
@@ -348,14 +384,20 @@ fn predict_host(what: &str) -> Result<steerlab_engine::Sim, String> {
 
 fn predictions_out(rows: &[steerlab_scenario::predict::Predicted], json: bool) -> Result<String, String> {
     if json {
-        return serde_json::to_string(rows).map(|j| format!("{j}\n")).map_err(|e| e.to_string());
+        return serde_json::to_string(rows)
+            .map(|j| format!("{j}\n"))
+            .map_err(|e| e.to_string());
     }
     Ok(steerlab_scenario::predict::table(rows))
 }
 
 fn predict(args: &PredictArgs) -> Result<String, String> {
     use steerlab_scenario::predict;
-    let mut flows = args.flows.iter().map(|f| predict::parse_flow(f).map_err(|e| format!("--flow {e}"))).collect::<Result<Vec<_>, _>>()?;
+    let mut flows = args
+        .flows
+        .iter()
+        .map(|f| predict::parse_flow(f).map_err(|e| format!("--flow {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     if let Some(path) = &args.file {
         let text = read_input(path, 256 << 20)?;
         flows.extend(predict::parse_flows(&text).map_err(|e| format!("{path}: {e}"))?);
@@ -423,5 +465,9 @@ fn shell(args: &ShellArgs) -> ExitCode {
             return code;
         }
     }
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -3,7 +3,10 @@
 use std::process::Command;
 
 fn steerlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_steerlab")).args(args).output().expect("run steerlab");
+    let out = Command::new(env!("CARGO_BIN_EXE_steerlab"))
+        .args(args)
+        .output()
+        .expect("run steerlab");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).expect("utf-8 stdout"),
@@ -14,13 +17,31 @@ fn steerlab(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn hash_prints_published_values() {
     // Microsoft "Verifying the RSS Hash Calculation", first row, IPv4 with and without ports.
-    let (code, out, _) = steerlab(&["hash", "--src", "66.9.149.187", "--dst", "161.142.100.80", "--sport", "2794", "--dport", "1766"]);
+    let (code, out, _) = steerlab(&[
+        "hash",
+        "--src",
+        "66.9.149.187",
+        "--dst",
+        "161.142.100.80",
+        "--sport",
+        "2794",
+        "--dport",
+        "1766",
+    ]);
     assert_eq!((code, out.as_str()), (0, "0x51ccc178\n"));
     let (code, out, _) = steerlab(&["hash", "--src", "66.9.149.187", "--dst", "161.142.100.80"]);
     assert_eq!((code, out.as_str()), (0, "0x323e8fc2\n"));
     // IPv6 row 1 of the same suite.
     let (code, out, _) = steerlab(&[
-        "hash", "--src", "3ffe:2501:200:1fff::7", "--dst", "3ffe:2501:200:3::1", "--sport", "2794", "--dport", "1766",
+        "hash",
+        "--src",
+        "3ffe:2501:200:1fff::7",
+        "--dst",
+        "3ffe:2501:200:3::1",
+        "--sport",
+        "2794",
+        "--dport",
+        "1766",
     ]);
     assert_eq!((code, out.as_str()), (0, "0x40207d3d\n"));
 }
@@ -65,20 +86,59 @@ fn run_json_has_the_contract_keys_and_conserves_packets() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
     for path in [
-        "scenario", "seed", "sim_seconds", "digest", "packets/offered", "packets/delivered", "packets/in_flight",
-        "packets/dropped/ring_full", "packets/dropped/backlog_full", "packets/dropped/xdp", "packets/dropped/tc",
-        "steering/local", "steering/remote", "arfs/add", "arfs/update", "arfs/skip", "arfs/expire",
-        "arfs/misprogram_avoided", "arfs/filters_active", "rfs/sock_flow_updates", "rfs/cpu_switches",
-        "cpu/user_ns", "cpu/sys_ns", "cpu/softirq_ns", "cpu/cross_numa_bytes", "queues/rx/0/queue",
-        "queues/rx/0/packets", "queues/rx/0/drops", "cpus/0/cpu", "cpus/0/softirq_ns", "cpus/0/packets",
-        "tc/filtercnt", "tc/skipswcnt", "tc/useswcnt", "tc/bypass_sw", "tc/sw_classified", "tc/sw_missed",
-        "xps/hash_picks", "xps/map_picks", "xdp/ns_per_pkt", "xdp/mpps_per_core",
+        "scenario",
+        "seed",
+        "sim_seconds",
+        "digest",
+        "packets/offered",
+        "packets/delivered",
+        "packets/in_flight",
+        "packets/dropped/ring_full",
+        "packets/dropped/backlog_full",
+        "packets/dropped/xdp",
+        "packets/dropped/tc",
+        "steering/local",
+        "steering/remote",
+        "arfs/add",
+        "arfs/update",
+        "arfs/skip",
+        "arfs/expire",
+        "arfs/misprogram_avoided",
+        "arfs/filters_active",
+        "rfs/sock_flow_updates",
+        "rfs/cpu_switches",
+        "cpu/user_ns",
+        "cpu/sys_ns",
+        "cpu/softirq_ns",
+        "cpu/cross_numa_bytes",
+        "queues/rx/0/queue",
+        "queues/rx/0/packets",
+        "queues/rx/0/drops",
+        "cpus/0/cpu",
+        "cpus/0/softirq_ns",
+        "cpus/0/packets",
+        "tc/filtercnt",
+        "tc/skipswcnt",
+        "tc/useswcnt",
+        "tc/bypass_sw",
+        "tc/sw_classified",
+        "tc/sw_missed",
+        "xps/hash_picks",
+        "xps/map_picks",
+        "xdp/ns_per_pkt",
+        "xdp/mpps_per_core",
     ] {
         assert!(v.pointer(&format!("/{path}")).is_some(), "missing {path}");
     }
     let n = |p: &str| v.pointer(p).and_then(|x| x.as_u64()).unwrap();
-    let dropped: u64 = ["ring_full", "backlog_full", "xdp", "tc"].iter().map(|k| n(&format!("/packets/dropped/{k}"))).sum();
-    assert_eq!(n("/packets/offered"), n("/packets/delivered") + n("/packets/in_flight") + dropped);
+    let dropped: u64 = ["ring_full", "backlog_full", "xdp", "tc"]
+        .iter()
+        .map(|k| n(&format!("/packets/dropped/{k}")))
+        .sum();
+    assert_eq!(
+        n("/packets/offered"),
+        n("/packets/delivered") + n("/packets/in_flight") + dropped
+    );
     assert!(n("/packets/offered") > 0);
     // Same seed, same digest; another seed is accepted.
     let (_, again, _) = steerlab(&["run", "rss-basics", "--duration", "1", "--json"]);
@@ -104,7 +164,10 @@ fn run_overrides_are_validated_with_one_line_errors() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line, got {err}");
     }
     let (_, _, err) = steerlab(&["run", "rss-basics", "--set", "nic.driver=e1000"]);
-    assert!(err.contains("nic.driver") && err.contains("ice-hash-match"), "names the field and what is accepted: {err}");
+    assert!(
+        err.contains("nic.driver") && err.contains("ice-hash-match"),
+        "names the field and what is accepted: {err}"
+    );
 }
 
 #[test]
@@ -127,36 +190,85 @@ fn shell_runs_a_script_and_reports_failure_in_its_status() {
 
 #[test]
 fn run_costs_prints_the_cost_table_with_sources_and_overrides() {
-    let (code, out, err) = steerlab(&["run", "xdp-kfunc-cost", "--duration", "0.01", "--costs", "--set", "cost.xdp_kfunc_call_ps=1200"]);
+    let (code, out, err) = steerlab(&[
+        "run",
+        "xdp-kfunc-cost",
+        "--duration",
+        "0.01",
+        "--costs",
+        "--set",
+        "cost.xdp_kfunc_call_ps=1200",
+    ]);
     assert_eq!(code, 0, "{err}");
-    let row = out.lines().find(|l| l.starts_with("xdp_kfunc_call_ps")).expect("the kfunc row");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("xdp_kfunc_call_ps"))
+        .expect("the kfunc row");
     assert!(row.contains("1200") && row.contains("seed 004"), "{row}");
-    assert!(out.lines().any(|l| l.starts_with("driver_rx_ps") && l.contains("38940")));
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("driver_rx_ps") && l.contains("38940")));
     assert!(out.contains("packets.offered"));
 }
 
 #[test]
 fn run_vary_prints_the_seed_table_side_by_side() {
-    let (code, out, err) = steerlab(&["run", "tc-bypass", "--duration", "0.1", "--vary", "tc.counting=legacy,usesw"]);
+    let (code, out, err) = steerlab(&[
+        "run",
+        "tc-bypass",
+        "--duration",
+        "0.1",
+        "--vary",
+        "tc.counting=legacy,usesw",
+    ]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].contains("legacy") && lines[0].contains("usesw"), "{out}");
-    let row = |label: &str| lines.iter().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no row {label}: {out}")).to_string();
+    let row = |label: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no row {label}: {out}"))
+            .to_string()
+    };
     // The lesson's own rows (seed 001): legacy counters bypass software, usesw does not.
-    let bypass: Vec<String> = row("software bypassed").split('|').skip(1).map(|c| c.trim().to_string()).collect();
+    let bypass: Vec<String> = row("software bypassed")
+        .split('|')
+        .skip(1)
+        .map(|c| c.trim().to_string())
+        .collect();
     assert_eq!(bypass, ["true", "false"]);
     assert!(row("16 x 100,000 inserts (s)").contains("50.8"));
 
     // Zipped within one --vary, product across; JSON: one report per column.
-    let (code, out, err) = steerlab(&["run", "xdp-kfunc-cost", "--duration", "0.01", "--json", "--vary", "xdp.kfuncs=0,3", "--vary", "xdp.strategy=call,inline"]);
+    let (code, out, err) = steerlab(&[
+        "run",
+        "xdp-kfunc-cost",
+        "--duration",
+        "0.01",
+        "--json",
+        "--vary",
+        "xdp.kfuncs=0,3",
+        "--vary",
+        "xdp.strategy=call,inline",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-    let labels: Vec<&str> = v.as_array().unwrap().iter().map(|c| c["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
     assert_eq!(labels, ["0 call", "0 inline", "3 call", "3 inline"]);
     assert_eq!(v[2]["report"]["xdp"]["ns_per_pkt"], serde_json::json!(41.8));
     assert_eq!(v[3]["report"]["xdp"]["ns_per_pkt"], serde_json::json!(38.94));
 
-    for (vary, says) in [("xdp.kfuncs", "no '='"), ("xdp.kfuncs=0,1 xdp.strategy=call", "values"), ("xdp.kfuncs=0,99999", "xdp.kfuncs")] {
+    for (vary, says) in [
+        ("xdp.kfuncs", "no '='"),
+        ("xdp.kfuncs=0,1 xdp.strategy=call", "values"),
+        ("xdp.kfuncs=0,99999", "xdp.kfuncs"),
+    ] {
         let (code, out, err) = steerlab(&["run", "xdp-kfunc-cost", "--vary", vary]);
         assert_eq!((code, out.as_str()), (2, ""), "{vary}");
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -174,7 +286,14 @@ fn run_vary_prints_the_seed_table_side_by_side() {
 #[test]
 fn a_closed_pipe_ends_quietly() {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_steerlab"))
-        .args(["solve", "rss-basics", "--template", "tcp 10.0.0.1:* 10.0.0.2:80", "--spread", "4000"])
+        .args([
+            "solve",
+            "rss-basics",
+            "--template",
+            "tcp 10.0.0.1:* 10.0.0.2:80",
+            "--spread",
+            "4000",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -186,7 +305,10 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(out.status.code(), Some(141), "{stderr}");
 }
 
-const CAPTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenario/tests/fixtures/capture-ice.txt");
+const CAPTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../scenario/tests/fixtures/capture-ice.txt"
+);
 
 /// `import` prints a scenario that `run` takes, and says what it assumed on stderr;
 /// `predict --json` has the contract's keys; `solve` lands where asked; bad input exits 2 with
@@ -195,7 +317,10 @@ const CAPTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenario/tests/fi
 fn import_predict_and_solve_a_captured_host() {
     let (code, out, err) = steerlab(&["import", CAPTURE]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.lines().all(|l| l.starts_with("steerlab: assumed: ")) && err.contains("ens1f0 is eth0"), "{err}");
+    assert!(
+        err.lines().all(|l| l.starts_with("steerlab: assumed: ")) && err.contains("ens1f0 is eth0"),
+        "{err}"
+    );
     let dir = std::env::temp_dir().join(format!("steerlab-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let scenario = dir.join("host.json");
@@ -203,33 +328,94 @@ fn import_predict_and_solve_a_captured_host() {
     let (code, _, err) = steerlab(&["run", scenario.to_str().unwrap(), "--duration", "0.05", "--json"]);
     assert_eq!(code, 0, "the imported scenario runs: {err}");
 
-    let (code, out, err) = steerlab(&["predict", CAPTURE, "--flow", "tcp 203.0.113.7:40000 10.0.0.2:443", "--flow", "udp [2001:db8::7]:53 [2001:db8::2]:53", "--json"]);
+    let (code, out, err) = steerlab(&[
+        "predict",
+        CAPTURE,
+        "--flow",
+        "tcp 203.0.113.7:40000 10.0.0.2:443",
+        "--flow",
+        "udp [2001:db8::7]:53 [2001:db8::2]:53",
+        "--json",
+    ]);
     assert_eq!(code, 0, "{err}");
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let first = &rows[0];
-    for key in ["flow", "hash", "indir_index", "queue", "decided_by", "irq_cpu", "rps_cpu"] {
+    for key in [
+        "flow",
+        "hash",
+        "indir_index",
+        "queue",
+        "decided_by",
+        "irq_cpu",
+        "rps_cpu",
+    ] {
         assert!(first.get(key).is_some(), "predict --json lacks {key}: {first}");
     }
-    assert_eq!((first["flow"].as_str(), first["decided_by"].as_str(), first["queue"].as_u64()), (Some("tcp 203.0.113.7:40000 10.0.0.2:443"), Some("ntuple:1023"), Some(6)));
+    assert_eq!(
+        (
+            first["flow"].as_str(),
+            first["decided_by"].as_str(),
+            first["queue"].as_u64()
+        ),
+        (Some("tcp 203.0.113.7:40000 10.0.0.2:443"), Some("ntuple:1023"), Some(6))
+    );
     assert!(first["hash"].as_str().unwrap().len() == 10 && first["hash"].as_str().unwrap().starts_with("0x"));
     // The same host from the imported scenario answers the same.
-    let (_, again, _) = steerlab(&["predict", scenario.to_str().unwrap(), "--flow", "tcp 203.0.113.7:40000 10.0.0.2:443", "--flow", "udp [2001:db8::7]:53 [2001:db8::2]:53", "--json"]);
+    let (_, again, _) = steerlab(&[
+        "predict",
+        scenario.to_str().unwrap(),
+        "--flow",
+        "tcp 203.0.113.7:40000 10.0.0.2:443",
+        "--flow",
+        "udp [2001:db8::7]:53 [2001:db8::2]:53",
+        "--json",
+    ]);
     assert_eq!(again, out);
 
-    let (code, out, _) = steerlab(&["solve", CAPTURE, "--template", "tcp 203.0.113.7:* 10.0.0.2:80", "--queue", "3", "--count", "5", "--json"]);
+    let (code, out, _) = steerlab(&[
+        "solve",
+        CAPTURE,
+        "--template",
+        "tcp 203.0.113.7:* 10.0.0.2:80",
+        "--queue",
+        "3",
+        "--count",
+        "5",
+        "--json",
+    ]);
     assert_eq!(code, 0);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     assert!(rows.len() == 5 && rows.iter().all(|r| r["queue"] == 3), "{out}");
 
     let broken = dir.join("broken.txt");
-    std::fs::write(&broken, std::fs::read_to_string(CAPTURE).unwrap().replace("Total 2 rules", "Total 3 rules")).unwrap();
-    let (code, out, err) = steerlab(&["predict", broken.to_str().unwrap(), "--flow", "tcp 1.2.3.4:5 6.7.8.9:10"]);
+    std::fs::write(
+        &broken,
+        std::fs::read_to_string(CAPTURE)
+            .unwrap()
+            .replace("Total 2 rules", "Total 3 rules"),
+    )
+    .unwrap();
+    let (code, out, err) = steerlab(&[
+        "predict",
+        broken.to_str().unwrap(),
+        "--flow",
+        "tcp 1.2.3.4:5 6.7.8.9:10",
+    ]);
     assert_eq!((code, out.as_str(), err.lines().count()), (2, "", 1), "{err}");
     assert!(err.contains(": line ") && err.contains("truncated?"), "{err}");
     let (code, _, err) = steerlab(&["predict", CAPTURE, "--flow", "tcp 1.2.3.4 6.7.8.9:10"]);
     assert_eq!(code, 2);
     assert!(err.contains("PROTO SRC:SPORT DST:DPORT"), "{err}");
-    let (code, _, err) = steerlab(&["solve", CAPTURE, "--template", "tcp 203.0.113.7:* 10.0.0.2:80", "--queue", "7", "--count", "1"]);
+    let (code, _, err) = steerlab(&[
+        "solve",
+        CAPTURE,
+        "--template",
+        "tcp 203.0.113.7:* 10.0.0.2:80",
+        "--queue",
+        "7",
+        "--count",
+        "1",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("only 0 flows"), "{err}");
     std::fs::remove_dir_all(&dir).ok();

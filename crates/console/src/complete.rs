@@ -32,7 +32,9 @@ pub fn complete(line: &str) -> Vec<String> {
         None => ("", line),
     };
     let sep = head.rfind([';', '|']).map(|i| &head[i..=i]);
-    let mut words: Vec<&str> = head[head.rfind([';', '|']).map_or(0, |i| i + 1)..].split_whitespace().collect();
+    let mut words: Vec<&str> = head[head.rfind([';', '|']).map_or(0, |i| i + 1)..]
+        .split_whitespace()
+        .collect();
     while let Some(&("do" | "sudo")) = words.first() {
         words.remove(0);
     }
@@ -42,7 +44,9 @@ pub fn complete(line: &str) -> Vec<String> {
     };
     let candidates: Vec<String> = match words.as_slice() {
         [] if sep == Some("|") => vec!["tee ".to_string()],
-        [] if sep == Some(";") && loop_var.is_some() => ["do ", "done", "echo ", "cat "].iter().map(|s| s.to_string()).collect(),
+        [] if sep == Some(";") && loop_var.is_some() => {
+            ["do ", "done", "echo ", "cat "].iter().map(|s| s.to_string()).collect()
+        }
         [] => COMMANDS.iter().map(|(c, _)| format!("{c} ")).collect(),
         ["ethtool"] => ETHTOOL_OPTIONS.iter().map(|o| format!("{o} ")).collect(),
         [.., "dev"] | ["ethtool", _] => vec![format!("{DEVICE} ")],
@@ -51,13 +55,24 @@ pub fn complete(line: &str) -> Vec<String> {
         [.., "xdp" | "xdpdrv", "obj"] => PROGRAMS.iter().map(|p| format!("{} ", p.0)).collect(),
         [.., "xdp" | "xdpdrv"] => vec!["obj ".to_string(), "off ".to_string()],
         ["help"] => COMMANDS.iter().map(|(c, _)| format!("{c} ")).collect(),
-        ["for", _, "in", ..] if sep.is_none() => ["rx", "tx"].iter().map(|d| format!("/sys/class/net/{DEVICE}/queues/{d}-*; do ")).collect(),
+        ["for", _, "in", ..] if sep.is_none() => ["rx", "tx"]
+            .iter()
+            .map(|d| format!("/sys/class/net/{DEVICE}/queues/{d}-*; do "))
+            .collect(),
         // A redirection takes one file: no globs (bash: ambiguous redirect); in a loop, its variable.
-        [.., ">"] => loop_var.iter().flat_map(|v| FILES.iter().map(move |f| format!("${v}/{f}"))).chain(paths(false)).collect(),
+        [.., ">"] => loop_var
+            .iter()
+            .flat_map(|v| FILES.iter().map(move |f| format!("${v}/{f}")))
+            .chain(paths(false))
+            .collect(),
         ["cat", ..] | ["grep", ..] | ["tee", ..] => paths(true),
         _ => Vec::new(),
     };
-    candidates.into_iter().filter(|c| c.starts_with(word)).map(|c| format!("{head}{c}")).collect()
+    candidates
+        .into_iter()
+        .filter(|c| c.starts_with(word))
+        .map(|c| format!("{head}{c}"))
+        .collect()
 }
 
 /// The files of a queue directory.
@@ -69,9 +84,15 @@ fn paths(globs: bool) -> Vec<String> {
     let (queue, fixed): (Vec<&str>, Vec<&str>) = PATHS.iter().partition(|p| p.contains("-N/"));
     let fixed = fixed.into_iter().map(|p| p.replace("DEV", DEVICE));
     let any = queue.iter().map(|p| p.replace("DEV", DEVICE).replace("-N/", "-0/"));
-    let every = queue.iter().filter(move |_| globs).map(|p| p.replace("DEV", DEVICE).replace("-N/", "-*/"));
+    let every = queue
+        .iter()
+        .filter(move |_| globs)
+        .map(|p| p.replace("DEV", DEVICE).replace("-N/", "-*/"));
     // The first queue's vector, and with `globs` every vector.
-    let irq = [IRQ_BASE.to_string()].into_iter().chain(globs.then(|| "*".to_string())).map(|n| format!("/proc/irq/{n}/smp_affinity_list"));
+    let irq = [IRQ_BASE.to_string()]
+        .into_iter()
+        .chain(globs.then(|| "*".to_string()))
+        .map(|n| format!("/proc/irq/{n}/smp_affinity_list"));
     fixed.chain(any).chain(every).chain(irq).collect()
 }
 
@@ -83,9 +104,13 @@ mod tests {
     fn completes_commands_devices_and_paths() {
         assert_eq!(complete("eth"), vec!["ethtool ".to_string()]);
         assert_eq!(complete("ethtool -x e"), vec!["ethtool -x eth0 ".to_string()]);
-        assert_eq!(complete("tc filter show dev "), vec!["tc filter show dev eth0 ".to_string()]);
+        assert_eq!(
+            complete("tc filter show dev "),
+            vec!["tc filter show dev eth0 ".to_string()]
+        );
         assert!(complete("cat /proc/n").contains(&"cat /proc/net/softnet_stat".to_string()));
-        assert!(complete("echo 40 > /sys/class/net/eth0/queues/tx").contains(&"echo 40 > /sys/class/net/eth0/queues/tx-0/xps_cpus".to_string()));
+        assert!(complete("echo 40 > /sys/class/net/eth0/queues/tx")
+            .contains(&"echo 40 > /sys/class/net/eth0/queues/tx-0/xps_cpus".to_string()));
         assert!(complete("zzz").is_empty());
         assert!(complete("echo 3 > /proc/i").contains(&"echo 3 > /proc/irq/130/smp_affinity_list".to_string()));
         assert!(complete("grep . /proc/i").contains(&"grep . /proc/irq/*/smp_affinity_list".to_string()));
@@ -98,13 +123,32 @@ mod tests {
         let every_rx = "/sys/class/net/eth0/queues/rx-*/rps_flow_cnt";
         assert_eq!(complete("echo 2048 | t"), ["echo 2048 | tee "]);
         assert_eq!(complete("echo 2048 | sudo t"), ["echo 2048 | sudo tee "]);
-        assert!(complete("echo 2048 | tee /sys/class/net/eth0/queues/rx").contains(&format!("echo 2048 | tee {every_rx}")));
+        assert!(
+            complete("echo 2048 | tee /sys/class/net/eth0/queues/rx").contains(&format!("echo 2048 | tee {every_rx}"))
+        );
         assert!(complete("cat /sys/class/net/eth0/queues/rx-*").contains(&format!("cat {every_rx}")));
-        assert!(!complete("echo 2048 > /sys/class/net/eth0/queues/rx").iter().any(|c| c.contains('*')));
-        assert_eq!(complete("for q in /sys/class/net/eth0/queues/r"), ["for q in /sys/class/net/eth0/queues/rx-*; do "]);
-        assert_eq!(complete("for q in /sys/class/net/eth0/queues/rx-*; do e"), ["for q in /sys/class/net/eth0/queues/rx-*; do echo "]);
-        assert_eq!(complete("for q in /sys/class/net/eth0/queues/rx-*; do echo 2048 > $q/rps_f"), ["for q in /sys/class/net/eth0/queues/rx-*; do echo 2048 > $q/rps_flow_cnt"]);
-        assert_eq!(complete("for q in 0 1; do echo 1 > $q/x; d"), ["for q in 0 1; do echo 1 > $q/x; do ", "for q in 0 1; do echo 1 > $q/x; done"]);
+        assert!(!complete("echo 2048 > /sys/class/net/eth0/queues/rx")
+            .iter()
+            .any(|c| c.contains('*')));
+        assert_eq!(
+            complete("for q in /sys/class/net/eth0/queues/r"),
+            ["for q in /sys/class/net/eth0/queues/rx-*; do "]
+        );
+        assert_eq!(
+            complete("for q in /sys/class/net/eth0/queues/rx-*; do e"),
+            ["for q in /sys/class/net/eth0/queues/rx-*; do echo "]
+        );
+        assert_eq!(
+            complete("for q in /sys/class/net/eth0/queues/rx-*; do echo 2048 > $q/rps_f"),
+            ["for q in /sys/class/net/eth0/queues/rx-*; do echo 2048 > $q/rps_flow_cnt"]
+        );
+        assert_eq!(
+            complete("for q in 0 1; do echo 1 > $q/x; d"),
+            [
+                "for q in 0 1; do echo 1 > $q/x; do ",
+                "for q in 0 1; do echo 1 > $q/x; done"
+            ]
+        );
         assert_eq!(complete("sudo et"), ["sudo ethtool "]);
         assert_eq!(complete("f"), ["for ", "flow "]);
     }

@@ -24,8 +24,8 @@ use core::fmt::Write;
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use steerlab_engine::config::MAX_QUEUES;
-use steerlab_engine::rss::HashFields;
 use steerlab_engine::ntuple;
+use steerlab_engine::rss::HashFields;
 use steerlab_engine::{Driver, FlowType, NamedEnum, NtupleRule, Sim};
 
 use crate::{hinted, parse_c_u64, DEVICE};
@@ -50,13 +50,20 @@ const HELP: &str = "help ethtool lists the forms steerlab supports";
 /// The forms of option `-o`.
 fn forms_of(opt: char) -> String {
     let prefix = format!("ethtool -{opt} ");
-    FORMS.lines().filter(|l| l.starts_with(&prefix)).collect::<Vec<_>>().join("\n")
+    FORMS
+        .lines()
+        .filter(|l| l.starts_with(&prefix))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// ethtool's reply to a malformed command line (`exit_bad_args`), after `why` if any.
 fn bad_args(why: Option<&str>, form: &str) -> String {
     let head = why.map_or(String::new(), |w| format!("{w}\n"));
-    hinted(format!("{head}ethtool: bad command line argument(s)\nFor more information run ethtool -h"), form)
+    hinted(
+        format!("{head}ethtool: bad command line argument(s)\nFor more information run ethtool -h"),
+        form,
+    )
 }
 
 /// The two lines ethtool prints for a netlink error: the kernel's extack message (with the
@@ -68,7 +75,9 @@ fn netlink_error(msg: &str, offset: Option<usize>, errno: &str, form: &str) -> S
 
 /// Runs `ethtool ARGS`.
 pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
-    let Some((&opt, rest)) = args.split_first() else { return Err(bad_args(None, HELP)) };
+    let Some((&opt, rest)) = args.split_first() else {
+        return Err(bad_args(None, HELP));
+    };
     let o = match opt {
         "-i" | "--driver" => 'i',
         "-k" | "--show-features" | "--show-offload" => 'k',
@@ -82,20 +91,39 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         "-S" | "--statistics" => 'S',
         "-h" | "--help" => return Ok(format!("{FORMS}\n")),
         o if o.starts_with('-') => {
-            return Err(hinted(format!("ethtool: option {o} is not supported in steerlab (supported: {SUPPORTED})"), HELP))
+            return Err(hinted(
+                format!("ethtool: option {o} is not supported in steerlab (supported: {SUPPORTED})"),
+                HELP,
+            ))
         }
         _ => {
-            return Err(hinted(format!("ethtool: the link settings (ethtool DEV) are not supported in steerlab (supported: {SUPPORTED})"), HELP))
+            return Err(hinted(
+                format!(
+                    "ethtool: the link settings (ethtool DEV) are not supported in steerlab (supported: {SUPPORTED})"
+                ),
+                HELP,
+            ))
         }
     };
     // The hint names the form the line was heading for.
     let form = match (o, rest.get(1)) {
-        ('N', Some(&w @ ("flow-type" | "delete" | "rx-flow-hash"))) => forms_of(o).lines().find(|l| l.contains(w)).unwrap_or_default().to_string(),
+        ('N', Some(&w @ ("flow-type" | "delete" | "rx-flow-hash"))) => forms_of(o)
+            .lines()
+            .find(|l| l.contains(w))
+            .unwrap_or_default()
+            .to_string(),
         _ => forms_of(o),
     };
-    let Some((&dev, rest)) = rest.split_first() else { return Err(bad_args(None, &form)) };
+    let Some((&dev, rest)) = rest.split_first() else {
+        return Err(bad_args(None, &form));
+    };
     if dev != DEVICE {
-        return Err(netlink_error("no device matches name", Some(24), "No such device", &format!("the sandbox's NIC is {DEVICE}")));
+        return Err(netlink_error(
+            "no device matches name",
+            Some(24),
+            "No such device",
+            &format!("the sandbox's NIC is {DEVICE}"),
+        ));
     }
     match (o, rest) {
         ('i', []) => Ok(driver_info(sim)),
@@ -132,7 +160,10 @@ fn show_features(sim: &Sim) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
     let c = sim.config();
     let tc = if c.driver.tc_offload() { "on" } else { "off [fixed]" };
-    format!("Features for {DEVICE}:\nreceive-hashing: on\nntuple-filters: {}\nhw-tc-offload: {tc}\n", on(c.ntuple))
+    format!(
+        "Features for {DEVICE}:\nreceive-hashing: on\nntuple-filters: {}\nhw-tc-offload: {tc}\n",
+        on(c.ntuple)
+    )
 }
 
 // ------------------------------------------------------------------------------ channels
@@ -153,7 +184,11 @@ fn show_channels(sim: &Sim) -> String {
     let now = if c.rx_queues == c.tx_queues {
         na.to_string()
     } else {
-        format!("RX:\t\t{}\nTX:\t\t{}\nOther:\t\tn/a\n", c.rx_queues - combined, c.tx_queues - combined)
+        format!(
+            "RX:\t\t{}\nTX:\t\t{}\nOther:\t\tn/a\n",
+            c.rx_queues - combined,
+            c.tx_queues - combined
+        )
     };
     format!("Channel parameters for {DEVICE}:\nPre-set maximums:\n{na}Combined:\t{max}\nCurrent hardware settings:\n{now}Combined:\t{combined}\n")
 }
@@ -168,22 +203,36 @@ fn set_channels(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, Stri
     let offset = |pair: usize| 36 + 8 * pair;
     let mut combined = None;
     for (i, pair) in args.chunks(2).enumerate() {
-        let v = parse_c_u64(pair[1]).filter(|&v| v <= u64::from(u32::MAX)).ok_or_else(|| bad_args(None, form))?;
+        let v = parse_c_u64(pair[1])
+            .filter(|&v| v <= u64::from(u32::MAX))
+            .ok_or_else(|| bad_args(None, form))?;
         match pair[0] {
             "combined" => combined = Some((v, i)),
             "rx" | "tx" | "other" if v == 0 => {}
             "rx" | "tx" | "other" => {
                 let hint = format!("{form}   (this NIC has combined channels only)");
-                return Err(netlink_error("requested channel count exceeds maximum", Some(offset(i)), "Invalid argument", &hint));
+                return Err(netlink_error(
+                    "requested channel count exceeds maximum",
+                    Some(offset(i)),
+                    "Invalid argument",
+                    &hint,
+                ));
             }
             _ => return Err(bad_args(None, form)),
         }
     }
-    let Some((n, at)) = combined else { return Ok(String::new()) };
+    let Some((n, at)) = combined else {
+        return Ok(String::new());
+    };
     let max = max_channels(sim);
     if n > u64::from(max) {
         let hint = format!("{form}   (N is 1..={max}, see ethtool -l {DEVICE})");
-        return Err(netlink_error("requested channel count exceeds maximum", Some(offset(at)), "Invalid argument", &hint));
+        return Err(netlink_error(
+            "requested channel count exceeds maximum",
+            Some(offset(at)),
+            "Invalid argument",
+            &hint,
+        ));
     }
     if n == 0 {
         let msg = "requested channel counts would result in no RX or TX channel being configured";
@@ -195,14 +244,28 @@ fn set_channels(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, Stri
     }
     let reta = sim.reta();
     if reta.user_configured() && reta.max_queue() >= n {
-        let msg = format!("requested channel counts are too low for existing indirection table ({})", reta.max_queue());
-        return Err(netlink_error(&msg, None, "Invalid argument", &format!("reset the table first: ethtool -X {DEVICE} default")));
+        let msg = format!(
+            "requested channel counts are too low for existing indirection table ({})",
+            reta.max_queue()
+        );
+        return Err(netlink_error(
+            &msg,
+            None,
+            "Invalid argument",
+            &format!("reset the table first: ethtool -X {DEVICE} default"),
+        ));
     }
     if sim.ntuple_rules().iter().any(|r| r.queue >= n) {
         let msg = "requested channel counts are too low for existing ntuple filter settings";
-        return Err(netlink_error(msg, None, "Invalid argument", &format!("delete the rules that use those queues: ethtool -n {DEVICE}")));
+        return Err(netlink_error(
+            msg,
+            None,
+            "Invalid argument",
+            &format!("delete the rules that use those queues: ethtool -n {DEVICE}"),
+        ));
     }
-    sim.set_channels(n).map_err(|e| netlink_error(&e.to_string(), None, "Invalid argument", form))?;
+    sim.set_channels(n)
+        .map_err(|e| netlink_error(&e.to_string(), None, "Invalid argument", form))?;
     Ok(String::new())
 }
 
@@ -212,7 +275,11 @@ fn set_channels(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, Stri
 pub(crate) fn show_rxfh(sim: &Sim) -> String {
     let mut out = String::new();
     let reta = sim.reta();
-    let _ = writeln!(out, "RX flow hash indirection table for {DEVICE} with {} RX ring(s):", sim.config().rx_queues);
+    let _ = writeln!(
+        out,
+        "RX flow hash indirection table for {DEVICE} with {} RX ring(s):",
+        sim.config().rx_queues
+    );
     for (i, q) in reta.entries().iter().enumerate() {
         if i % 8 == 0 {
             let _ = write!(out, "{i:5}: ");
@@ -234,16 +301,31 @@ pub(crate) fn show_rxfh(sim: &Sim) -> String {
 fn set_rxfh(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> {
     let rings = u32::from(sim.config().rx_queues);
     let (mut start, mut equal, mut weights, mut default, mut hkey) = (None, None, None::<Vec<u32>>, false, None);
-    let value = |i: usize| args.get(i + 1).and_then(|t| parse_c_u64(t)).filter(|&v| v <= u64::from(u32::MAX)).map(|v| v as u32);
+    let value = |i: usize| {
+        args.get(i + 1)
+            .and_then(|t| parse_c_u64(t))
+            .filter(|&v| v <= u64::from(u32::MAX))
+            .map(|v| v as u32)
+    };
     let mut i = 0;
     while i < args.len() {
         match args[i] {
             "equal" => equal = Some(value(i).ok_or_else(|| bad_args(None, form))?),
             "start" => start = Some(value(i).ok_or_else(|| bad_args(None, form))?),
-            "hkey" => hkey = Some(parse_hkey(args.get(i + 1).ok_or_else(|| bad_args(None, form))?, sim.rss_key().len())?),
+            "hkey" => {
+                hkey = Some(parse_hkey(
+                    args.get(i + 1).ok_or_else(|| bad_args(None, form))?,
+                    sim.rss_key().len(),
+                )?)
+            }
             "hfunc" => match args.get(i + 1) {
                 Some(&"toeplitz") => {}
-                Some(f) => return Err(hinted(format!("Cannot set RX flow hash configuration: Operation not supported (hash function {f:?})"), "the NIC hashes with toeplitz only")),
+                Some(f) => {
+                    return Err(hinted(
+                        format!("Cannot set RX flow hash configuration: Operation not supported (hash function {f:?})"),
+                        "the NIC hashes with toeplitz only",
+                    ))
+                }
                 None => return Err(bad_args(None, form)),
             },
             "default" => {
@@ -253,7 +335,10 @@ fn set_rxfh(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
             }
             "weight" => {
                 // As do_srxfh: the words that start with a digit, each then read by get_u32.
-                let n = args[i + 1..].iter().take_while(|w| w.starts_with(|c: char| c.is_ascii_digit())).count();
+                let n = args[i + 1..]
+                    .iter()
+                    .take_while(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+                    .count();
                 let w = args[i + 1..i + 1 + n]
                     .iter()
                     .map(|t| parse_c_u64(t).filter(|&v| v <= u64::from(u32::MAX)).map(|v| v as u32))
@@ -264,7 +349,9 @@ fn set_rxfh(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
                 weights = Some(w);
                 continue;
             }
-            o @ ("context" | "xfrm" | "delete") => return Err(hinted(format!("ethtool: -X {o} is not modelled in steerlab"), form)),
+            o @ ("context" | "xfrm" | "delete") => {
+                return Err(hinted(format!("ethtool: -X {o} is not modelled in steerlab"), form))
+            }
             _ => return Err(bad_args(None, form)),
         }
         i += 2;
@@ -282,7 +369,12 @@ fn set_rxfh(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
     if modes == 0 && hkey.is_none() {
         return Err(bad_args(None, form));
     }
-    let invalid = |e: &dyn core::fmt::Display| hinted("Cannot set RX flow hash configuration: Invalid argument", &format!("{e}"));
+    let invalid = |e: &dyn core::fmt::Display| {
+        hinted(
+            "Cannot set RX flow hash configuration: Invalid argument",
+            &format!("{e}"),
+        )
+    };
     let current = sim.reta().clone();
     let start = start.unwrap_or(0);
     // Everything is computed and checked before anything is set.
@@ -306,11 +398,23 @@ fn parse_hkey(text: &str, size: usize) -> Result<Vec<u8>, String> {
     let form = format!("hkey takes {size} hex bytes separated by colons, e.g. 6d:5a:56:...");
     let key = text
         .split(':')
-        .map(|b| if b.len() == 2 { u8::from_str_radix(b, 16).ok() } else { None })
+        .map(|b| {
+            if b.len() == 2 {
+                u8::from_str_radix(b, 16).ok()
+            } else {
+                None
+            }
+        })
         .collect::<Option<Vec<u8>>>()
         .ok_or_else(|| hinted("Invalid RSS hash key format", &form))?;
     if key.len() != size {
-        return Err(hinted(format!("Key size mismatch: {} bytes given, the device's key is {size} bytes", key.len()), &form));
+        return Err(hinted(
+            format!(
+                "Key size mismatch: {} bytes given, the device's key is {size} bytes",
+                key.len()
+            ),
+            &form,
+        ));
     }
     Ok(key)
 }
@@ -322,15 +426,22 @@ fn show_nfc(sim: &Sim, args: &[&str], form: &str) -> Result<String, String> {
     let rules = sim.ntuple_rules();
     match args {
         [] => {
-            let mut out = format!("{} RX rings available\nTotal {} rules\n\n", sim.config().rx_queues, rules.len());
+            let mut out = format!(
+                "{} RX rings available\nTotal {} rules\n\n",
+                sim.config().rx_queues,
+                rules.len()
+            );
             rules.iter().for_each(|r| out.push_str(&rule_text(r)));
             Ok(out)
         }
         ["rule", l] => {
-            let loc = parse_c_u64(l).filter(|&v| v <= i32::MAX as u64).ok_or_else(|| bad_args(None, form))?;
+            let loc = parse_c_u64(l)
+                .filter(|&v| v <= i32::MAX as u64)
+                .ok_or_else(|| bad_args(None, form))?;
             let rule = rules.iter().find(|r| u64::from(r.loc) == loc);
             let missing = "rxclass: Cannot get RX class rule: Invalid argument\nCannot get RX classification rule";
-            rule.map(rule_text).ok_or_else(|| hinted(missing, &format!("ethtool -n {DEVICE} lists the rules")))
+            rule.map(rule_text)
+                .ok_or_else(|| hinted(missing, &format!("ethtool -n {DEVICE} lists the rules")))
         }
         ["rx-flow-hash", ty] => {
             let ty = flow_type(ty, form)?;
@@ -344,9 +455,10 @@ fn show_nfc(sim: &Sim, args: &[&str], form: &str) -> Result<String, String> {
 fn flow_type(name: &str, form: &str) -> Result<FlowType, String> {
     match (FlowType::parse(name), name) {
         (Some(t), _) => Ok(t),
-        (None, "sctp4" | "ah4" | "esp4" | "sctp6" | "ah6" | "esp6" | "ether" | "ip4" | "ip6") => {
-            Err(hinted(format!("ethtool: flow type {name} is not modelled in steerlab (tcp4 udp4 tcp6 udp6 are)"), form))
-        }
+        (None, "sctp4" | "ah4" | "esp4" | "sctp6" | "ah6" | "esp6" | "ether" | "ip4" | "ip6") => Err(hinted(
+            format!("ethtool: flow type {name} is not modelled in steerlab (tcp4 udp4 tcp6 udp6 are)"),
+            form,
+        )),
         _ => Err(bad_args(None, form)),
     }
 }
@@ -389,12 +501,23 @@ fn rule_text(r: &NtupleRule) -> String {
         FlowType::Tcp6 => "TCP over IPv6",
         FlowType::Udp6 => "UDP over IPv6",
     };
-    let addr = |bits: u128| -> IpAddr { if v6 { Ipv6Addr::from(bits).into() } else { Ipv4Addr::from(bits as u32).into() } };
+    let addr = |bits: u128| -> IpAddr {
+        if v6 {
+            Ipv6Addr::from(bits).into()
+        } else {
+            Ipv4Addr::from(bits as u32).into()
+        }
+    };
     let all = if v6 { u128::MAX } else { u128::from(u32::MAX) };
     let ip = |a: Option<IpAddr>, m: u128| a.map_or((addr(0), addr(all)), |a| (a, addr(m)));
     let port = |p: Option<u16>, m: u16| p.map_or((0, 0xffff), |p| (p, m));
     let m = &r.masks;
-    let ((sa, sm), (da, dm), (sp, spm), (dp, dpm)) = (ip(r.src, m.src), ip(r.dst, m.dst), port(r.sport, m.sport), port(r.dport, m.dport));
+    let ((sa, sm), (da, dm), (sp, spm), (dp, dpm)) = (
+        ip(r.src, m.src),
+        ip(r.dst, m.dst),
+        port(r.sport, m.sport),
+        port(r.dport, m.dport),
+    );
     let tos = if v6 { "Traffic Class" } else { "TOS" };
     format!(
         "Filter: {}\n\tRule Type: {ty}\n\tSrc IP addr: {sa} mask: {sm}\n\tDest IP addr: {da} mask: {dm}\n\t{tos}: 0x0 mask: 0xff\n\tSrc port: {sp} mask: 0x{spm:x}\n\tDest port: {dp} mask: 0x{dpm:x}\n\tAction: Direct to queue {}\n\n",
@@ -406,12 +529,19 @@ fn rule_text(r: &NtupleRule) -> String {
 fn config_nfc(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> {
     match args {
         ["delete", l] => {
-            let loc = parse_c_u64(l).filter(|&v| v <= i32::MAX as u64).ok_or_else(|| bad_args(None, form))? as u32;
+            let loc = parse_c_u64(l)
+                .filter(|&v| v <= i32::MAX as u64)
+                .ok_or_else(|| bad_args(None, form))? as u32;
             if !sim.ntuple_rules().iter().any(|r| r.loc == loc) {
-                let msg = "rmgr: Cannot delete RX class rule: No such file or directory\nCannot delete classification rule";
-                return Err(hinted(msg, &format!("ethtool -n {DEVICE} lists the rules and their locations")));
+                let msg =
+                    "rmgr: Cannot delete RX class rule: No such file or directory\nCannot delete classification rule";
+                return Err(hinted(
+                    msg,
+                    &format!("ethtool -n {DEVICE} lists the rules and their locations"),
+                ));
             }
-            sim.delete_ntuple(loc).map_err(|e| hinted(format!("rmgr: Cannot delete RX class rule: {e}"), form))?;
+            sim.delete_ntuple(loc)
+                .map_err(|e| hinted(format!("rmgr: Cannot delete RX class rule: {e}"), form))?;
             Ok(String::new())
         }
         ["rx-flow-hash", ty, letters] => {
@@ -419,14 +549,22 @@ fn config_nfc(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String
             if letters.is_empty() || !letters.chars().all(|c| "mvtsdfnr".contains(c)) {
                 return Err(bad_args(None, form));
             }
-            let cannot = |errno: &str, why: &str| hinted(format!("Cannot change RX network flow hashing options: {errno}"), why);
+            let cannot =
+                |errno: &str, why: &str| hinted(format!("Cannot change RX network flow hashing options: {errno}"), why);
             let Some(fields) = HashFields::parse(letters) else {
-                return Err(cannot("Operation not supported", "the sandbox's NIC hashes s, d, f and n only"));
+                return Err(cannot(
+                    "Operation not supported",
+                    "the sandbox's NIC hashes s, d, f and n only",
+                ));
             };
             if !fields.nic_accepts() {
-                return Err(cannot("Invalid argument", "the NIC accepts sd (addresses) or sdfn (addresses and ports)"));
+                return Err(cannot(
+                    "Invalid argument",
+                    "the NIC accepts sd (addresses) or sdfn (addresses and ports)",
+                ));
             }
-            sim.set_hash_fields(ty, fields).map_err(|e| cannot("Invalid argument", &e.to_string()))?;
+            sim.set_hash_fields(ty, fields)
+                .map_err(|e| cannot("Invalid argument", &e.to_string()))?;
             Ok(String::new())
         }
         ["flow-type", rest @ ..] => add_rule(sim, rest, form),
@@ -446,17 +584,36 @@ struct Parsed {
 fn parse_rule(args: &[&str], form: &str) -> Result<Parsed, String> {
     let bad = |why: String| bad_args(Some(&why), form);
     let syntax = || bad("Add rule, invalid syntax".into());
-    let Some((&ty, opts)) = args.split_first() else { return Err(syntax()) };
+    let Some((&ty, opts)) = args.split_first() else {
+        return Err(syntax());
+    };
     let flow_type = match (FlowType::parse(ty), ty) {
         (Some(t), _) => t,
         (None, "sctp4" | "ah4" | "esp4" | "ip4" | "sctp6" | "ah6" | "esp6" | "ip6" | "ether") => {
-            return Err(hinted(format!("ethtool: flow-type {ty} is not modelled in steerlab (tcp4 udp4 tcp6 udp6 are)"), form))
+            return Err(hinted(
+                format!("ethtool: flow-type {ty} is not modelled in steerlab (tcp4 udp4 tcp6 udp6 are)"),
+                form,
+            ))
         }
         _ => return Err(syntax()),
     };
     let v6 = flow_type.is_ipv6();
-    let rule = NtupleRule { loc: ntuple::ANY_LOCATION, flow_type, src: None, dst: None, sport: None, dport: None, queue: 0, masks: ntuple::Masks::default() };
-    let mut p = Parsed { rule, action: None, queue: None, loc: None };
+    let rule = NtupleRule {
+        loc: ntuple::ANY_LOCATION,
+        flow_type,
+        src: None,
+        dst: None,
+        sport: None,
+        dport: None,
+        queue: 0,
+        masks: ntuple::Masks::default(),
+    };
+    let mut p = Parsed {
+        rule,
+        action: None,
+        queue: None,
+        loc: None,
+    };
     let mut seen: Vec<&str> = Vec::new();
     let ip = |t: &str| -> Option<IpAddr> {
         if v6 {
@@ -476,7 +633,9 @@ fn parse_rule(args: &[&str], form: &str) -> Result<Parsed, String> {
             }
             _ => return Err(bad(format!("Add rule, unrecognized option[{name}]"))),
         }
-        let Some(&val) = opts.get(i + 1) else { return Err(syntax()) };
+        let Some(&val) = opts.get(i + 1) else {
+            return Err(syntax());
+        };
         let invalid = || bad(format!("Invalid {name} value[{val}]"));
         if seen.contains(&name) {
             return Err(invalid());
@@ -497,7 +656,9 @@ fn parse_rule(args: &[&str], form: &str) -> Result<Parsed, String> {
         if !opts.get(i).is_some_and(|&m| m == "m" || m == mask_name) {
             continue;
         }
-        let Some(&mv) = opts.get(i + 1) else { return Err(syntax()) };
+        let Some(&mv) = opts.get(i + 1) else {
+            return Err(syntax());
+        };
         let bad_mask = || bad(format!("Invalid {name} mask[{mv}]"));
         // ethtool's mask: bits set are ignored (all set = any field, all clear = exact).
         let full = if v6 { u128::MAX } else { u128::from(u32::MAX) };
@@ -536,8 +697,15 @@ fn add_rule(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
     let mut p = parse_rule(args, form)?;
     let cookie = p.action.or(p.queue).unwrap_or(0);
     if cookie == u64::MAX || cookie == u64::MAX - 1 {
-        let what = if cookie == u64::MAX { "-1 (drop)" } else { "-2 (wake-on-LAN)" };
-        return Err(hinted(format!("ethtool: action {what} is not modelled in steerlab"), "rules direct to a queue: action Q"));
+        let what = if cookie == u64::MAX {
+            "-1 (drop)"
+        } else {
+            "-2 (wake-on-LAN)"
+        };
+        return Err(hinted(
+            format!("ethtool: action {what} is not modelled in steerlab"),
+            "rules direct to a queue: action Q",
+        ));
     }
     let rules = sim.ntuple_rules();
     let auto = p.loc.is_none();
@@ -545,27 +713,53 @@ fn add_rule(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
         Some(l) => l,
         None => match ntuple::place(&rules, ntuple::ANY_LOCATION) {
             Ok(l) => l,
-            Err(e) => return Err(hinted(e.to_string(), &format!("the table is full: ethtool -N {DEVICE} delete L"))),
+            Err(e) => {
+                return Err(hinted(
+                    e.to_string(),
+                    &format!("the table is full: ethtool -N {DEVICE} delete L"),
+                ))
+            }
         },
     };
-    let cannot = |errno: &str, why: &str| hinted(format!("rmgr: Cannot insert RX class rule: {errno}\nCannot insert classification rule"), why);
+    let cannot = |errno: &str, why: &str| {
+        hinted(
+            format!("rmgr: Cannot insert RX class rule: {errno}\nCannot insert classification rule"),
+            why,
+        )
+    };
     if !sim.config().ntuple {
-        return Err(cannot("Operation not supported", &format!("ntuple filters are off: ethtool -K {DEVICE} ntuple on")));
+        return Err(cannot(
+            "Operation not supported",
+            &format!("ntuple filters are off: ethtool -K {DEVICE} ntuple on"),
+        ));
     }
     if cookie >= u64::from(sim.config().rx_queues) {
-        return Err(cannot("Invalid argument", &format!("action is an RX queue, 0..={}", sim.config().rx_queues - 1)));
+        return Err(cannot(
+            "Invalid argument",
+            &format!("action is an RX queue, 0..={}", sim.config().rx_queues - 1),
+        ));
     }
     if loc >= ntuple::RULE_SLOTS {
-        return Err(cannot("Invalid argument", &format!("loc is 0..={}", ntuple::RULE_SLOTS - 1)));
+        return Err(cannot(
+            "Invalid argument",
+            &format!("loc is 0..={}", ntuple::RULE_SLOTS - 1),
+        ));
     }
     p.rule.queue = cookie as u16;
     p.rule.loc = loc;
     // Everything is checked: replacing a rule at a used location cannot fail half-way.
     if rules.iter().any(|r| r.loc == loc) {
-        sim.delete_ntuple(loc).map_err(|e| cannot("Invalid argument", &e.to_string()))?;
+        sim.delete_ntuple(loc)
+            .map_err(|e| cannot("Invalid argument", &e.to_string()))?;
     }
-    let loc = sim.add_ntuple(p.rule).map_err(|e| cannot("Invalid argument", &e.to_string()))?;
-    Ok(if auto { format!("Added rule with ID {loc}\n") } else { String::new() })
+    let loc = sim
+        .add_ntuple(p.rule)
+        .map_err(|e| cannot("Invalid argument", &e.to_string()))?;
+    Ok(if auto {
+        format!("Added rule with ID {loc}\n")
+    } else {
+        String::new()
+    })
 }
 
 /// `ethtool -K DEV ntuple on|off`.
@@ -582,7 +776,12 @@ fn features(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
         };
         match pair[0] {
             "ntuple" | "rx-ntuple-filter" => ntuple = Some(on),
-            f => return Err(hinted(format!("ethtool: feature {f:?} is not modelled in steerlab (ntuple is)"), form)),
+            f => {
+                return Err(hinted(
+                    format!("ethtool: feature {f:?} is not modelled in steerlab (ntuple is)"),
+                    form,
+                ))
+            }
         }
     }
     // A feature already in the wanted state is not sent to the driver (no reset, no flush).
@@ -619,14 +818,26 @@ fn stats(sim: &Sim) -> String {
         row("rx_arfs_expired", a.expire);
         row("rx_arfs_err", a.full);
         row("rx_out_of_buffer", drops);
-        snap.queues.iter().enumerate().for_each(|(q, s)| row(&format!("rx{q}_packets"), s.packets));
-        snap.txq.iter().enumerate().for_each(|(q, &n)| row(&format!("tx{q}_packets"), n));
+        snap.queues
+            .iter()
+            .enumerate()
+            .for_each(|(q, s)| row(&format!("rx{q}_packets"), s.packets));
+        snap.txq
+            .iter()
+            .enumerate()
+            .for_each(|(q, &n)| row(&format!("tx{q}_packets"), n));
     } else {
         row("rx_unicast", rx);
         row("tx_unicast", tx);
         row("rx_dropped", drops);
-        snap.txq.iter().enumerate().for_each(|(q, &n)| row(&format!("tx_queue_{q}_packets"), n));
-        snap.queues.iter().enumerate().for_each(|(q, s)| row(&format!("rx_queue_{q}_packets"), s.packets));
+        snap.txq
+            .iter()
+            .enumerate()
+            .for_each(|(q, &n)| row(&format!("tx_queue_{q}_packets"), n));
+        snap.queues
+            .iter()
+            .enumerate()
+            .for_each(|(q, s)| row(&format!("rx_queue_{q}_packets"), s.packets));
     }
     let mut out = String::from("NIC statistics:\n");
     for (name, v) in rows {

@@ -35,7 +35,12 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         match opt {
             "-force" => force = true,
             "-d" | "-details" | "-s" | "-stats" => {}
-            o if o.starts_with('-') => return Err(hinted(format!("ip: option \"{o}\" is not supported in steerlab"), FORMS)),
+            o if o.starts_with('-') => {
+                return Err(hinted(
+                    format!("ip: option \"{o}\" is not supported in steerlab"),
+                    FORMS,
+                ))
+            }
             _ => break,
         }
         args = rest;
@@ -43,9 +48,11 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     match args {
         [] => Err(hinted("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }", FORMS)),
         ["link" | "l" | "li" | "lin", rest @ ..] => link(sim, rest, force),
-        [obj @ ("address" | "addr" | "a" | "route" | "r" | "neigh" | "n" | "rule" | "netns" | "maddress" | "tunnel" | "monitor"), ..] => {
-            Err(hinted(format!("ip: object \"{obj}\" is not supported in steerlab"), FORMS))
-        }
+        [obj @ ("address" | "addr" | "a" | "route" | "r" | "neigh" | "n" | "rule" | "netns" | "maddress" | "tunnel"
+        | "monitor"), ..] => Err(hinted(
+            format!("ip: object \"{obj}\" is not supported in steerlab"),
+            FORMS,
+        )),
         [obj, ..] => Err(hinted(format!("Object \"{obj}\" is unknown, try \"ip help\"."), FORMS)),
     }
 }
@@ -59,14 +66,20 @@ fn link(sim: &mut Sim, args: &[&str], force: bool) -> Result<String, String> {
             } else if *dev == "lo" {
                 Ok(loopback())
             } else {
-                Err(hinted(format!("Device \"{dev}\" does not exist."), &format!("the sandbox's NIC is {DEVICE}")))
+                Err(hinted(
+                    format!("Device \"{dev}\" does not exist."),
+                    &format!("the sandbox's NIC is {DEVICE}"),
+                ))
             }
         }
         ["set", rest @ ..] => set(sim, rest, force),
         [cmd @ ("add" | "delete" | "del" | "change" | "property" | "xstats" | "afstats"), ..] => {
             Err(hinted(format!("ip: link {cmd} is not supported in steerlab"), FORMS))
         }
-        [cmd, ..] => Err(hinted(format!("Command \"{cmd}\" is unknown, try \"ip link help\"."), FORMS)),
+        [cmd, ..] => Err(hinted(
+            format!("Command \"{cmd}\" is unknown, try \"ip link help\"."),
+            FORMS,
+        )),
     }
 }
 
@@ -78,15 +91,26 @@ fn set(sim: &mut Sim, args: &[&str], force: bool) -> Result<String, String> {
         _ => return Err(hinted("Not enough information: \"dev\" argument is required.", FORMS)),
     };
     if dev != DEVICE {
-        return Err(hinted(format!("Cannot find device \"{dev}\""), &format!("the sandbox's NIC is {DEVICE}")));
+        return Err(hinted(
+            format!("Cannot find device \"{dev}\""),
+            &format!("the sandbox's NIC is {DEVICE}"),
+        ));
     }
     let (mode, rest) = match rest {
         [] => return Ok(String::new()),
         [mode @ ("xdp" | "xdpdrv"), rest @ ..] => (*mode, rest),
         [mode @ ("xdpgeneric" | "xdpoffload"), ..] => {
-            return Err(hinted(format!("ip: {mode} is not modelled in steerlab (native XDP only)"), FORMS))
+            return Err(hinted(
+                format!("ip: {mode} is not modelled in steerlab (native XDP only)"),
+                FORMS,
+            ))
         }
-        [what, ..] => return Err(hinted(format!("ip: link set ... {what} is not modelled in steerlab (xdp is)"), FORMS)),
+        [what, ..] => {
+            return Err(hinted(
+                format!("ip: link set ... {what} is not modelled in steerlab (xdp is)"),
+                FORMS,
+            ))
+        }
     };
     match rest {
         ["off" | "none"] => {
@@ -136,10 +160,16 @@ fn show(sim: &Sim) -> String {
         "2: {DEVICE}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 {mode}qdisc {qdisc} state UP mode DEFAULT group default qlen 1000\n    link/ether {MAC} brd ff:ff:ff:ff:ff:ff\n"
     );
     if let Some(p) = xdp {
-        let id = PROGRAMS.iter().position(|q| q.0 == p.name).map_or(PROGRAMS.len() + 1, |i| i + 1);
+        let id = PROGRAMS
+            .iter()
+            .position(|q| q.0 == p.name)
+            .map_or(PROGRAMS.len() + 1, |i| i + 1);
         // BPF object names are at most 15 characters (BPF_OBJ_NAME_LEN).
         let name: String = p.name.chars().take(15).collect();
-        out.push_str(&format!("    prog/xdp id {id} name {name} tag {:016x} jited \n", tag(p)));
+        out.push_str(&format!(
+            "    prog/xdp id {id} name {name} tag {:016x} jited \n",
+            tag(p)
+        ));
     }
     out
 }
@@ -147,5 +177,7 @@ fn show(sim: &Sim) -> String {
 /// The stand-in program tag: FNV-1a 64 over what defines the program.
 fn tag(p: &XdpProgram) -> u64 {
     let text = format!("{}/{}/{}/{}", p.name, p.kfuncs.len(), p.action, p.strategy);
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

@@ -23,7 +23,6 @@
 //! many writes (a `for` loop, a `tee` to many files, a `;` list) is checked whole before its
 //! first write (see `shell`), where real bash and tee would stop half way.
 #![forbid(unsafe_code)]
-
 #![warn(missing_docs)]
 
 mod complete;
@@ -84,7 +83,9 @@ pub fn execute(sim: &mut Sim, line: &str) -> Result<String, String> {
 
 /// Runs one command of a tool, its words expanded by the shell.
 pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> {
-    let Some((&first, rest)) = words.split_first() else { return Ok(String::new()) };
+    let Some((&first, rest)) = words.split_first() else {
+        return Ok(String::new());
+    };
     match first {
         "help" => own::help(rest),
         "ethtool" => ethtool::run(sim, rest),
@@ -103,7 +104,10 @@ pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> 
 /// `cat FILE...`: procfs tables or the sysfs/sysctl files, concatenated.
 pub(crate) fn cat(sim: &Sim, paths: &[&str]) -> Result<String, String> {
     if paths.is_empty() {
-        return Err(hinted("cat: missing file operand (steerlab's cat reads files, not stdin)", "cat FILE"));
+        return Err(hinted(
+            "cat: missing file operand (steerlab's cat reads files, not stdin)",
+            "cat FILE",
+        ));
     }
     let mut out = String::new();
     for path in paths {
@@ -126,7 +130,10 @@ pub(crate) fn hinted(message: impl Display, form: &str) -> String {
 /// is when it has only characters a shell leaves alone, else in `'…'`, so a glob that matched
 /// nothing shows as `'/sys/class/net/eth0/queues/rx-*/x'`.
 pub(crate) fn quotef(name: &str) -> String {
-    let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "%+,-./:@_".contains(c));
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "%+,-./:@_".contains(c));
     if plain {
         name.to_string()
     } else {
@@ -164,7 +171,10 @@ mod tests {
 
     #[test]
     fn file_names_quote_like_coreutils() {
-        assert_eq!(quotef("/sys/class/net/eth0/queues/rx-0/rps_cpus"), "/sys/class/net/eth0/queues/rx-0/rps_cpus");
+        assert_eq!(
+            quotef("/sys/class/net/eth0/queues/rx-0/rps_cpus"),
+            "/sys/class/net/eth0/queues/rx-0/rps_cpus"
+        );
         assert_eq!(quotef("/sys/rx-*/x"), "'/sys/rx-*/x'");
         assert_eq!(quotef("it's"), "'it'\\''s'");
     }

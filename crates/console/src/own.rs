@@ -14,7 +14,8 @@ use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, Kernel, Nanos, Proto, R
 use crate::{hinted, parse_named, COMMANDS, DEVICE};
 
 /// The accepted forms of `flow`.
-pub(crate) const FLOW_FORMS: &str = "flow add [tcp|udp] SRC[:SPORT] DST[:DPORT] [rate PPS] [bytes N] [readers TID,...]\n\
+pub(crate) const FLOW_FORMS: &str =
+    "flow add [tcp|udp] SRC[:SPORT] DST[:DPORT] [rate PPS] [bytes N] [readers TID,...]\n\
 flow random N [rate PPS]   (N TCP flows from random 10.x.y.z sources, each read by a random thread)\n\
 flow close ID   (the connection closes: no more packets; what the kernel keeps of it stays)\n\
 flow list\n\
@@ -47,7 +48,9 @@ pub(crate) fn run(sim: &mut Sim, cmd: &str, args: &[&str]) -> Result<String, Str
             [] => {
                 let now = sim.config().kernel;
                 let mut out = format!("kernel {now}: {}\nchoices:\n", now.covers());
-                Kernel::ALL.iter().for_each(|k| out.push_str(&format!("  {k:<5} {}\n", k.covers())));
+                Kernel::ALL
+                    .iter()
+                    .for_each(|k| out.push_str(&format!("  {k:<5} {}\n", k.covers())));
                 Ok(out)
             }
             [v] => {
@@ -89,7 +92,9 @@ pub(crate) fn help(args: &[&str]) -> Result<String, String> {
             out += &format!("The NIC is {DEVICE}. help COMMAND shows one command's forms.\n");
             Ok(out)
         }
-        [c] => forms(c).map(|f| format!("{f}\n")).ok_or_else(|| hinted(format!("help: no help topics match `{c}'"), "help lists the commands")),
+        [c] => forms(c)
+            .map(|f| format!("{f}\n"))
+            .ok_or_else(|| hinted(format!("help: no help topics match `{c}'"), "help lists the commands")),
         _ => Err(hinted("help: too many arguments", "help [COMMAND]")),
     }
 }
@@ -118,7 +123,9 @@ fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     match args {
         ["list"] => Ok(flow_list(sim)),
         ["close", id] => {
-            let id = id.parse::<u32>().map_err(|_| bad(format!("flow close: {id:?} is not a flow id (flow list shows them)")))?;
+            let id = id
+                .parse::<u32>()
+                .map_err(|_| bad(format!("flow close: {id:?} is not a flow id (flow list shows them)")))?;
             sim.close_flow(id).map_err(|e| bad(format!("flow close: {e}")))?;
             Ok(format!("flow {id}: closed\n"))
         }
@@ -128,14 +135,28 @@ fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
                 ["udp", r @ ..] => (Proto::Udp, r),
                 r => (Proto::Tcp, r),
             };
-            let [src, dst, opts @ ..] = rest else { return Err(bad("flow add: needs a source and a destination".into())) };
+            let [src, dst, opts @ ..] = rest else {
+                return Err(bad("flow add: needs a source and a destination".into()));
+            };
             let (s, sport) = endpoint(src).ok_or_else(|| bad(format!("flow add: {src:?} is not ADDR[:PORT]")))?;
             let (d, dport) = endpoint(dst).ok_or_else(|| bad(format!("flow add: {dst:?} is not ADDR[:PORT]")))?;
             let key = FlowKey::new(s, d, sport, dport, proto).map_err(|e| bad(format!("flow add: {e}")))?;
-            let mut spec = FlowSpec { key, rate_pps: 1000, bytes: 1500, readers: Vec::new(), tx: None };
+            let mut spec = FlowSpec {
+                key,
+                rate_pps: 1000,
+                bytes: 1500,
+                readers: Vec::new(),
+                tx: None,
+            };
             for pair in opts.chunks(2) {
-                let [name, value] = pair else { return Err(bad(format!("flow add: {} needs a value", pair[0]))) };
-                let num = |what: &str| value.parse::<u64>().map_err(|_| bad(format!("flow add: {what} {value:?} is not a number")));
+                let [name, value] = pair else {
+                    return Err(bad(format!("flow add: {} needs a value", pair[0])));
+                };
+                let num = |what: &str| {
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| bad(format!("flow add: {what} {value:?} is not a number")))
+                };
                 match *name {
                     "rate" => spec.rate_pps = num("rate")?,
                     "bytes" => spec.bytes = u32::try_from(num("bytes")?).unwrap_or(u32::MAX),
@@ -154,10 +175,16 @@ fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             Ok(format!("flow {id}: {key} rx-{q}\n"))
         }
         ["random", n, opts @ ..] => {
-            let n = n.parse::<u32>().ok().filter(|n| (1..=100_000).contains(n)).ok_or_else(|| bad(format!("flow random: {n:?} is not a count in 1..=100000")))?;
+            let n = n
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=100_000).contains(n))
+                .ok_or_else(|| bad(format!("flow random: {n:?} is not a count in 1..=100000")))?;
             let rate = match opts {
                 [] => 1000,
-                ["rate", r] => r.parse::<u64>().map_err(|_| bad(format!("flow random: rate {r:?} is not a number")))?,
+                ["rate", r] => r
+                    .parse::<u64>()
+                    .map_err(|_| bad(format!("flow random: rate {r:?} is not a number")))?,
                 _ => return Err(bad("flow random: only `rate PPS` may follow the count".into())),
             };
             let specs = random_flows(sim, n, rate);
@@ -175,21 +202,36 @@ fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
 fn random_flows(sim: &Sim, n: u32, rate_pps: u64) -> Vec<FlowSpec> {
     let dst = sim.flow_key(0).map_or(IpAddr::from([192, 168, 0, 1]), |k| k.dst());
     let threads = sim.thread_count();
-    let mut rng = steerlab_engine::rng::Rng::new(sim.config().seed ^ (u64::from(sim.flow_count()) << 32)).fork("flow random");
+    let mut rng =
+        steerlab_engine::rng::Rng::new(sim.config().seed ^ (u64::from(sim.flow_count()) << 32)).fork("flow random");
     let mut specs: Vec<FlowSpec> = Vec::with_capacity(n as usize);
     let mut seen = std::collections::BTreeSet::new();
     while specs.len() < n as usize {
         let src = match dst {
             IpAddr::V4(_) => IpAddr::from((0x0a00_0000 | (rng.next_u32() & 0x00ff_ffff)).to_be_bytes()),
-            IpAddr::V6(_) => IpAddr::from(core::net::Ipv6Addr::from((0xfd00_u128 << 112) | u128::from(rng.next_u64()))),
+            IpAddr::V6(_) => IpAddr::from(core::net::Ipv6Addr::from(
+                (0xfd00_u128 << 112) | u128::from(rng.next_u64()),
+            )),
         };
         let sport = 1024 + rng.below(64_512) as u16;
-        let Ok(key) = FlowKey::new(src, dst, sport, 80, Proto::Tcp) else { continue };
+        let Ok(key) = FlowKey::new(src, dst, sport, 80, Proto::Tcp) else {
+            continue;
+        };
         if sim.has_flow(&key) || !seen.insert(key) {
             continue; // a tuple in use: draw again
         }
-        let readers = if threads == 0 { Vec::new() } else { vec![rng.below(threads)] };
-        specs.push(FlowSpec { key, rate_pps, bytes: 1500, readers, tx: None });
+        let readers = if threads == 0 {
+            Vec::new()
+        } else {
+            vec![rng.below(threads)]
+        };
+        specs.push(FlowSpec {
+            key,
+            rate_pps,
+            bytes: 1500,
+            readers,
+            tx: None,
+        });
     }
     specs
 }
@@ -202,8 +244,15 @@ fn flow_list(sim: &Sim) -> String {
             out += &format!("flow {f}: {key} closed\n");
             continue;
         };
-        let reader = if v.reader_cpu == NO_CPU { "-".to_string() } else { v.reader_cpu.to_string() };
-        out += &format!("flow {f}: {key} hash 0x{:08x} rx-{} cpu {} reader-cpu {reader}\n", v.hash, v.queue, v.cpu);
+        let reader = if v.reader_cpu == NO_CPU {
+            "-".to_string()
+        } else {
+            v.reader_cpu.to_string()
+        };
+        out += &format!(
+            "flow {f}: {key} hash 0x{:08x} rx-{} cpu {} reader-cpu {reader}\n",
+            v.hash, v.queue, v.cpu
+        );
     }
     out
 }
@@ -212,48 +261,87 @@ fn flow_list(sim: &Sim) -> String {
 
 fn thread(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     let bad = |why: String| usage(why, "thread");
-    let cpu_of = |t: &str| t.parse::<u16>().map_err(|_| bad(format!("thread: CPU {t:?} is not a number")));
+    let cpu_of = |t: &str| {
+        t.parse::<u16>()
+            .map_err(|_| bad(format!("thread: CPU {t:?} is not a number")))
+    };
     match args {
         ["list"] => Ok((0..sim.thread_count())
-            .filter_map(|t| sim.thread(t).map(|(cpu, set)| format!("thread {t}: cpu {cpu} cpuset {}\n", set.to_list())))
+            .filter_map(|t| {
+                sim.thread(t)
+                    .map(|(cpu, set)| format!("thread {t}: cpu {cpu} cpuset {}\n", set.to_list()))
+            })
             .collect()),
         ["migrate", tid, cpu] => {
-            let tid = tid.parse::<u32>().map_err(|_| bad(format!("thread migrate: TID {tid:?} is not a number")))?;
+            let tid = tid
+                .parse::<u32>()
+                .map_err(|_| bad(format!("thread migrate: TID {tid:?} is not a number")))?;
             let cpu = cpu_of(cpu)?;
-            sim.migrate_thread(tid, cpu).map_err(|e| bad(format!("thread migrate: {e}")))?;
+            sim.migrate_thread(tid, cpu)
+                .map_err(|e| bad(format!("thread migrate: {e}")))?;
             Ok(String::new())
         }
         ["policy", tid, policy @ ..] => {
             // steerlab's per-thread policy: pinned where it is, confined to a cpuset, or
             // migrating on a period (what `taskset` and a scheduler would do).
-            let tid = tid.parse::<u32>().map_err(|_| bad(format!("thread policy: TID {tid:?} is not a number")))?;
-            let (cpu, _) = sim.thread(tid).ok_or_else(|| bad(format!("thread policy: no thread {tid}")))?;
+            let tid = tid
+                .parse::<u32>()
+                .map_err(|_| bad(format!("thread policy: TID {tid:?} is not a number")))?;
+            let (cpu, _) = sim
+                .thread(tid)
+                .ok_or_else(|| bad(format!("thread policy: no thread {tid}")))?;
             let ncpus = sim.config().cpus;
             let (set, every) = match policy {
                 ["pin"] => (CpuSet::range(cpu, cpu + 1), Nanos::ZERO),
-                ["cpuset", list] => (CpuSet::parse_list(list).map_err(|e| bad(format!("thread policy: cpuset {e}")))?, Nanos::ZERO),
+                ["cpuset", list] => (
+                    CpuSet::parse_list(list).map_err(|e| bad(format!("thread policy: cpuset {e}")))?,
+                    Nanos::ZERO,
+                ),
                 ["migrate", ms] => {
-                    let ms = ms.parse::<u64>().ok().filter(|m| (1..=86_400_000).contains(m)).ok_or_else(|| bad(format!("thread policy: migrate {ms:?} is not 1..=86400000 ms")))?;
-                    let set = sim.thread(tid).map(|(_, s)| s).filter(|s| s.len() > 1).unwrap_or(CpuSet::range(0, ncpus));
+                    let ms = ms
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|m| (1..=86_400_000).contains(m))
+                        .ok_or_else(|| bad(format!("thread policy: migrate {ms:?} is not 1..=86400000 ms")))?;
+                    let set = sim
+                        .thread(tid)
+                        .map(|(_, s)| s)
+                        .filter(|s| s.len() > 1)
+                        .unwrap_or(CpuSet::range(0, ncpus));
                     (set, Nanos(ms * 1_000_000))
                 }
                 _ => return Err(bad("thread policy: expected pin | cpuset LIST | migrate MS".into())),
             };
             if set.is_empty() || set.end() > ncpus {
-                return Err(bad(format!("thread policy: cpuset must name CPUs of this host (0-{})", ncpus - 1)));
+                return Err(bad(format!(
+                    "thread policy: cpuset must name CPUs of this host (0-{})",
+                    ncpus - 1
+                )));
             }
-            sim.set_thread_cpuset(tid, set).map_err(|e| bad(format!("thread policy: {e}")))?;
-            sim.set_thread_migration(tid, every).map_err(|e| bad(format!("thread policy: {e}")))?;
+            sim.set_thread_cpuset(tid, set)
+                .map_err(|e| bad(format!("thread policy: {e}")))?;
+            sim.set_thread_migration(tid, every)
+                .map_err(|e| bad(format!("thread policy: {e}")))?;
             Ok(String::new())
         }
         ["add", cpu, opts @ ..] => {
-            let mut spec = ThreadSpec { cpu: cpu_of(cpu)?, allowed: CpuSet::EMPTY, migrate_every: Nanos::ZERO };
+            let mut spec = ThreadSpec {
+                cpu: cpu_of(cpu)?,
+                allowed: CpuSet::EMPTY,
+                migrate_every: Nanos::ZERO,
+            };
             for pair in opts.chunks(2) {
-                let [name, value] = pair else { return Err(bad(format!("thread add: {} needs a value", pair[0]))) };
+                let [name, value] = pair else {
+                    return Err(bad(format!("thread add: {} needs a value", pair[0])));
+                };
                 match *name {
-                    "cpuset" => spec.allowed = CpuSet::parse_list(value).map_err(|e| bad(format!("thread add: cpuset {e}")))?,
+                    "cpuset" => {
+                        spec.allowed = CpuSet::parse_list(value).map_err(|e| bad(format!("thread add: cpuset {e}")))?
+                    }
                     "migrate" => {
-                        let ms = value.parse::<u64>().map_err(|_| bad(format!("thread add: migrate {value:?} is not a number of ms")))?;
+                        let ms = value
+                            .parse::<u64>()
+                            .map_err(|_| bad(format!("thread add: migrate {value:?} is not a number of ms")))?;
                         spec.migrate_every = Nanos(ms.saturating_mul(1_000_000));
                     }
                     other => return Err(bad(format!("thread add: unknown option {other:?}"))),
@@ -284,7 +372,10 @@ fn xdp(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         ["strategy", s] => {
             let strategy = parse_named::<Strategy>("xdp strategy", s).map_err(|e| usage(e, "xdp"))?;
             let Some(p) = sim.xdp().cloned() else {
-                return Err(hinted("xdp: no XDP program is attached", &format!("ip link set dev {DEVICE} xdp obj PROGRAM first")));
+                return Err(hinted(
+                    "xdp: no XDP program is attached",
+                    &format!("ip link set dev {DEVICE} xdp obj PROGRAM first"),
+                ));
             };
             sim.set_xdp(Some(steerlab_engine::xdp::XdpProgram { strategy, ..p }));
             Ok(String::new())

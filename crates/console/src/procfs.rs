@@ -38,7 +38,13 @@ pub(crate) const NPROC_FORMS: &str = "nproc [--all]";
 pub(crate) fn nproc(sim: &Sim, args: &[&str]) -> Result<String, String> {
     match args {
         [] | ["--all"] => Ok(format!("{}\n", sim.config().cpus)),
-        _ => Err(crate::hinted(format!("nproc: steerlab's nproc takes no operand but --all, not {:?}", args.join(" ")), NPROC_FORMS)),
+        _ => Err(crate::hinted(
+            format!(
+                "nproc: steerlab's nproc takes no operand but --all, not {:?}",
+                args.join(" ")
+            ),
+            NPROC_FORMS,
+        )),
     }
 }
 
@@ -54,17 +60,27 @@ pub(crate) fn readlink(args: &[&str]) -> Result<String, String> {
     };
     let link = format!("/sys/class/net/{}/device", crate::DEVICE);
     if path != link && path != format!("{link}/") {
-        return Err(crate::hinted(format!("readlink: {path}: not a link steerlab models"), READLINK_FORMS));
+        return Err(crate::hinted(
+            format!("readlink: {path}: not a link steerlab models"),
+            READLINK_FORMS,
+        ));
     }
     let full = args.len() == 2;
-    Ok(if full { format!("/sys/devices/pci0000:3a/0000:3a:00.0/{PCI}\n") } else { format!("../../../{PCI}\n") })
+    Ok(if full {
+        format!("/sys/devices/pci0000:3a/0000:3a:00.0/{PCI}\n")
+    } else {
+        format!("../../../{PCI}\n")
+    })
 }
 
 /// `lscpu` (util-linux): the summary lines of what steerlab models, the CPUs and their NUMA
 /// nodes (contiguous blocks), in lscpu's `NAME:` then aligned value layout.
 pub(crate) fn lscpu(sim: &Sim, args: &[&str]) -> Result<String, String> {
     if !args.is_empty() {
-        return Err(crate::hinted(format!("lscpu: steerlab's lscpu takes no options, not {:?}", args.join(" ")), LSCPU_FORMS));
+        return Err(crate::hinted(
+            format!("lscpu: steerlab's lscpu takes no options, not {:?}", args.join(" ")),
+            LSCPU_FORMS,
+        ));
     }
     let c = sim.config();
     let per = c.cpus / c.numa_nodes;
@@ -91,7 +107,23 @@ fn softnet_stat(sim: &Sim) -> String {
     let snap = sim.snapshot();
     let mut out = String::new();
     for (cpu, s) in snap.cpus.iter().enumerate() {
-        let cols: [u64; 15] = [s.packets, s.dropped, 0, 0, 0, 0, 0, 0, 0, s.received_rps, s.flow_limit_count, 0, cpu as u64, 0, 0];
+        let cols: [u64; 15] = [
+            s.packets,
+            s.dropped,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            s.received_rps,
+            s.flow_limit_count,
+            0,
+            cpu as u64,
+            0,
+            0,
+        ];
         let row: Vec<String> = cols.iter().map(|&v| format!("{:08x}", v as u32)).collect();
         let _ = writeln!(out, "{}", row.join(" "));
     }
@@ -123,7 +155,13 @@ fn interrupts(sim: &Sim) -> String {
             let _ = write!(out, " {n:>10}");
         }
         let chip = format!("IR-PCI-MSIX-{PCI}");
-        let _ = writeln!(out, "  {chip:>8} {:>PREC$}-{:<8}  {}", q + 1, "edge", vector_name(sim.config().driver, q));
+        let _ = writeln!(
+            out,
+            "  {chip:>8} {:>PREC$}-{:<8}  {}",
+            q + 1,
+            "edge",
+            vector_name(sim.config().driver, q)
+        );
     }
     out
 }

@@ -39,7 +39,8 @@ use crate::sysfs::{self, Writer};
 use crate::{cat, dispatch, hinted};
 
 /// The accepted forms of `tee`.
-pub(crate) const TEE_FORMS: &str = "echo VALUE | tee FILE... [> /dev/null]   (prints VALUE once, writes it to every FILE)\n\
+pub(crate) const TEE_FORMS: &str =
+    "echo VALUE | tee FILE... [> /dev/null]   (prints VALUE once, writes it to every FILE)\n\
 echo VALUE | sudo tee /sys/class/net/DEV/queues/rx-*/FILE   (a glob: every RX queue; tx-* every TX queue)";
 
 /// The accepted forms of `for`.
@@ -131,20 +132,30 @@ pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<String, String> {
         if let [simple] = pipe.as_slice() {
             let cmd = expand_command(sim, simple, None)?;
             // Not a file command, nor a reserved word out of place (`done`): the tool's own.
-            if cmd.words.first().is_some_and(|w| !matches!(w.as_str(), "echo" | "cat" | "grep" | "tee" | "do" | "done")) {
+            if cmd
+                .words
+                .first()
+                .is_some_and(|w| !matches!(w.as_str(), "echo" | "cat" | "grep" | "tee" | "do" | "done"))
+            {
                 return dispatch(sim, &flatten(&cmd));
             }
         }
     }
     let turns = match &script.each {
         None => vec![None],
-        Some((name, words)) => expand_words(sim, words, None)?.into_iter().map(|w| Some((name.as_str(), w))).collect(),
+        Some((name, words)) => expand_words(sim, words, None)?
+            .into_iter()
+            .map(|w| Some((name.as_str(), w)))
+            .collect(),
     };
     let mut plan = Vec::new();
     for turn in &turns {
         let var = turn.as_ref().map(|(n, v)| (*n, v.as_str()));
         for pipe in &script.body {
-            let cmds = pipe.iter().map(|s| expand_command(sim, s, var)).collect::<Result<Vec<_>, _>>()?;
+            let cmds = pipe
+                .iter()
+                .map(|s| expand_command(sim, s, var))
+                .collect::<Result<Vec<_>, _>>()?;
             plan_pipe(sim, &cmds, &mut plan)?;
         }
     }
@@ -171,7 +182,16 @@ fn lex(line: &str) -> Result<Vec<Token>, String> {
     let mut chars = line.char_indices().peekable();
     let mut quote: Option<char> = None;
     let start = |word: &mut Option<(Word, usize)>, at: usize| {
-        word.get_or_insert_with(|| (Word { chars: Vec::new(), quoted: false, raw: String::new() }, at));
+        word.get_or_insert_with(|| {
+            (
+                Word {
+                    chars: Vec::new(),
+                    quoted: false,
+                    raw: String::new(),
+                },
+                at,
+            )
+        });
     };
     let end = |word: &mut Option<(Word, usize)>, out: &mut Vec<Token>, at: usize| {
         if let Some((mut w, from)) = word.take() {
@@ -217,7 +237,10 @@ fn lex(line: &str) -> Result<Vec<Token>, String> {
         }
     }
     if let Some(q) = quote {
-        return Err(hinted(format!("bash: unexpected EOF while looking for matching `{q}'"), "close the quote, e.g. echo 'f0' > FILE"));
+        return Err(hinted(
+            format!("bash: unexpected EOF while looking for matching `{q}'"),
+            "close the quote, e.g. echo 'f0' > FILE",
+        ));
     }
     end(&mut word, &mut out, line.len());
     Ok(out)
@@ -236,12 +259,21 @@ fn unexpected_end() -> String {
 /// Parses the tokens: `for` at the start makes a loop, anything else is a `;` list.
 fn parse(tokens: &[Token]) -> Result<Script<'_>, String> {
     if tokens.is_empty() {
-        return Ok(Script { each: None, body: Vec::new() });
+        return Ok(Script {
+            each: None,
+            body: Vec::new(),
+        });
     }
     // `>` must be followed by a word.
     for (i, t) in tokens.iter().enumerate() {
         if matches!(t, Token::Op('>')) && !matches!(tokens.get(i + 1), Some(Token::Word(_))) {
-            return Err(hinted(format!("bash: syntax error near unexpected token `{}'", tokens.get(i + 1).map_or("newline".into(), Token::name)), crate::sysfs::ECHO_FORMS));
+            return Err(hinted(
+                format!(
+                    "bash: syntax error near unexpected token `{}'",
+                    tokens.get(i + 1).map_or("newline".into(), Token::name)
+                ),
+                crate::sysfs::ECHO_FORMS,
+            ));
         }
     }
     let mut parts: Vec<&[Token]> = tokens.split(|t| matches!(t, Token::Op(';'))).collect();
@@ -252,7 +284,10 @@ fn parse(tokens: &[Token]) -> Result<Script<'_>, String> {
             if parts.len() > 1 && parts.last().is_some_and(|p| p.is_empty()) {
                 parts.pop();
             }
-            Ok(Script { each: None, body: parts.into_iter().map(pipe).collect::<Result<_, _>>()? })
+            Ok(Script {
+                each: None,
+                body: parts.into_iter().map(pipe).collect::<Result<_, _>>()?,
+            })
         }
     }
 }
@@ -271,13 +306,20 @@ fn parse_for<'a>(parts: &[&'a [Token]]) -> Result<Script<'a>, String> {
     };
     match word(2) {
         Some(w) if w.is("in") => {}
-        _ => return Err(hinted("bash: for: steerlab's for takes its words after `in' (there are no positional parameters)", FOR_FORMS)),
+        _ => {
+            return Err(hinted(
+                "bash: for: steerlab's for takes its words after `in' (there are no positional parameters)",
+                FOR_FORMS,
+            ))
+        }
     }
     let words = &head[3..];
     if let Some(t) = words.iter().find(|t| !matches!(t, Token::Word(_))) {
         return Err(syntax_error(&t.name()));
     }
-    let Some((&first, rest)) = parts[1..].split_first() else { return Err(unexpected_end()) };
+    let Some((&first, rest)) = parts[1..].split_first() else {
+        return Err(unexpected_end());
+    };
     let first = match first.first() {
         Some(Token::Word(w)) if w.is("do") => &first[1..],
         Some(t) => return Err(syntax_error(&t.name())),
@@ -300,10 +342,16 @@ fn parse_for<'a>(parts: &[&'a [Token]]) -> Result<Script<'a>, String> {
         return Err(syntax_error(&extra.name()));
     }
     if rest[d + 1..].iter().any(|p| !p.is_empty()) || rest.len() > d + 2 {
-        return Err(hinted("bash: steerlab runs one loop per line, with nothing after `done'", FOR_FORMS));
+        return Err(hinted(
+            "bash: steerlab runs one loop per line, with nothing after `done'",
+            FOR_FORMS,
+        ));
     }
     let body = body.into_iter().map(pipe).collect::<Result<_, _>>()?;
-    Ok(Script { each: Some((name, words)), body })
+    Ok(Script {
+        each: Some((name, words)),
+        body,
+    })
 }
 
 /// A pipe: simple commands between `|`s, none empty.
@@ -328,15 +376,23 @@ fn is_name(text: &str) -> bool {
 
 /// A simple command's words and redirections, expanded with `var` set.
 fn expand_command(sim: &Sim, simple: Simple<'_>, var: Option<(&str, &str)>) -> Result<Command, String> {
-    let mut cmd = Command { words: Vec::new(), redirects: Vec::new() };
+    let mut cmd = Command {
+        words: Vec::new(),
+        redirects: Vec::new(),
+    };
     let mut tokens = simple.iter();
     while let Some(t) = tokens.next() {
         match t {
             Token::Word(w) => cmd.words.extend(fields(sim, w, var)?),
             Token::Op(_) => {
                 // `parse` made sure a word follows.
-                let Some(Token::Word(w)) = tokens.next() else { return Err(syntax_error("newline")) };
-                cmd.redirects.push(Redirect { raw: w.raw.clone(), paths: fields(sim, w, var)? });
+                let Some(Token::Word(w)) = tokens.next() else {
+                    return Err(syntax_error("newline"));
+                };
+                cmd.redirects.push(Redirect {
+                    raw: w.raw.clone(),
+                    paths: fields(sim, w, var)?,
+                });
             }
         }
     }
@@ -385,7 +441,10 @@ fn expand_vars(word: &Word, var: Option<(&str, &str)>) -> Result<Vec<(char, bool
         let (c, q) = cs[i];
         let expands = q != Quote::Literal;
         if expands && (c == '`' || (c == '$' && cs.get(i + 1).is_some_and(|n| n.0 == '('))) {
-            return Err(hinted("bash: command substitution is not modelled in steerlab", FOR_FORMS));
+            return Err(hinted(
+                "bash: command substitution is not modelled in steerlab",
+                FOR_FORMS,
+            ));
         }
         if !(expands && c == '$') {
             out.push((c, q == Quote::Bare));
@@ -395,14 +454,18 @@ fn expand_vars(word: &Word, var: Option<(&str, &str)>) -> Result<Vec<(char, bool
         let same = |j: usize| cs.get(j).filter(|n| n.1 == q).map(|n| n.0);
         let (name, next) = if same(i + 1) == Some('{') {
             let close = (i + 2..cs.len()).find(|&j| same(j) == Some('}'));
-            let Some(close) = close else { return Err(hinted(format!("bash: {}: bad substitution", word.raw), FOR_FORMS)) };
+            let Some(close) = close else {
+                return Err(hinted(format!("bash: {}: bad substitution", word.raw), FOR_FORMS));
+            };
             let name: String = cs[i + 2..close].iter().map(|c| c.0).collect();
             if !is_name(&name) {
                 return Err(hinted(format!("bash: ${{{name}}}: bad substitution"), FOR_FORMS));
             }
             (name, close + 1)
         } else {
-            let end = (i + 1..=cs.len()).find(|&j| !same(j).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')).unwrap_or(cs.len());
+            let end = (i + 1..=cs.len())
+                .find(|&j| !same(j).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(cs.len());
             let name: String = cs[i + 1..end].iter().map(|c| c.0).collect();
             if !is_name(&name) {
                 // A `$` not followed by a name is itself.
@@ -433,12 +496,19 @@ fn glob(sim: &Sim, pattern: &[(char, bool)]) -> Option<Vec<String>> {
         found = if wild || globbed {
             let mut next = Vec::new();
             for dir in &found {
-                let Some(entries) = sysfs::list_dir(sim, dir) else { continue };
+                let Some(entries) = sysfs::list_dir(sim, dir) else {
+                    continue;
+                };
                 if part.is_empty() {
                     next.push(format!("{dir}/")); // `rx-*/`: directories only, with their `/`
                     continue;
                 }
-                next.extend(entries.into_iter().filter(|e| matches(part, e)).map(|e| format!("{dir}/{e}")));
+                next.extend(
+                    entries
+                        .into_iter()
+                        .filter(|e| matches(part, e))
+                        .map(|e| format!("{dir}/{e}")),
+                );
             }
             next
         } else {
@@ -493,7 +563,10 @@ fn plan_pipe(sim: &Sim, cmds: &[Command], plan: &mut Vec<Step>) -> Result<(), St
             "" => Ok(()), // nothing left after expansion, or only a redirection: bash does nothing
             w @ ("do" | "done") => Err(syntax_error(w)),
             "for" => Err(hinted("bash: steerlab runs one loop per line, at its start", FOR_FORMS)),
-            other => Err(hinted(format!("bash: steerlab runs echo, cat and tee in a loop or a ; list, not {other}"), &format!("run {other} on a line of its own"))),
+            other => Err(hinted(
+                format!("bash: steerlab runs echo, cat and tee in a loop or a ; list, not {other}"),
+                &format!("run {other} on a line of its own"),
+            )),
         },
         [e, t] if first(e) == "echo" && first(t) == "tee" => plan_tee(sim, e, t, plan),
         _ => Err(hinted("bash: steerlab pipes echo into tee only", TEE_FORMS)),
@@ -512,7 +585,12 @@ fn plan_echo(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), Strin
                 plan.push(Step::Write(sysfs::check_write(sim, path, &value, Writer::Echo)?));
             }
         }
-        _ => return Err(hinted("bash: steerlab's echo writes one value to one file", sysfs::ECHO_FORMS)),
+        _ => {
+            return Err(hinted(
+                "bash: steerlab's echo writes one value to one file",
+                sysfs::ECHO_FORMS,
+            ))
+        }
     }
     Ok(())
 }
@@ -528,7 +606,10 @@ fn one_path<'a>(r: &'a Redirect, value: &str) -> Result<&'a str, String> {
                 Some(star) => {
                     let end = r.raw[star..].find('/').map_or(r.raw.len(), |i| star + i);
                     let (dirs, rest) = r.raw.split_at(end);
-                    format!("echo {value} | tee {raw}\nfor q in {dirs}; do echo {value} > $q{rest}; done", raw = r.raw)
+                    format!(
+                        "echo {value} | tee {raw}\nfor q in {dirs}; do echo {value} > $q{rest}; done",
+                        raw = r.raw
+                    )
                 }
                 None => format!("{TEE_FORMS}\n{FOR_FORMS}"),
             };
@@ -549,7 +630,8 @@ fn plan_cat(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), String
     Ok(())
 }
 
-pub(crate) const GREP_FORMS: &str = "grep [-H|-h] . FILE...   (the non-empty lines, after FILE: when there are several files)";
+pub(crate) const GREP_FORMS: &str =
+    "grep [-H|-h] . FILE...   (the non-empty lines, after FILE: when there are several files)";
 
 /// `grep . FILE...`, the usual way to read many small files at once (GNU grep: with more than
 /// one file, or `-H`, each line comes after its file's name and a colon; `-h` never).
@@ -562,7 +644,12 @@ fn plan_grep(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), Strin
         match w.as_str() {
             "-H" | "--with-filename" => named = Some(true),
             "-h" | "--no-filename" => named = Some(false),
-            o if o.starts_with('-') && o.len() > 1 => return Err(hinted(format!("grep: option {o} is not supported in steerlab"), GREP_FORMS)),
+            o if o.starts_with('-') && o.len() > 1 => {
+                return Err(hinted(
+                    format!("grep: option {o} is not supported in steerlab"),
+                    GREP_FORMS,
+                ))
+            }
             p if pattern.is_none() => pattern = Some(p),
             f => files.push(f.to_string()),
         }
@@ -570,7 +657,12 @@ fn plan_grep(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), Strin
     match pattern {
         Some(".") if !files.is_empty() => {}
         Some(".") | None => return Err(hinted("grep: steerlab's grep reads files, not stdin", GREP_FORMS)),
-        Some(p) => return Err(hinted(format!("grep: steerlab's grep matches the pattern . only, not {p:?}"), GREP_FORMS)),
+        Some(p) => {
+            return Err(hinted(
+                format!("grep: steerlab's grep matches the pattern . only, not {p:?}"),
+                GREP_FORMS,
+            ))
+        }
     }
     let named = named.unwrap_or(files.len() > 1);
     grep(sim, &files, named)?;
@@ -606,10 +698,18 @@ fn plan_tee(sim: &Sim, echo: &Command, tee: &Command, plan: &mut Vec<Step>) -> R
     for w in &tee.words[1..] {
         match w.as_str() {
             "-a" | "--append" => {}
-            long if long.starts_with("--") => return Err(hinted(format!("tee: unrecognized option '{long}'\nTry 'tee --help' for more information."), TEE_FORMS)),
+            long if long.starts_with("--") => {
+                return Err(hinted(
+                    format!("tee: unrecognized option '{long}'\nTry 'tee --help' for more information."),
+                    TEE_FORMS,
+                ))
+            }
             short if short.starts_with('-') && short.len() > 1 => {
                 let c = short.chars().nth(1).unwrap_or('-');
-                return Err(hinted(format!("tee: invalid option -- '{c}'\nTry 'tee --help' for more information."), TEE_FORMS));
+                return Err(hinted(
+                    format!("tee: invalid option -- '{c}'\nTry 'tee --help' for more information."),
+                    TEE_FORMS,
+                ));
             }
             path => files.push(path),
         }
@@ -617,9 +717,18 @@ fn plan_tee(sim: &Sim, echo: &Command, tee: &Command, plan: &mut Vec<Step>) -> R
     let print = match tee.redirects.as_slice() {
         [] => true,
         [r] if r.paths == ["/dev/null"] => false,
-        _ => return Err(hinted("bash: steerlab's tee prints to the console or to > /dev/null", TEE_FORMS)),
+        _ => {
+            return Err(hinted(
+                "bash: steerlab's tee prints to the console or to > /dev/null",
+                TEE_FORMS,
+            ))
+        }
     };
-    let writes = files.iter().filter(|p| **p != "/dev/null").map(|p| sysfs::check_write(sim, p, &value, Writer::Tee)).collect::<Result<Vec<_>, _>>()?;
+    let writes = files
+        .iter()
+        .filter(|p| **p != "/dev/null")
+        .map(|p| sysfs::check_write(sim, p, &value, Writer::Tee))
+        .collect::<Result<Vec<_>, _>>()?;
     if print {
         plan.push(Step::Print(format!("{value}\n")));
     }
@@ -660,7 +769,10 @@ mod tests {
     fn words_split_like_a_shell() {
         assert_eq!(words("echo  'f0' >/sys/x"), ["echo", "f0", ">", "/sys/x"]);
         assert_eq!(words("echo \"1 2\">f"), ["echo", "1 2", ">", "f"]);
-        assert_eq!(words("for q in a b;do echo $q|tee x;done"), ["for", "q", "in", "a", "b", ";", "do", "echo", "$q", "|", "tee", "x", ";", "done"]);
+        assert_eq!(
+            words("for q in a b;do echo $q|tee x;done"),
+            ["for", "q", "in", "a", "b", ";", "do", "echo", "$q", "|", "tee", "x", ";", "done"]
+        );
         assert_eq!(words("echo 'a;b' \"c|d\" e\\>f"), ["echo", "a;b", "c|d", "e>f"]);
         assert!(lex("echo \"f").err().unwrap_or_default().contains("matching `\"'"));
     }
@@ -674,10 +786,21 @@ mod tests {
         assert!(!matches(&p("rx-*"), "tx-1"));
         assert!(!matches(&[('r', false), ('*', false)], "rx"), "a quoted * is a star");
         // Fuzzing found the recursive matcher exponential in the stars (console_line timeout).
-        let many: Vec<(char, bool)> = "rx-".chars().map(|c| (c, false)).chain(std::iter::repeat_n(('*', true), 60)).chain([('z', false)]).collect();
+        let many: Vec<(char, bool)> = "rx-"
+            .chars()
+            .map(|c| (c, false))
+            .chain(std::iter::repeat_n(('*', true), 60))
+            .chain([('z', false)])
+            .collect();
         assert!(!matches(&many, "rx-1234567890123456789012345678901234567890"));
         assert!(matches(&many, "rx-12z"));
-        assert!(matches(&[('*', true), ('-', false), ('*', true), ('1', false)], "rx-11"));
-        assert!(!matches(&[('*', true), ('-', false), ('*', true), ('2', false)], "rx-11"));
+        assert!(matches(
+            &[('*', true), ('-', false), ('*', true), ('1', false)],
+            "rx-11"
+        ));
+        assert!(!matches(
+            &[('*', true), ('-', false), ('*', true), ('2', false)],
+            "rx-11"
+        ));
     }
 }

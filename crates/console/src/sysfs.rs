@@ -13,8 +13,8 @@
 //! sysctl's (sysctl.c: `name = value` lines, `sysctl: cannot stat /proc/sys/...`,
 //! `sysctl: setting key "..."`).
 
-use steerlab_engine::ConfigError;
 use steerlab_engine::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
+use steerlab_engine::ConfigError;
 use steerlab_engine::{CpuSet, Sim};
 
 use crate::procfs::IRQ_BASE;
@@ -42,7 +42,12 @@ for q in /sys/class/net/DEV/queues/rx-*; do echo VALUE > $q/FILE; done";
 const SOCK_FLOW: &str = "net.core.rps_sock_flow_entries";
 const BACKLOG: &str = "net.core.netdev_max_backlog";
 /// The sysctls steerlab models, in `sysctl -a`'s order.
-const SYSCTLS: [&str; 4] = ["net.core.flow_limit_cpu_bitmap", "net.core.flow_limit_table_len", BACKLOG, SOCK_FLOW];
+const SYSCTLS: [&str; 4] = [
+    "net.core.flow_limit_cpu_bitmap",
+    "net.core.flow_limit_table_len",
+    BACKLOG,
+    SOCK_FLOW,
+];
 
 /// A steering file of the host.
 #[derive(Clone, Copy)]
@@ -92,7 +97,10 @@ fn file(sim: &Sim, path: &str) -> Option<File> {
             _ => None,
         };
     }
-    let rest = path.strip_prefix("/sys/class/net/")?.strip_prefix(DEVICE)?.strip_prefix("/queues/")?;
+    let rest = path
+        .strip_prefix("/sys/class/net/")?
+        .strip_prefix(DEVICE)?
+        .strip_prefix("/queues/")?;
     let (dir, name) = rest.split_once('/')?;
     let (rx, q) = match dir.strip_prefix("rx-") {
         Some(q) => (true, q),
@@ -111,7 +119,11 @@ fn file(sim: &Sim, path: &str) -> Option<File> {
 
 fn files_hint(sim: &Sim) -> String {
     let c = sim.config();
-    format!("{ECHO_FORMS}\n(this host: rx-0..rx-{}, tx-0..tx-{}, device {DEVICE})", c.rx_queues - 1, c.tx_queues - 1)
+    format!(
+        "{ECHO_FORMS}\n(this host: rx-0..rx-{}, tx-0..tx-{}, device {DEVICE})",
+        c.rx_queues - 1,
+        c.tx_queues - 1
+    )
 }
 
 /// Who writes a file: bash for `echo VALUE > FILE`, GNU tee for `echo VALUE | tee FILE`. They
@@ -180,26 +192,60 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         }
         File::SockFlow => {
             let n = dointvec(value).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {value:?}")))?;
-            within(n <= MAX_SOCK_FLOW_ENTRIES, SOCK_FLOW, "0..=4194304 in the sandbox (kernel: 2^29)").map_err(invalid)?;
+            within(
+                n <= MAX_SOCK_FLOW_ENTRIES,
+                SOCK_FLOW,
+                "0..=4194304 in the sandbox (kernel: 2^29)",
+            )
+            .map_err(invalid)?;
             Write::SockFlow(n)
         }
-        File::Backlog => return Err(werr("Operation not supported", format!("{BACKLOG} is fixed by the scenario in steerlab"))),
+        File::Backlog => {
+            return Err(werr(
+                "Operation not supported",
+                format!("{BACKLOG} is fixed by the scenario in steerlab"),
+            ))
+        }
         // kernel/irq/proc.c `write_irq_affinity`: cpulist_parse or cpumask_parse, then EINVAL
         // for a mask with no online CPU.
         File::IrqList(q) | File::IrqMask(q) => {
             let list = matches!(f, File::IrqList(_));
-            let set = if list { CpuSet::parse_list(value.trim()) } else { CpuSet::parse_hex(value) };
-            let what = if list { "smp_affinity_list takes a CPU list" } else { "smp_affinity takes a hex mask" };
+            let set = if list {
+                CpuSet::parse_list(value.trim())
+            } else {
+                CpuSet::parse_hex(value)
+            };
+            let what = if list {
+                "smp_affinity_list takes a CPU list"
+            } else {
+                "smp_affinity takes a hex mask"
+            };
             let set = set.map_err(|e| invalid(format!("{what}: {e}")))?;
-            within(!set.is_empty() && set.end() <= cfg.cpus, "smp_affinity_list", "CPUs of this host").map_err(invalid)?;
+            within(
+                !set.is_empty() && set.end() <= cfg.cpus,
+                "smp_affinity_list",
+                "CPUs of this host",
+            )
+            .map_err(invalid)?;
             Write::IrqAffinity(q, set)
         }
-        File::IrqEffective(_) => return Err(werr("Permission denied", "effective_affinity_list is read only: write smp_affinity_list".into())),
+        File::IrqEffective(_) => {
+            return Err(werr(
+                "Permission denied",
+                "effective_affinity_list is read only: write smp_affinity_list".into(),
+            ))
+        }
         File::FlowLimitCpus => Write::FlowLimitCpus(mask("flow_limit_cpu_bitmap", cfg.cpus, "CPUs of this host")?),
         File::FlowLimitLen => {
             // proc_dointvec; the kernel takes the new length for tables allocated afterwards.
-            let n = dointvec(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?;
-            within((1..=steerlab_engine::flow_limit::MAX_TABLE_LEN).contains(&n), "net.core.flow_limit_table_len", "1..=1048576 in the sandbox").map_err(invalid)?;
+            let n =
+                dointvec(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?;
+            within(
+                (1..=steerlab_engine::flow_limit::MAX_TABLE_LEN).contains(&n),
+                "net.core.flow_limit_table_len",
+                "1..=1048576 in the sandbox",
+            )
+            .map_err(invalid)?;
             Write::FlowLimitLen(n)
         }
     })
@@ -207,7 +253,13 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
 
 /// The engine's own refusal text for a value out of range (its setters check the same).
 fn within(ok: bool, field: &str, accepted: &str) -> Result<(), String> {
-    ok.then_some(()).ok_or_else(|| ConfigError { field: field.into(), accepted: accepted.into() }.to_string())
+    ok.then_some(()).ok_or_else(|| {
+        ConfigError {
+            field: field.into(),
+            accepted: accepted.into(),
+        }
+        .to_string()
+    })
 }
 
 /// Applies a checked write. The engine's error is returned rather than unwrapped, but
@@ -238,13 +290,23 @@ pub(crate) fn list_dir(sim: &Sim, dir: &str) -> Option<Vec<String>> {
         return Some(rx.chain((0..cfg.tx_queues).map(|q| format!("tx-{q}"))).collect());
     }
     if dir == "/proc/irq" {
-        return Some((0..u32::from(cfg.rx_queues)).map(|q| (IRQ_BASE + q).to_string()).collect());
+        return Some(
+            (0..u32::from(cfg.rx_queues))
+                .map(|q| (IRQ_BASE + q).to_string())
+                .collect(),
+        );
     }
-    if dir.strip_prefix("/proc/irq/").is_some_and(|irq| irq_queue(sim, irq).is_some()) {
+    if dir
+        .strip_prefix("/proc/irq/")
+        .is_some_and(|irq| irq_queue(sim, irq).is_some())
+    {
         return Some(IRQ_FILES.iter().map(|f| f.to_string()).collect());
     }
     let names = ["rps_cpus", "rps_flow_cnt", "xps_cpus", "xps_rxqs"].into_iter();
-    let entries: Vec<String> = names.filter(|n| file(sim, &format!("{dir}/{n}")).is_some()).map(str::to_string).collect();
+    let entries: Vec<String> = names
+        .filter(|n| file(sim, &format!("{dir}/{n}")).is_some())
+        .map(str::to_string)
+        .collect();
     (!entries.is_empty()).then_some(entries)
 }
 
@@ -258,7 +320,12 @@ fn dointvec(text: &str) -> Option<u32> {
 pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
     let cfg = sim.config();
     let text = match file(sim, path) {
-        None => return Err(hinted(format!("cat: {}: No such file or directory", quotef(path)), &files_hint(sim))),
+        None => {
+            return Err(hinted(
+                format!("cat: {}: No such file or directory", quotef(path)),
+                &files_hint(sim),
+            ))
+        }
         Some(File::RpsCpus(q)) => sim.rps_cpus(q).to_hex(cfg.cpus),
         Some(File::RpsFlowCnt(q)) => sim.flow_cnt(q).to_string(),
         Some(File::XpsCpus(q)) => sim.xps_cpus(q).unwrap_or_default().to_hex(cfg.cpus),
@@ -291,7 +358,12 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             "-n" | "--values" => values_only = true,
             "-q" | "--quiet" => quiet = true,
             "-a" | "-A" | "-X" | "--all" => all = true,
-            o if o.starts_with('-') => return Err(hinted(format!("sysctl: option {o} is not supported in steerlab"), SYSCTL_FORMS)),
+            o if o.starts_with('-') => {
+                return Err(hinted(
+                    format!("sysctl: option {o} is not supported in steerlab"),
+                    SYSCTL_FORMS,
+                ))
+            }
             spec => specs.push(spec),
         }
     }
@@ -305,7 +377,13 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     if writes > 0 && specs.len() > 1 {
         return Err(hinted("sysctl: steerlab writes one key per command", SYSCTL_FORMS));
     }
-    let line = |name: &str, v: &str| if values_only { format!("{v}\n") } else { format!("{name} = {v}\n") };
+    let line = |name: &str, v: &str| {
+        if values_only {
+            format!("{v}\n")
+        } else {
+            format!("{name} = {v}\n")
+        }
+    };
     let mut out = String::new();
     for spec in specs {
         let (key, value) = match spec.split_once('=') {
@@ -315,7 +393,10 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         let name = key.replace('/', ".");
         let path = format!("/proc/sys/{}", name.replace('.', "/"));
         if key.is_empty() || !SYSCTLS.contains(&name.as_str()) {
-            return Err(hinted(format!("sysctl: cannot stat {path}: No such file or directory"), SYSCTL_FORMS));
+            return Err(hinted(
+                format!("sysctl: cannot stat {path}: No such file or directory"),
+                SYSCTL_FORMS,
+            ));
         }
         match value {
             None => out += &line(&name, cat(sim, &path)?.trim_end()),
@@ -341,23 +422,70 @@ mod tests {
     /// exactly what the engine's setters refuse, and what it passes must apply.
     #[test]
     fn checks_refuse_what_the_engine_refuses() {
-        let sim = Sim::new(HostConfig { cpus: 8, rx_queues: 4, tx_queues: 4, reta_size: 16, ..HostConfig::default() }).unwrap();
+        let sim = Sim::new(HostConfig {
+            cpus: 8,
+            rx_queues: 4,
+            tx_queues: 4,
+            reta_size: 16,
+            ..HostConfig::default()
+        })
+        .unwrap();
         let q = "/sys/class/net/eth0/queues";
-        for m in ["0", "1", "f", "80", "ff", "100", "1ff", "f0", "8", "10", "1,00000000", "ffffffff,ffffffff"] {
+        for m in [
+            "0",
+            "1",
+            "f",
+            "80",
+            "ff",
+            "100",
+            "1ff",
+            "f0",
+            "8",
+            "10",
+            "1,00000000",
+            "ffffffff,ffffffff",
+        ] {
             let set = CpuSet::parse_hex(m).unwrap();
             let engine = [
-                (format!("{q}/rx-1/rps_cpus"), sim.clone().set_rps_cpus(Some(1), set).is_ok()),
+                (
+                    format!("{q}/rx-1/rps_cpus"),
+                    sim.clone().set_rps_cpus(Some(1), set).is_ok(),
+                ),
                 (format!("{q}/tx-1/xps_cpus"), sim.clone().set_xps_cpus(1, set).is_ok()),
                 (format!("{q}/tx-1/xps_rxqs"), sim.clone().set_xps_rxqs(1, set).is_ok()),
             ];
             for (path, accepted) in engine {
-                assert_eq!(check_write(&sim, &path, m, Writer::Echo).is_ok(), accepted, "{path} {m}");
+                assert_eq!(
+                    check_write(&sim, &path, m, Writer::Echo).is_ok(),
+                    accepted,
+                    "{path} {m}"
+                );
             }
         }
-        for n in [0, 1, 300, 65535, 65536, 65537, 1 << 22, (1 << 22) + 1, i32::MAX as u32, u32::MAX] {
+        for n in [
+            0,
+            1,
+            300,
+            65535,
+            65536,
+            65537,
+            1 << 22,
+            (1 << 22) + 1,
+            i32::MAX as u32,
+            u32::MAX,
+        ] {
             let path = format!("{q}/rx-3/rps_flow_cnt");
-            assert_eq!(check_write(&sim, &path, &n.to_string(), Writer::Tee).is_ok(), sim.clone().set_flow_cnt(Some(3), n).is_ok(), "{n}");
-            let sock = check_write(&sim, "/proc/sys/net/core/rps_sock_flow_entries", &n.to_string(), Writer::Echo);
+            assert_eq!(
+                check_write(&sim, &path, &n.to_string(), Writer::Tee).is_ok(),
+                sim.clone().set_flow_cnt(Some(3), n).is_ok(),
+                "{n}"
+            );
+            let sock = check_write(
+                &sim,
+                "/proc/sys/net/core/rps_sock_flow_entries",
+                &n.to_string(),
+                Writer::Echo,
+            );
             assert_eq!(sock.is_ok(), sim.clone().set_sock_flow_entries(n).is_ok(), "{n}");
         }
         let mut s = sim.clone();
@@ -370,10 +498,20 @@ mod tests {
     /// the device's count is no directory.
     #[test]
     fn the_queue_tree_lists_the_hosts_queues() {
-        let sim = Sim::new(HostConfig { cpus: 8, rx_queues: 2, tx_queues: 3, reta_size: 16, ..HostConfig::default() }).unwrap();
+        let sim = Sim::new(HostConfig {
+            cpus: 8,
+            rx_queues: 2,
+            tx_queues: 3,
+            reta_size: 16,
+            ..HostConfig::default()
+        })
+        .unwrap();
         let q = "/sys/class/net/eth0/queues";
         assert_eq!(list_dir(&sim, q).unwrap(), ["rx-0", "rx-1", "tx-0", "tx-1", "tx-2"]);
-        assert_eq!(list_dir(&sim, &format!("{q}/rx-1")).unwrap(), ["rps_cpus", "rps_flow_cnt"]);
+        assert_eq!(
+            list_dir(&sim, &format!("{q}/rx-1")).unwrap(),
+            ["rps_cpus", "rps_flow_cnt"]
+        );
         assert_eq!(list_dir(&sim, &format!("{q}/tx-2")).unwrap(), ["xps_cpus", "xps_rxqs"]);
         assert!(list_dir(&sim, &format!("{q}/rx-2")).is_none());
         assert!(list_dir(&sim, "/sys/class/net/eth1/queues").is_none());

@@ -25,36 +25,63 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             "-pc" | "-cp" => (pid_mode, list) = (true, true),
             "-a" | "--all-tasks" => {}
             o if o.starts_with('-') && o.len() > 1 && !o[1..].starts_with(|c: char| c.is_ascii_digit()) => {
-                return Err(hinted(format!("taskset: option {o} is not supported in steerlab"), FORMS))
+                return Err(hinted(
+                    format!("taskset: option {o} is not supported in steerlab"),
+                    FORMS,
+                ))
             }
             w => rest.push(w),
         }
     }
     if !pid_mode {
-        return Err(hinted("taskset: starting a command is not supported in steerlab (act on a thread with -p)", FORMS));
+        return Err(hinted(
+            "taskset: starting a command is not supported in steerlab (act on a thread with -p)",
+            FORMS,
+        ));
     }
     let (set, pid) = match rest.as_slice() {
         [pid] => (None, *pid),
         [set, pid] => (Some(*set), *pid),
-        _ => return Err(hinted("taskset: bad usage\nTry 'taskset --help' for more information.", FORMS)),
+        _ => {
+            return Err(hinted(
+                "taskset: bad usage\nTry 'taskset --help' for more information.",
+                FORMS,
+            ))
+        }
     };
     // In taskset.c's order: the pid, the new set, then the current affinity.
-    let tid: u32 = pid.parse().map_err(|_| hinted(format!("taskset: invalid PID argument: '{pid}'"), FORMS))?;
+    let tid: u32 = pid
+        .parse()
+        .map_err(|_| hinted(format!("taskset: invalid PID argument: '{pid}'"), FORMS))?;
     let new = match set {
         None => None,
-        Some(text) if list => Some(CpuSet::parse_list(text).map_err(|e| hinted(format!("taskset: failed to parse CPU list: {text}"), &e.to_string()))?),
-        Some(text) => Some(CpuSet::parse_hex(text).map_err(|e| hinted(format!("taskset: failed to parse CPU mask: {text}"), &e.to_string()))?),
+        Some(text) if list => Some(
+            CpuSet::parse_list(text)
+                .map_err(|e| hinted(format!("taskset: failed to parse CPU list: {text}"), &e.to_string()))?,
+        ),
+        Some(text) => Some(
+            CpuSet::parse_hex(text)
+                .map_err(|e| hinted(format!("taskset: failed to parse CPU mask: {text}"), &e.to_string()))?,
+        ),
     };
     let Some((_, old)) = sim.thread(tid) else {
         let hint = format!("thread list shows the sandbox's threads (0..{})", sim.thread_count());
-        return Err(hinted(format!("taskset: failed to get pid {tid}'s affinity: No such process"), &hint));
+        return Err(hinted(
+            format!("taskset: failed to get pid {tid}'s affinity: No such process"),
+            &hint,
+        ));
     };
     let kind = if list { "list" } else { "mask" };
     let show = |s: &CpuSet| if list { s.to_list() } else { mask(s) };
     let current = format!("pid {tid}'s current affinity {kind}: {}\n", show(&old));
     let Some(new) = new else { return Ok(current) };
     // taskset prints the current affinity before it tries the change.
-    let failed = |why: String| hinted(format!("{current}taskset: failed to set pid {tid}'s affinity: Invalid argument"), &why);
+    let failed = |why: String| {
+        hinted(
+            format!("{current}taskset: failed to set pid {tid}'s affinity: Invalid argument"),
+            &why,
+        )
+    };
     let ncpus = sim.config().cpus;
     if new.is_empty() || new.end() > ncpus {
         return Err(failed(format!("the host's CPUs are 0-{}", ncpus - 1)));
@@ -67,5 +94,9 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
 fn mask(s: &CpuSet) -> String {
     let hex: String = s.to_hex(s.end().max(1)).chars().filter(|&c| c != ',').collect();
     let trimmed = hex.trim_start_matches('0');
-    if trimmed.is_empty() { "0".to_string() } else { trimmed.to_string() }
+    if trimmed.is_empty() {
+        "0".to_string()
+    } else {
+        trimmed.to_string()
+    }
 }

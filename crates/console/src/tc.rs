@@ -29,7 +29,9 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             Ok(format!("tc counting {c}: {}\n", c.covers()))
         }
         [] => Err(format!("Usage: tc [ OPTIONS ] OBJECT {{ COMMAND | help }}\n{USAGE}")),
-        [obj, ..] if !matches!(*obj, "qdisc" | "filter") => Err(format!("Object \"{obj}\" is unknown, try \"tc help\".\n{USAGE}")),
+        [obj, ..] if !matches!(*obj, "qdisc" | "filter") => {
+            Err(format!("Object \"{obj}\" is unknown, try \"tc help\".\n{USAGE}"))
+        }
         _ => Err(format!("Command line is not complete. Try option \"help\"\n{USAGE}")),
     }
 }
@@ -43,7 +45,9 @@ fn dev_ingress<'a>(args: &'a [&'a str]) -> Result<&'a [&'a str], String> {
     };
     match rest {
         ["ingress", rest @ ..] | ["parent", "ffff:", rest @ ..] => Ok(rest),
-        _ => Err(format!("tc: only the ingress block is modelled (ingress or parent ffff:)\n{USAGE}")),
+        _ => Err(format!(
+            "tc: only the ingress block is modelled (ingress or parent ffff:)\n{USAGE}"
+        )),
     }
 }
 
@@ -54,14 +58,21 @@ fn qdisc(sim: &mut Sim, verb: &str, args: &[&str]) -> Result<String, String> {
         _ => return Err(format!("tc: bad qdisc arguments\n{USAGE}")),
     };
     if !matches!(kind, "ingress" | "clsact") {
-        return Err(format!("tc: qdisc \"{kind}\" is not modelled in steerlab (supported: ingress, clsact)"));
+        return Err(format!(
+            "tc: qdisc \"{kind}\" is not modelled in steerlab (supported: ingress, clsact)"
+        ));
     }
-    let r = if verb == "add" { sim.tc_add_qdisc() } else { sim.tc_del_qdisc() };
+    let r = if verb == "add" {
+        sim.tc_add_qdisc()
+    } else {
+        sim.tc_del_qdisc()
+    };
     r.map(|()| String::new()).map_err(|e| format!("Error: {e}"))
 }
 
 fn number<T: std::str::FromStr>(what: &str, text: &str, accepted: &str) -> Result<T, String> {
-    text.parse().map_err(|_| format!("Illegal \"{what}\": {text:?} (accepted: {accepted})"))
+    text.parse()
+        .map_err(|_| format!("Illegal \"{what}\": {text:?} (accepted: {accepted})"))
 }
 
 fn add<'a>(sim: &mut Sim, args: &'a [&'a str]) -> Result<String, String> {
@@ -83,14 +94,20 @@ fn add<'a>(sim: &mut Sim, args: &'a [&'a str]) -> Result<String, String> {
                 rest = r;
                 break;
             }
-            [w, ..] => return Err(format!("Unknown filter \"{w}\", hence option \"{w}\" is unparsable (steerlab models flower)")),
+            [w, ..] => {
+                return Err(format!(
+                    "Unknown filter \"{w}\", hence option \"{w}\" is unparsable (steerlab models flower)"
+                ))
+            }
             [] => return Err(format!("tc: missing \"flower\"\n{USAGE}")),
         }
     }
     let mut m = Match::default();
     let (mut skip_sw, mut skip_hw, mut action) = (false, false, None);
     while let Some((&w, r)) = rest.split_first() {
-        let value = |r: &[&'a str]| -> Result<&'a str, String> { r.first().copied().ok_or_else(|| format!("tc: \"{w}\" needs a value")) };
+        let value = |r: &[&'a str]| -> Result<&'a str, String> {
+            r.first().copied().ok_or_else(|| format!("tc: \"{w}\" needs a value"))
+        };
         rest = match w {
             "skip_sw" => {
                 skip_sw = true;
@@ -131,8 +148,16 @@ fn add<'a>(sim: &mut Sim, args: &'a [&'a str]) -> Result<String, String> {
         };
     }
     let action = action.ok_or_else(|| format!("tc: a flower filter needs \"action drop|pass\"\n{USAGE}"))?;
-    let spec = FilterSpec { prio, matches: m, action, skip_sw, skip_hw };
-    sim.tc_add(spec).map(|_| String::new()).map_err(|e| format!("Error: {e}"))
+    let spec = FilterSpec {
+        prio,
+        matches: m,
+        action,
+        skip_sw,
+        skip_hw,
+    };
+    sim.tc_add(spec)
+        .map(|_| String::new())
+        .map_err(|e| format!("Error: {e}"))
 }
 
 fn del(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
@@ -152,7 +177,9 @@ fn del(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
 
 fn show(sim: &Sim, args: &[&str], stats: bool) -> Result<String, String> {
     dev_ingress(args)?;
-    let Some(block) = sim.tc_block() else { return Ok(String::new()) };
+    let Some(block) = sim.tc_block() else {
+        return Ok(String::new());
+    };
     let mut out = String::new();
     let mut last_prio = None;
     for (i, f) in block.filters().iter().enumerate() {
@@ -164,8 +191,14 @@ fn show(sim: &Sim, args: &[&str], stats: bool) -> Result<String, String> {
             out.push_str(&format!("filter protocol {proto} pref {} flower chain 0 \n", f.prio));
             last_prio = Some(f.prio);
         }
-        out.push_str(&format!("filter protocol {proto} pref {} flower chain 0 handle 0x{:x} \n", f.prio, f.handle));
-        out.push_str(&format!("  eth_type {}\n", if proto == "ipv6" { "ipv6" } else { "ipv4" }));
+        out.push_str(&format!(
+            "filter protocol {proto} pref {} flower chain 0 handle 0x{:x} \n",
+            f.prio, f.handle
+        ));
+        out.push_str(&format!(
+            "  eth_type {}\n",
+            if proto == "ipv6" { "ipv6" } else { "ipv4" }
+        ));
         for part in f.matches.to_string().split(' ').collect::<Vec<_>>().chunks(2) {
             out.push_str(&format!("  {}\n", part.join(" ")));
         }
@@ -175,9 +208,16 @@ fn show(sim: &Sim, args: &[&str], stats: bool) -> Result<String, String> {
         if f.skip_hw {
             out.push_str("  skip_hw\n");
         }
-        out.push_str(if f.in_hw { "  in_hw in_hw_count 1\n" } else { "  not_in_hw\n" });
+        out.push_str(if f.in_hw {
+            "  in_hw in_hw_count 1\n"
+        } else {
+            "  not_in_hw\n"
+        });
         let verdict = if f.action == Action::Drop { "drop" } else { "pass" };
-        out.push_str(&format!("\taction order 1: gact action {verdict}\n\t random type none pass val 0\n\t index {} ref 1 bind 1\n", i + 1));
+        out.push_str(&format!(
+            "\taction order 1: gact action {verdict}\n\t random type none pass val 0\n\t index {} ref 1 bind 1\n",
+            i + 1
+        ));
         if stats {
             let pkts = f.hits_hw + f.hits_sw;
             let dropped = if f.action == Action::Drop { pkts } else { 0 };

@@ -390,7 +390,10 @@ fn every_error_is_the_real_tools_and_changes_nothing() {
         let before = fingerprint(&s);
         let e = err(&mut s, line);
         assert!(e.contains(words), "{line:?}: expected {words:?} in\n{e}");
-        assert!(e.lines().last().unwrap_or("").starts_with("hint: ") || e.lines().any(|l| l.starts_with("hint: ")), "{line:?}: no hint in\n{e}");
+        assert!(
+            e.lines().last().unwrap_or("").starts_with("hint: ") || e.lines().any(|l| l.starts_with("hint: ")),
+            "{line:?}: no hint in\n{e}"
+        );
         assert_eq!(fingerprint(&s), before, "{line:?} changed the host");
     }
 }
@@ -402,9 +405,15 @@ fn hints_name_the_accepted_form() {
     let e = err(&mut s, "ethtool -N eth0 flow-type tcp4 frob 1");
     assert!(e.ends_with("hint: ethtool -N DEV flow-type tcp4|udp4|tcp6|udp6 [src-ip A [m MASK]] [dst-ip A [m MASK]] [src-port P [m MASK]] [dst-port P [m MASK]] action Q [loc L]"), "{e}");
     let e = err(&mut s, "ethtool -L eth0 combined 99");
-    assert!(e.ends_with("hint: ethtool -L DEV combined N   (N is 1..=8, see ethtool -l eth0)"), "{e}");
+    assert!(
+        e.ends_with("hint: ethtool -L DEV combined N   (N is 1..=8, see ethtool -l eth0)"),
+        "{e}"
+    );
     let e = err(&mut s, "ethtool -N eth0 rx-flow-hash tcp4 sdq");
-    assert!(e.ends_with("hint: ethtool -N DEV rx-flow-hash tcp4|udp4|tcp6|udp6 sd|sdfn"), "{e}");
+    assert!(
+        e.ends_with("hint: ethtool -N DEV rx-flow-hash tcp4|udp4|tcp6|udp6 sd|sdfn"),
+        "{e}"
+    );
 }
 
 /// A failing `-X` with a good table and a bad key sets neither (checked before setting).
@@ -425,14 +434,23 @@ fn rule_table_fills_down_and_refuses_when_full() {
     let mut s = host();
     ok(&mut s, "ethtool -K eth0 ntuple on");
     for loc in 0..1024 {
-        ok(&mut s, &format!("ethtool -N eth0 flow-type tcp4 dst-port {loc} action 1 loc {loc}"));
+        ok(
+            &mut s,
+            &format!("ethtool -N eth0 flow-type tcp4 dst-port {loc} action 1 loc {loc}"),
+        );
     }
     let before = fingerprint(&s);
     let e = err(&mut s, "ethtool -N eth0 flow-type tcp4 action 2");
-    assert!(e.starts_with("rmgr: Cannot find appropriate slot to insert rule\n"), "{e}");
+    assert!(
+        e.starts_with("rmgr: Cannot find appropriate slot to insert rule\n"),
+        "{e}"
+    );
     assert_eq!(fingerprint(&s), before);
     ok(&mut s, "ethtool -N eth0 delete 17");
-    assert_eq!(ok(&mut s, "ethtool -N eth0 flow-type tcp4 action 2"), "Added rule with ID 17\n");
+    assert_eq!(
+        ok(&mut s, "ethtool -N eth0 flow-type tcp4 action 2"),
+        "Added rule with ID 17\n"
+    );
 }
 
 /// A rule steers the flows it matches; `-K ntuple off` removes every rule.
@@ -452,21 +470,53 @@ fn completion_of_commands_options_devices_programs_and_paths() {
     let c = |line: &str| complete(line);
     assert_eq!(c("tas"), ["taskset "]);
     assert!(c("").contains(&"ip ".to_string()) && c("").contains(&"flow ".to_string()));
-    assert_eq!(c("ethtool -"), ["ethtool -l ", "ethtool -L ", "ethtool -x ", "ethtool -X ", "ethtool -n ", "ethtool -N ", "ethtool -K ", "ethtool -S "]);
+    assert_eq!(
+        c("ethtool -"),
+        [
+            "ethtool -l ",
+            "ethtool -L ",
+            "ethtool -x ",
+            "ethtool -X ",
+            "ethtool -n ",
+            "ethtool -N ",
+            "ethtool -K ",
+            "ethtool -S "
+        ]
+    );
     assert_eq!(c("ethtool -S e"), ["ethtool -S eth0 "]);
     assert_eq!(c("ip link set dev "), ["ip link set dev eth0 "]);
-    assert_eq!(c("ip link set dev eth0 xdp "), ["ip link set dev eth0 xdp obj ", "ip link set dev eth0 xdp off "]);
-    assert_eq!(c("ip link set dev eth0 xdp obj xdp_m"), ["ip link set dev eth0 xdp obj xdp_meta_drop "]);
+    assert_eq!(
+        c("ip link set dev eth0 xdp "),
+        ["ip link set dev eth0 xdp obj ", "ip link set dev eth0 xdp off "]
+    );
+    assert_eq!(
+        c("ip link set dev eth0 xdp obj xdp_m"),
+        ["ip link set dev eth0 xdp obj xdp_meta_drop "]
+    );
     assert_eq!(c("xdp s"), ["xdp strategy "]);
     assert_eq!(c("xdp strategy q"), ["xdp strategy query "]);
     assert_eq!(c("cat /proc/in"), ["cat /proc/interrupts"]);
-    assert_eq!(c("cat /proc/i"), ["cat /proc/interrupts", "cat /proc/irq/130/smp_affinity_list", "cat /proc/irq/*/smp_affinity_list"]);
-    assert_eq!(c("echo 40 > /sys/class/net/eth0/queues/tx-0/xps_r"), ["echo 40 > /sys/class/net/eth0/queues/tx-0/xps_rxqs"]);
+    assert_eq!(
+        c("cat /proc/i"),
+        [
+            "cat /proc/interrupts",
+            "cat /proc/irq/130/smp_affinity_list",
+            "cat /proc/irq/*/smp_affinity_list"
+        ]
+    );
+    assert_eq!(
+        c("echo 40 > /sys/class/net/eth0/queues/tx-0/xps_r"),
+        ["echo 40 > /sys/class/net/eth0/queues/tx-0/xps_rxqs"]
+    );
     assert_eq!(c("cat /proc/sys/"), ["cat /proc/sys/net/core/rps_sock_flow_entries"]);
     assert_eq!(c("help eth"), ["help ethtool "]);
     assert!(c("frob ").is_empty());
     // Every completion is a line the console accepts or that needs only a value.
-    for line in ["ethtool -x eth0", "cat /proc/interrupts", "ip link set dev eth0 xdp obj xdp_drop"] {
+    for line in [
+        "ethtool -x eth0",
+        "cat /proc/interrupts",
+        "ip link set dev eth0 xdp obj xdp_drop",
+    ] {
         let done = c(&line[..line.len() - 2]);
         assert!(done.iter().any(|d| d.trim_end() == line), "{line}: {done:?}");
         assert!(execute(&mut host(), line).is_ok(), "{line}");
@@ -479,7 +529,12 @@ fn completion_of_commands_options_devices_programs_and_paths() {
 fn unchanged_settings_touch_nothing() {
     let mut s = host();
     let before = fingerprint(&s);
-    for line in ["ethtool -L eth0 combined 4", "ethtool -K eth0 ntuple off", "ip link set dev eth0 xdp off", "ethtool -L eth0 rx 0"] {
+    for line in [
+        "ethtool -L eth0 combined 4",
+        "ethtool -K eth0 ntuple off",
+        "ip link set dev eth0 xdp off",
+        "ethtool -L eth0 rx 0",
+    ] {
         ok(&mut s, line);
         assert_eq!(fingerprint(&s), before, "{line}");
     }
@@ -488,18 +543,37 @@ fn unchanged_settings_touch_nothing() {
 /// steerlab's per-thread policy: pin, cpuset, auto-migrate; bad forms change nothing.
 #[test]
 fn thread_policy_pins_confines_and_migrates() {
-    let mut sim = steerlab_engine::Sim::new(steerlab_engine::HostConfig { cpus: 8, rx_queues: 4, ..Default::default() }).unwrap();
-    let t = sim.add_thread(steerlab_engine::ThreadSpec { cpu: 2, allowed: steerlab_engine::CpuSet::EMPTY, migrate_every: steerlab_engine::Nanos::ZERO }).unwrap();
+    let mut sim = steerlab_engine::Sim::new(steerlab_engine::HostConfig {
+        cpus: 8,
+        rx_queues: 4,
+        ..Default::default()
+    })
+    .unwrap();
+    let t = sim
+        .add_thread(steerlab_engine::ThreadSpec {
+            cpu: 2,
+            allowed: steerlab_engine::CpuSet::EMPTY,
+            migrate_every: steerlab_engine::Nanos::ZERO,
+        })
+        .unwrap();
     steerlab_console::execute(&mut sim, "thread policy 0 pin").unwrap();
     assert_eq!(sim.thread(t).unwrap().1.to_list(), "2");
     steerlab_console::execute(&mut sim, "thread policy 0 cpuset 4-7").unwrap();
-    assert_eq!(sim.thread(t).unwrap(), (4, steerlab_engine::CpuSet::parse_list("4-7").unwrap()));
+    assert_eq!(
+        sim.thread(t).unwrap(),
+        (4, steerlab_engine::CpuSet::parse_list("4-7").unwrap())
+    );
     steerlab_console::execute(&mut sim, "thread policy 0 migrate 5").unwrap();
     assert_eq!(sim.thread_migration(t), Some(steerlab_engine::Nanos::from_ms(5)));
     sim.advance_to(steerlab_engine::Nanos::from_ms(100));
     assert!(sim.snapshot().counters.migrations > 1);
     let before = sim.snapshot();
-    for bad in ["thread policy 0 migrate 0", "thread policy 0 cpuset 9", "thread policy 7 pin", "thread policy 0 fly"] {
+    for bad in [
+        "thread policy 0 migrate 0",
+        "thread policy 0 cpuset 9",
+        "thread policy 7 pin",
+        "thread policy 0 fly",
+    ] {
         assert!(steerlab_console::execute(&mut sim, bad).is_err(), "{bad}");
         assert_eq!(sim.snapshot(), before, "{bad}");
     }
@@ -510,16 +584,30 @@ fn thread_policy_pins_confines_and_migrates() {
 /// capture script reads them.
 #[test]
 fn irq_affinity_files_and_grep() {
-    let mut sim = Sim::new(HostConfig { cpus: 8, ..HostConfig::default() }).unwrap();
+    let mut sim = Sim::new(HostConfig {
+        cpus: 8,
+        ..HostConfig::default()
+    })
+    .unwrap();
     execute(&mut sim, "echo 5-6 > /proc/irq/131/smp_affinity_list").unwrap();
     assert_eq!(sim.irq_cpu(1), Some(5));
     assert_eq!(execute(&mut sim, "cat /proc/irq/131/smp_affinity").unwrap(), "60\n");
     execute(&mut sim, "echo 4 > /proc/irq/130/smp_affinity").unwrap();
     let out = execute(&mut sim, "grep . /proc/irq/*/effective_affinity_list").unwrap();
     assert_eq!(out, "/proc/irq/130/effective_affinity_list:2\n/proc/irq/131/effective_affinity_list:5\n/proc/irq/132/effective_affinity_list:2\n/proc/irq/133/effective_affinity_list:3\n");
-    assert_eq!(execute(&mut sim, "grep . /proc/irq/131/smp_affinity_list").unwrap(), "5-6\n", "one file: no name");
+    assert_eq!(
+        execute(&mut sim, "grep . /proc/irq/131/smp_affinity_list").unwrap(),
+        "5-6\n",
+        "one file: no name"
+    );
     let before = sim.snapshot();
-    for bad in ["echo 9 > /proc/irq/131/smp_affinity_list", "echo 1 > /proc/irq/134/smp_affinity_list", "echo 1 > /proc/irq/131/effective_affinity_list", "grep x /proc/irq/131/smp_affinity_list", "grep ."] {
+    for bad in [
+        "echo 9 > /proc/irq/131/smp_affinity_list",
+        "echo 1 > /proc/irq/134/smp_affinity_list",
+        "echo 1 > /proc/irq/131/effective_affinity_list",
+        "grep x /proc/irq/131/smp_affinity_list",
+        "grep .",
+    ] {
         let e = execute(&mut sim, bad).unwrap_err();
         assert!(e.contains("hint:"), "{bad}: {e}");
     }

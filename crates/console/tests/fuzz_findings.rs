@@ -20,7 +20,10 @@ fn fuzz_findings_are_handled() {
             let (snap, cfg) = (sim.snapshot(), sim.config().clone());
             let started = std::time::Instant::now();
             if execute(&mut sim, line).is_err() {
-                assert!(sim.snapshot() == snap && *sim.config() == cfg, "a refused line changed the host: {line:?}");
+                assert!(
+                    sim.snapshot() == snap && *sim.config() == cfg,
+                    "a refused line changed the host: {line:?}"
+                );
             }
             assert!(started.elapsed().as_secs() < 5, "{line:?} took {:?}", started.elapsed());
         }

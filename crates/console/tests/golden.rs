@@ -35,7 +35,13 @@ RSS input transformation:\n    symmetric-xor: off\n    symmetric-or-xor: off\n";
 /// A table whose size is not a multiple of 8 ends its last row early (`i == indir_size - 1`).
 #[test]
 fn ethtool_x_rows_are_eight_wide() {
-    let mut s = host_with(HostConfig { cpus: 8, rx_queues: 3, tx_queues: 3, reta_size: 32, ..HostConfig::default() });
+    let mut s = host_with(HostConfig {
+        cpus: 8,
+        rx_queues: 3,
+        tx_queues: 3,
+        reta_size: 32,
+        ..HostConfig::default()
+    });
     let out = ok(&mut s, "ethtool -x eth0");
     let rows: Vec<&str> = out.lines().skip(1).take(4).collect();
     assert_eq!(rows[0], "    0:      0     1     2     0     1     2     0     1");
@@ -48,8 +54,20 @@ fn ethtool_x_rows_are_eight_wide() {
 fn ethtool_n_rules() {
     let mut s = host();
     ok(&mut s, "ethtool -K eth0 ntuple on");
-    assert_eq!(ok(&mut s, "ethtool -N eth0 flow-type tcp4 src-ip 192.168.1.7 dst-port 443 action 3"), "Added rule with ID 1023\n");
-    assert_eq!(ok(&mut s, "ethtool -N eth0 flow-type udp6 dst-ip 2001:db8::2 src-port 53 action 1 loc 4"), "");
+    assert_eq!(
+        ok(
+            &mut s,
+            "ethtool -N eth0 flow-type tcp4 src-ip 192.168.1.7 dst-port 443 action 3"
+        ),
+        "Added rule with ID 1023\n"
+    );
+    assert_eq!(
+        ok(
+            &mut s,
+            "ethtool -N eth0 flow-type udp6 dst-ip 2001:db8::2 src-port 53 action 1 loc 4"
+        ),
+        ""
+    );
     let want = "4 RX rings available\nTotal 2 rules\n\n\
 Filter: 4\n\tRule Type: UDP over IPv6\n\
 \tSrc IP addr: :: mask: ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff\n\
@@ -66,13 +84,19 @@ Filter: 1023\n\tRule Type: TCP over IPv4\n\
     assert_eq!(ok(&mut s, "ethtool -n eth0"), want);
     // `rule L` prints the one block, without the header (rxclass_rule_get).
     assert!(ok(&mut s, "ethtool -n eth0 rule 4").starts_with("Filter: 4\n\tRule Type: UDP over IPv6\n"));
-    assert_eq!(ok(&mut s, "ethtool -n eth0 rule 1023"), want.split("\n\n").nth(2).map(|b| format!("{b}\n\n")).unwrap());
+    assert_eq!(
+        ok(&mut s, "ethtool -n eth0 rule 1023"),
+        want.split("\n\n").nth(2).map(|b| format!("{b}\n\n")).unwrap()
+    );
 }
 
 /// An empty table: the header and `Total 0 rules` and a blank line.
 #[test]
 fn ethtool_n_no_rules() {
-    assert_eq!(ok(&mut host(), "ethtool -n eth0"), "4 RX rings available\nTotal 0 rules\n\n");
+    assert_eq!(
+        ok(&mut host(), "ethtool -n eth0"),
+        "4 RX rings available\nTotal 0 rules\n\n"
+    );
 }
 
 /// ethtool.c `dump_rxfhash` / `unparse_rxfhashopts` (note "IPV4" in capitals there).
@@ -83,7 +107,10 @@ fn ethtool_n_rx_flow_hash() {
 L4 bytes 0 & 1 [TCP/UDP src port]\nL4 bytes 2 & 3 [TCP/UDP dst port]\n\n";
     assert_eq!(ok(&mut s, "ethtool -n eth0 rx-flow-hash tcp4"), four);
     ok(&mut s, "ethtool -N eth0 rx-flow-hash udp6 sd");
-    assert_eq!(ok(&mut s, "ethtool -n eth0 rx-flow-hash udp6"), "UDP over IPV6 flows use these fields for computing Hash flow key:\nIP SA\nIP DA\n\n");
+    assert_eq!(
+        ok(&mut s, "ethtool -n eth0 rx-flow-hash udp6"),
+        "UDP over IPV6 flows use these fields for computing Hash flow key:\nIP SA\nIP DA\n\n"
+    );
 }
 
 /// ethtool.c `do_gnicstats`: "NIC statistics:" then five spaces, name, ": ", value.
@@ -126,7 +153,9 @@ fn proc_net_softnet_stat() {
         cols.extend([zero.to_string(), zero.to_string()]);
         cols.join(" ") + "\n"
     };
-    let want: String = (0..8).map(|c| row(if c == 2 || c == 3 { "00000fa0" } else { zero }, c)).collect();
+    let want: String = (0..8)
+        .map(|c| row(if c == 2 || c == 3 { "00000fa0" } else { zero }, c))
+        .collect();
     assert_eq!(ok(&mut s, "cat /proc/net/softnet_stat"), want);
 }
 
@@ -134,7 +163,13 @@ fn proc_net_softnet_stat() {
 /// `%*d:`, `" %10u"` per CPU, `"  %8s"` chip, `" %*lu"` hwirq, `-%-8s` handler, `"  %s"` name.
 #[test]
 fn proc_interrupts() {
-    let mut s = host_with(HostConfig { cpus: 4, rx_queues: 4, tx_queues: 4, reta_size: 16, ..HostConfig::default() });
+    let mut s = host_with(HostConfig {
+        cpus: 4,
+        rx_queues: 4,
+        tx_queues: 4,
+        reta_size: 16,
+        ..HostConfig::default()
+    });
     ok(&mut s, "nic driver ice");
     let want = "           CPU0       CPU1       CPU2       CPU3       \n\
 130:          0          0          0          0  IR-PCI-MSIX-0000:3b:00.0   1-edge      ice-eth0-TxRx-0\n\
@@ -152,7 +187,13 @@ fn proc_interrupts() {
 /// groups separated by commas, as wide as the CPU count (queues for xps_rxqs).
 #[test]
 fn sysfs_masks() {
-    let mut s = host_with(HostConfig { cpus: 40, rx_queues: 4, tx_queues: 4, reta_size: 16, ..HostConfig::default() });
+    let mut s = host_with(HostConfig {
+        cpus: 40,
+        rx_queues: 4,
+        tx_queues: 4,
+        reta_size: 16,
+        ..HostConfig::default()
+    });
     let tx1 = "/sys/class/net/eth0/queues/tx-1/xps_cpus";
     ok(&mut s, &format!("echo 00000080,0000f00f > {tx1}"));
     assert_eq!(ok(&mut s, &format!("cat {tx1}")), "80,0000f00f\n");
@@ -161,9 +202,16 @@ fn sysfs_masks() {
     ok(&mut s, "echo a > /sys/class/net/eth0/queues/tx-1/xps_rxqs");
     assert_eq!(ok(&mut s, "cat /sys/class/net/eth0/queues/tx-1/xps_rxqs"), "a\n");
     ok(&mut s, "echo ff00 > /sys/class/net/eth0/queues/rx-2/rps_cpus");
-    assert_eq!(ok(&mut s, "cat /sys/class/net/eth0/queues/rx-2/rps_cpus"), "00,0000ff00\n");
+    assert_eq!(
+        ok(&mut s, "cat /sys/class/net/eth0/queues/rx-2/rps_cpus"),
+        "00,0000ff00\n"
+    );
     let mut small = host();
-    assert_eq!(ok(&mut small, "cat /sys/class/net/eth0/queues/tx-3/xps_cpus"), "08\n", "XPS from IRQ affinity: tx-3 on CPU 3");
+    assert_eq!(
+        ok(&mut small, "cat /sys/class/net/eth0/queues/tx-3/xps_cpus"),
+        "08\n",
+        "XPS from IRQ affinity: tx-3 on CPU 3"
+    );
 }
 
 /// iproute2 ipaddress.c `print_linkinfo` + iplink_xdp.c `xdp_dump` + `bpf_dump_prog_info`.
@@ -179,8 +227,15 @@ fn ip_link_show() {
     let out = ok(&mut s, "ip link show eth0");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 xdp qdisc mq state UP mode DEFAULT group default qlen 1000");
-    assert!(lines[2].starts_with("    prog/xdp id 1 name xdp_drop tag ") && lines[2].ends_with(" jited "), "{}", lines[2]);
-    assert_eq!(lines[2].len(), "    prog/xdp id 1 name xdp_drop tag 0123456789abcdef jited ".len());
+    assert!(
+        lines[2].starts_with("    prog/xdp id 1 name xdp_drop tag ") && lines[2].ends_with(" jited "),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(
+        lines[2].len(),
+        "    prog/xdp id 1 name xdp_drop tag 0123456789abcdef jited ".len()
+    );
     let all = ok(&mut s, "ip link");
     assert!(all.starts_with("1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\n    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n2: eth0:"));
 }
@@ -190,9 +245,15 @@ fn ip_link_show() {
 fn taskset_affinity() {
     let mut s = host();
     assert_eq!(ok(&mut s, "taskset -pc 1"), "pid 1's current affinity list: 0-7\n");
-    assert_eq!(ok(&mut s, "taskset -pc 0-2,6 1"), "pid 1's current affinity list: 0-7\npid 1's new affinity list: 0-2,6\n");
+    assert_eq!(
+        ok(&mut s, "taskset -pc 0-2,6 1"),
+        "pid 1's current affinity list: 0-7\npid 1's new affinity list: 0-2,6\n"
+    );
     assert_eq!(ok(&mut s, "taskset -p 1"), "pid 1's current affinity mask: 47\n");
-    assert_eq!(ok(&mut s, "taskset -p f0 1"), "pid 1's current affinity mask: 47\npid 1's new affinity mask: f0\n");
+    assert_eq!(
+        ok(&mut s, "taskset -p f0 1"),
+        "pid 1's current affinity mask: 47\npid 1's new affinity mask: f0\n"
+    );
     assert_eq!(ok(&mut s, "taskset -c -p 1"), "pid 1's current affinity list: 4-7\n");
 }
 
@@ -201,11 +262,23 @@ fn taskset_affinity() {
 #[test]
 fn sysctl_lines() {
     let mut s = host();
-    assert_eq!(ok(&mut s, "sysctl net.core.rps_sock_flow_entries"), "net.core.rps_sock_flow_entries = 0\n");
-    assert_eq!(ok(&mut s, "sysctl -w net.core.rps_sock_flow_entries=1000"), "net.core.rps_sock_flow_entries = 1000\n");
-    assert_eq!(ok(&mut s, "sysctl net.core.rps_sock_flow_entries"), "net.core.rps_sock_flow_entries = 1024\n");
+    assert_eq!(
+        ok(&mut s, "sysctl net.core.rps_sock_flow_entries"),
+        "net.core.rps_sock_flow_entries = 0\n"
+    );
+    assert_eq!(
+        ok(&mut s, "sysctl -w net.core.rps_sock_flow_entries=1000"),
+        "net.core.rps_sock_flow_entries = 1000\n"
+    );
+    assert_eq!(
+        ok(&mut s, "sysctl net.core.rps_sock_flow_entries"),
+        "net.core.rps_sock_flow_entries = 1024\n"
+    );
     assert_eq!(ok(&mut s, "sysctl -n net.core.rps_sock_flow_entries"), "1024\n");
-    assert_eq!(ok(&mut s, "sysctl net/core/netdev_max_backlog"), "net.core.netdev_max_backlog = 1000\n");
+    assert_eq!(
+        ok(&mut s, "sysctl net/core/netdev_max_backlog"),
+        "net.core.netdev_max_backlog = 1000\n"
+    );
     assert_eq!(ok(&mut s, "cat /proc/sys/net/core/rps_sock_flow_entries"), "1024\n");
     assert_eq!(ok(&mut s, "sysctl -q -w net.core.rps_sock_flow_entries=64"), "");
 }

@@ -74,9 +74,17 @@ const VALID: &[&str] = &[
 /// Setups that open more paths (rules present, a program attached, more threads).
 const SETUPS: &[&[&str]] = &[
     &[],
-    &["ethtool -K eth0 ntuple on", "ethtool -N eth0 flow-type tcp4 dst-port 80 action 3"],
+    &[
+        "ethtool -K eth0 ntuple on",
+        "ethtool -N eth0 flow-type tcp4 dst-port 80 action 3",
+    ],
     &["ip link set dev eth0 xdp obj xdp_hints_pass", "nic driver ice"],
-    &["ethtool -X eth0 equal 3", "nic driver mlx5", "tc qdisc add dev eth0 ingress", "thread add 7 cpuset 6-7"],
+    &[
+        "ethtool -X eth0 equal 3",
+        "nic driver mlx5",
+        "tc qdisc add dev eth0 ingress",
+        "thread add 7 cpuset 6-7",
+    ],
 ];
 
 #[derive(Clone, Debug)]
@@ -111,10 +119,19 @@ fn number() -> impl Strategy<Value = String> {
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         proptest::collection::vec(any::<char>(), 0..8).prop_map(|c| c.into_iter().collect()),
-        proptest::collection::vec(proptest::sample::select(vec!['>', '"', '\'', ' ', ':', ',', '-', '[', ']', '/', '=', '.', 'x', '\t', '#', '*', ';', '|', '$', '{', '}', '\\']), 1..4)
-            .prop_map(|c| c.into_iter().collect()),
-        proptest::sample::select(vec!["eth0", "eth1", "dev", "m", "loc", "action", "on", "off", "xdp", "obj", ">", "rx-0", "::", "10.0.0.1", "-force", "-w", "do", "done", ";", "|", "tee", "sudo", "$q", "rx-*", "for"])
-            .prop_map(str::to_string),
+        proptest::collection::vec(
+            proptest::sample::select(vec![
+                '>', '"', '\'', ' ', ':', ',', '-', '[', ']', '/', '=', '.', 'x', '\t', '#', '*', ';', '|', '$', '{',
+                '}', '\\'
+            ]),
+            1..4
+        )
+        .prop_map(|c| c.into_iter().collect()),
+        proptest::sample::select(vec![
+            "eth0", "eth1", "dev", "m", "loc", "action", "on", "off", "xdp", "obj", ">", "rx-0", "::", "10.0.0.1",
+            "-force", "-w", "do", "done", ";", "|", "tee", "sudo", "$q", "rx-*", "for"
+        ])
+        .prop_map(str::to_string),
     ]
 }
 
@@ -167,7 +184,13 @@ fn check(setup: usize, line: &str) -> Result<(), TestCaseError> {
     match execute(&mut sim, line) {
         Err(e) => {
             prop_assert!(!e.is_empty(), "{line:?}: an empty error");
-            prop_assert_eq!(fingerprint(&sim), before, "{:?} failed ({}) but changed the host", line, e);
+            prop_assert_eq!(
+                fingerprint(&sim),
+                before,
+                "{:?} failed ({}) but changed the host",
+                line,
+                e
+            );
         }
         Ok(_) => {
             // Whatever the console accepted, the engine runs on.

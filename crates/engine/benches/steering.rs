@@ -14,7 +14,9 @@ fn toeplitz(c: &mut Criterion) {
     let table = ToeplitzTable::new(&MS_VERIFICATION_KEY);
     let mut g = c.benchmark_group("toeplitz_4tuple_v4");
     g.throughput(Throughput::Elements(1));
-    g.bench_function("bitwise", |b| b.iter(|| toeplitz_bitwise(&MS_VERIFICATION_KEY, black_box(&input))));
+    g.bench_function("bitwise", |b| {
+        b.iter(|| toeplitz_bitwise(&MS_VERIFICATION_KEY, black_box(&input)))
+    });
     g.bench_function("table", |b| b.iter(|| table.hash(black_box(&input))));
     g.finish();
 }
@@ -37,12 +39,31 @@ fn seed000(cpus: u16, flows: u32, mode: Mode, driver: Driver) -> Sim {
     };
     let mut sim = Sim::new(cfg).unwrap();
     for c in 0..cpus / 2 {
-        sim.add_thread(ThreadSpec { cpu: c, allowed: CpuSet::EMPTY, migrate_every: Nanos::ZERO }).unwrap();
+        sim.add_thread(ThreadSpec {
+            cpu: c,
+            allowed: CpuSet::EMPTY,
+            migrate_every: Nanos::ZERO,
+        })
+        .unwrap();
     }
     for i in 0..flows {
         let src = IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i * 7919));
-        let key = FlowKey::new(src, IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)), 1024 + (i % 60_000) as u16, 12865, Proto::Tcp).unwrap();
-        sim.add_flow(FlowSpec { key, rate_pps: 200, bytes: 1500, readers: vec![i % u32::from(cpus / 2)], tx: None }).unwrap();
+        let key = FlowKey::new(
+            src,
+            IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)),
+            1024 + (i % 60_000) as u16,
+            12865,
+            Proto::Tcp,
+        )
+        .unwrap();
+        sim.add_flow(FlowSpec {
+            key,
+            rate_pps: 200,
+            bytes: 1500,
+            readers: vec![i % u32::from(cpus / 2)],
+            tx: None,
+        })
+        .unwrap();
     }
     sim
 }
@@ -54,7 +75,11 @@ fn steering(c: &mut Criterion) {
     g.throughput(Throughput::Elements(204_800));
     for (name, mode) in [("packet", Mode::Packet), ("aggregate", Mode::Aggregate)] {
         g.bench_function(name, |b| {
-            b.iter_batched(|| seed000(16, 1024, mode, Driver::Ice), |mut s| s.advance_to(Nanos::from_secs(1)), BatchSize::LargeInput)
+            b.iter_batched(
+                || seed000(16, 1024, mode, Driver::Ice),
+                |mut s| s.advance_to(Nanos::from_secs(1)),
+                BatchSize::LargeInput,
+            )
         });
     }
     g.finish();
@@ -81,12 +106,23 @@ fn steering(c: &mut Criterion) {
 fn predict(c: &mut Criterion) {
     let sim = seed000(144, 0, Mode::Aggregate, Driver::Ice);
     let keys: Vec<FlowKey> = (0..100_000u32)
-        .map(|i| FlowKey::new(IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i * 7919)), IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), (i % 60_000) as u16 + 1024, 443, Proto::Tcp).unwrap())
+        .map(|i| {
+            FlowKey::new(
+                IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i * 7919)),
+                IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+                (i % 60_000) as u16 + 1024,
+                443,
+                Proto::Tcp,
+            )
+            .unwrap()
+        })
         .collect();
     let mut g = c.benchmark_group("predict");
     g.throughput(Throughput::Elements(keys.len() as u64));
     g.sample_size(20);
-    g.bench_function("100k_flows_144_cpus", |b| b.iter(|| keys.iter().map(|k| sim.predict(black_box(k)).queue as u64).sum::<u64>()));
+    g.bench_function("100k_flows_144_cpus", |b| {
+        b.iter(|| keys.iter().map(|k| sim.predict(black_box(k)).queue as u64).sum::<u64>())
+    });
     g.finish();
 }
 

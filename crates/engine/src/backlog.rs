@@ -90,7 +90,11 @@ impl Backlog {
         self.work_end = begin + each * m;
         match self.runs.last_mut() {
             Some(r) if extends => r.n += m as u32,
-            _ => self.runs.push(Run { begin, tail0, n: m as u32 }),
+            _ => self.runs.push(Run {
+                begin,
+                tail0,
+                n: m as u32,
+            }),
         }
         Enqueued { tail: self.tail, woke }
     }
@@ -101,7 +105,11 @@ impl Backlog {
     pub fn head_at(&mut self, now: u64, each: u64) -> (u32, u64) {
         let mut dequeued = 0;
         while let Some(r) = self.runs.get_mut(self.first as usize) {
-            let done = if now >= r.begin + each * u64::from(r.n) { r.n } else { (now.saturating_sub(r.begin) / each) as u32 };
+            let done = if now >= r.begin + each * u64::from(r.n) {
+                r.n
+            } else {
+                (now.saturating_sub(r.begin) / each) as u32
+            };
             r.begin += u64::from(done) * each;
             r.tail0 = r.tail0.wrapping_add(done);
             r.n -= done;
@@ -173,7 +181,11 @@ mod tests {
         b.head_at(10, 1);
         assert_eq!(b.head(), 10, "idle: all published");
         b.enqueue(100, 1, 200);
-        assert_eq!(b.head_at(100 + 63, 1).0, 10, "63 of the new packets processed: not yet published");
+        assert_eq!(
+            b.head_at(100 + 63, 1).0,
+            10,
+            "63 of the new packets processed: not yet published"
+        );
         assert_eq!(b.head_at(100 + 64, 1).0, 74, "one quota");
         assert_eq!(b.head_at(100 + 199, 1).0, 10 + 192, "three quotas");
         assert_eq!(b.head_at(100 + 200, 1).0, 210, "empty: the last poll publishes its 8");

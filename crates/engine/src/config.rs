@@ -137,12 +137,14 @@ impl Default for HostConfig {
     }
 }
 
-
 fn check(ok: bool, field: &str, accepted: &str) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
-        Err(ConfigError { field: field.into(), accepted: accepted.into() })
+        Err(ConfigError {
+            field: field.into(),
+            accepted: accepted.into(),
+        })
     }
 }
 
@@ -150,26 +152,58 @@ impl HostConfig {
     /// Checks every range; the first bad field is named.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check((1..=MAX_CPUS).contains(&self.cpus), "host.cpus", "1..=1024")?;
-        check((1..=self.cpus).contains(&self.numa_nodes) && self.cpus % self.numa_nodes == 0, "host.numa_nodes", "1..=cpus, dividing cpus")?;
+        check(
+            (1..=self.cpus).contains(&self.numa_nodes) && self.cpus % self.numa_nodes == 0,
+            "host.numa_nodes",
+            "1..=cpus, dividing cpus",
+        )?;
         check((1..=MAX_QUEUES).contains(&self.rx_queues), "nic.rx_queues", "1..=512")?;
         check((1..=MAX_QUEUES).contains(&self.tx_queues), "nic.tx_queues", "1..=512")?;
         check((64..=8192).contains(&self.ring_size), "nic.ring_size", "64..=8192")?;
-        check(self.reta_size.is_power_of_two() && (8..=2048).contains(&self.reta_size), "nic.reta_size", "a power of two in 8..=2048")?;
+        check(
+            self.reta_size.is_power_of_two() && (8..=2048).contains(&self.reta_size),
+            "nic.reta_size",
+            "a power of two in 8..=2048",
+        )?;
         check(self.flow_cnt <= MAX_FLOW_CNT, "rfs.flow_cnt", "0..=65536")?;
-        check(self.sock_flow_entries <= MAX_SOCK_FLOW_ENTRIES, "rfs.sock_flow_entries", "0..=4194304")?;
-        check((1..=1_000_000).contains(&self.netdev_max_backlog), "net.netdev_max_backlog", "1..=1000000")?;
+        check(
+            self.sock_flow_entries <= MAX_SOCK_FLOW_ENTRIES,
+            "rfs.sock_flow_entries",
+            "0..=4194304",
+        )?;
+        check(
+            (1..=1_000_000).contains(&self.netdev_max_backlog),
+            "net.netdev_max_backlog",
+            "1..=1000000",
+        )?;
         check(self.max_hw_filters <= 1_000_000, "nic.max_hw_filters", "0..=1000000")?;
-        check((10_000..=1_000_000_000).contains(&self.tick_ns), "sim.tick_ns", "10000..=1000000000")?;
-        check((1..=1000).contains(&self.atr_sample_rate), "xps.atr_sample_rate", "1..=1000")?;
-        check((1..=crate::flow_limit::MAX_TABLE_LEN).contains(&self.flow_limit_table_len), "net.flow_limit_table_len", "1..=1048576")?;
+        check(
+            (10_000..=1_000_000_000).contains(&self.tick_ns),
+            "sim.tick_ns",
+            "10000..=1000000000",
+        )?;
+        check(
+            (1..=1000).contains(&self.atr_sample_rate),
+            "xps.atr_sample_rate",
+            "1..=1000",
+        )?;
+        check(
+            (1..=crate::flow_limit::MAX_TABLE_LEN).contains(&self.flow_limit_table_len),
+            "net.flow_limit_table_len",
+            "1..=1048576",
+        )?;
         if !self.flow_limit_cpus.is_empty() {
-            let set = crate::cpuset::CpuSet::parse_list(&self.flow_limit_cpus)
-                .map_err(|e| ConfigError { field: "net.flow_limit_cpus".into(), accepted: e.0 })?;
+            let set = crate::cpuset::CpuSet::parse_list(&self.flow_limit_cpus).map_err(|e| ConfigError {
+                field: "net.flow_limit_cpus".into(),
+                accepted: e.0,
+            })?;
             check(set.end() <= self.cpus, "net.flow_limit_cpus", "CPUs of this host")?;
         }
         if !self.rps_cpus.is_empty() {
-            let set = crate::cpuset::CpuSet::parse_list(&self.rps_cpus)
-                .map_err(|e| ConfigError { field: "rps.cpus".into(), accepted: e.0 })?;
+            let set = crate::cpuset::CpuSet::parse_list(&self.rps_cpus).map_err(|e| ConfigError {
+                field: "rps.cpus".into(),
+                accepted: e.0,
+            })?;
             check(set.end() <= self.cpus, "rps.cpus", "CPUs of this host")?;
         }
         self.costs.validate()

@@ -81,7 +81,10 @@ impl Costs {
     pub fn validate(&self) -> Result<(), ConfigError> {
         for (name, value) in self.values() {
             if value > 10_000_000 {
-                return Err(ConfigError { field: alloc::format!("cost.{name}"), accepted: "0..=10000000".into() });
+                return Err(ConfigError {
+                    field: alloc::format!("cost.{name}"),
+                    accepted: "0..=10000000".into(),
+                });
             }
         }
         Ok(())

@@ -95,14 +95,21 @@ impl CpuSet {
 
     /// Parses a list like `0-3,8,10-11` (`bitmap_parselist`; also `taskset -c`).
     pub fn parse_list(text: &str) -> Result<CpuSet, CpuSetError> {
-        let bad = || CpuSetError(alloc::format!("{text:?} is not a CPU list (e.g. 0-3,8; CPUs below {MAX_CPUS})"));
+        let bad = || {
+            CpuSetError(alloc::format!(
+                "{text:?} is not a CPU list (e.g. 0-3,8; CPUs below {MAX_CPUS})"
+            ))
+        };
         let mut s = CpuSet::EMPTY;
         if text.trim().is_empty() {
             return Err(bad());
         }
         for part in text.trim().split(',') {
             let (lo, hi) = match part.split_once('-') {
-                Some((a, b)) => (a.parse::<u16>().map_err(|_| bad())?, b.parse::<u16>().map_err(|_| bad())?),
+                Some((a, b)) => (
+                    a.parse::<u16>().map_err(|_| bad())?,
+                    b.parse::<u16>().map_err(|_| bad())?,
+                ),
                 None => {
                     let c = part.parse::<u16>().map_err(|_| bad())?;
                     (c, c)
@@ -121,7 +128,11 @@ impl CpuSet {
     /// Parses a hex mask like `ff` or `00000000,0000ff00` (`bitmap_parse`: 32-bit groups
     /// separated by commas, most significant first; an optional `0x` is accepted).
     pub fn parse_hex(text: &str) -> Result<CpuSet, CpuSetError> {
-        let bad = || CpuSetError(alloc::format!("{text:?} is not a hex CPU mask (e.g. f or 00000000,0000ff00)"));
+        let bad = || {
+            CpuSetError(alloc::format!(
+                "{text:?} is not a hex CPU mask (e.g. f or 00000000,0000ff00)"
+            ))
+        };
         let t = text.trim();
         let t = t.strip_prefix("0x").unwrap_or(t);
         let digits: Vec<u8> = t.bytes().filter(|&b| b != b',').collect();
@@ -135,7 +146,10 @@ impl CpuSet {
                 if v & (1 << b) != 0 {
                     let cpu = bit4 * 4 + b;
                     if cpu >= usize::from(MAX_CPUS) {
-                        return Err(CpuSetError(alloc::format!("{text:?} names CPUs above {}", MAX_CPUS - 1)));
+                        return Err(CpuSetError(alloc::format!(
+                            "{text:?} names CPUs above {}",
+                            MAX_CPUS - 1
+                        )));
                     }
                     s.insert(cpu as u16);
                 }
@@ -150,7 +164,11 @@ impl CpuSet {
         let mut out = String::new();
         for g in (0..groups).rev() {
             let word = (self.0[g / 2] >> ((g % 2) * 32)) as u32;
-            let digits = if g == groups - 1 { usize::from(ncpus).saturating_sub(g * 32).div_ceil(4).max(1) } else { 8 };
+            let digits = if g == groups - 1 {
+                usize::from(ncpus).saturating_sub(g * 32).div_ceil(4).max(1)
+            } else {
+                8
+            };
             let _ = write!(out, "{word:0digits$x}");
             if g > 0 {
                 out.push(',');
@@ -172,7 +190,11 @@ impl CpuSet {
             if !out.is_empty() {
                 out.push(',');
             }
-            let _ = if i == j { write!(out, "{}", cpus[i]) } else { write!(out, "{}-{}", cpus[i], cpus[j]) };
+            let _ = if i == j {
+                write!(out, "{}", cpus[i])
+            } else {
+                write!(out, "{}-{}", cpus[i], cpus[j])
+            };
             i = j + 1;
         }
         out

@@ -33,7 +33,11 @@ impl Driver {
     /// The model of the driver `module` (`ethtool -i`'s name): ice with its aRFS fix, as
     /// current kernels have it.
     pub fn of_module(module: &str) -> Option<Driver> {
-        Driver::ALL.iter().copied().filter(|&d| d != Driver::IceHashMatch).find(|d| d.module() == module)
+        Driver::ALL
+            .iter()
+            .copied()
+            .filter(|&d| d != Driver::IceHashMatch)
+            .find(|d| d.module() == module)
     }
 
     /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the

@@ -87,19 +87,29 @@ impl fmt::Display for SimError {
             SimError::Reta(e) => e.fmt(f),
             SimError::Tc(e) => e.fmt(f),
             SimError::NoThread(tid) => write!(f, "no thread {tid}"),
-            SimError::NotInCpuset { tid, cpu, cpuset } => write!(f, "CPU {cpu} is not in thread {tid}'s cpuset {cpuset}"),
+            SimError::NotInCpuset { tid, cpu, cpuset } => {
+                write!(f, "CPU {cpu} is not in thread {tid}'s cpuset {cpuset}")
+            }
             SimError::NoReader(tid) => write!(f, "flow reader: no thread {tid}"),
             SimError::SenderWithoutThread => f.write_str("a sending flow needs a thread: its first reader sends"),
             SimError::FlowExists(key) => write!(f, "flow {key} already exists"),
             SimError::NoFlow(id) => write!(f, "no flow {id}"),
             SimError::FlowClosed(id) => write!(f, "flow {id} is already closed"),
-            SimError::TimeWait(key) => write!(f, "flow {key} was closed: its tuple is in TIME_WAIT (take another source port)"),
+            SimError::TimeWait(key) => write!(
+                f,
+                "flow {key} was closed: its tuple is in TIME_WAIT (take another source port)"
+            ),
             SimError::FlowGivenTwice(key) => write!(f, "flow {key} is given twice"),
             SimError::NtupleOff => f.write_str("ntuple filters are off (ethtool -K DEV ntuple on)"),
             SimError::NtupleTableFull => f.write_str("rmgr: Cannot find appropriate slot to insert rule"),
             SimError::NoRule(loc) => write!(f, "no rule at location {loc}"),
-            SimError::RetaUsesQueue(q) => write!(f, "the indirection table uses queue {q}: reset it first (ethtool -X eth0 default)"),
-            SimError::RuleUsesQueue { loc, queue } => write!(f, "ntuple rule {loc} sends to queue {queue}: delete it first"),
+            SimError::RetaUsesQueue(q) => write!(
+                f,
+                "the indirection table uses queue {q}: reset it first (ethtool -X eth0 default)"
+            ),
+            SimError::RuleUsesQueue { loc, queue } => {
+                write!(f, "ntuple rule {loc} sends to queue {queue}: delete it first")
+            }
             SimError::QdiscExists => f.write_str("Exclusivity flag on, cannot modify."),
             SimError::NoQdisc => f.write_str("Cannot find specified qdisc on specified device."),
             SimError::NoIngressBlock => f.write_str("no ingress qdisc (tc qdisc add dev DEV ingress)"),
@@ -120,5 +130,8 @@ impl From<ConfigError> for SimError {
 }
 
 pub(crate) fn range_err(field: &str, accepted: &str) -> SimError {
-    SimError::Config(ConfigError { field: field.into(), accepted: accepted.into() })
+    SimError::Config(ConfigError {
+        field: field.into(),
+        accepted: accepted.into(),
+    })
 }

@@ -106,9 +106,7 @@ pub enum FlowKeyError {
 impl fmt::Display for FlowKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FlowKeyError::MixedFamilies => {
-                f.write_str("source and destination must both be IPv4 or both be IPv6")
-            }
+            FlowKeyError::MixedFamilies => f.write_str("source and destination must both be IPv4 or both be IPv6"),
         }
     }
 }
@@ -119,7 +117,13 @@ impl FlowKey {
         if src.is_ipv4() != dst.is_ipv4() {
             return Err(FlowKeyError::MixedFamilies);
         }
-        Ok(FlowKey { src, dst, sport, dport, proto })
+        Ok(FlowKey {
+            src,
+            dst,
+            sport,
+            dport,
+            proto,
+        })
     }
 
     /// Sender's address.

@@ -36,7 +36,13 @@ impl FlowLimit {
     /// are not held (`kzalloc`: every `buckets[0]` decrement finds 0 and is skipped).
     pub fn new(table_len: u32) -> FlowLimit {
         let log = table_len.max(1).ilog2();
-        FlowLimit { log, history: [0; HISTORY], head: 0, buckets: vec![0; 1 << log], count: 0 }
+        FlowLimit {
+            log,
+            history: [0; HISTORY],
+            head: 0,
+            buckets: vec![0; 1 << log],
+            count: 0,
+        }
     }
 
     /// Samples one packet of flow `hash` (the backlog is at least half full); true when the
@@ -67,7 +73,10 @@ mod tests {
     fn a_flow_with_more_than_half_the_history_is_dropped() {
         let mut fl = FlowLimit::new(DEFAULT_TABLE_LEN);
         let drops: Vec<bool> = (0..70).map(|_| fl.sample(0xdead_beef)).collect();
-        assert!(drops[..64].iter().all(|d| !d) && drops[64..].iter().all(|&d| d), "{drops:?}");
+        assert!(
+            drops[..64].iter().all(|d| !d) && drops[64..].iter().all(|&d| d),
+            "{drops:?}"
+        );
         assert_eq!(fl.count, 6);
         let mut fl = FlowLimit::new(DEFAULT_TABLE_LEN);
         assert!((0..3000u32).all(|i| !fl.sample([0x1111_1111, 0x2222_2222, 0x3333_3333][i as usize % 3])));

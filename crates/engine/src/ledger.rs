@@ -184,10 +184,16 @@ mod tests {
         cpus[0].add(Stage::AppRead, 3);
         cpus[0].add(Stage::SysRead, 3);
         cpus[0].add(Stage::XdpKfunc, 2_500);
-        assert_eq!(prices.ledger([&cpus[0]]).class_total(Class::User), 3 * (costs.app_read_ns / 2));
+        assert_eq!(
+            prices.ledger([&cpus[0]]).class_total(Class::User),
+            3 * (costs.app_read_ns / 2)
+        );
         assert_eq!(prices.ns(&cpus[0], Stage::XdpKfunc), 2);
         let l = prices.ledger(&cpus);
         assert_eq!(l.get(Stage::DriverRx), charged);
-        assert_eq!(l.class_total(Class::User) + l.class_total(Class::Sys), 3 * costs.app_read_ns);
+        assert_eq!(
+            l.class_total(Class::User) + l.class_total(Class::Sys),
+            3 * costs.app_read_ns
+        );
     }
 }

@@ -5,7 +5,6 @@
 //! global state, one seeded portable generator ([`rng::Rng`]). The same configuration, commands
 //! and seed give the same results on every target.
 #![forbid(unsafe_code)]
-
 #![no_std]
 #![warn(missing_docs)]
 
@@ -35,13 +34,16 @@ pub mod toeplitz;
 pub mod xdp;
 pub mod xps;
 
-pub use flow::{FlowKey, FlowType, Proto};
 pub use config::{HostConfig, Mode, RecordPolicy, XpsMap};
+pub use cpuset::CpuSet;
 pub use driver::Driver;
 pub use error::{ConfigError, SimError};
+pub use flow::{FlowKey, FlowType, Proto};
 pub use kernel::Kernel;
 pub use names::NamedEnum;
 pub use ntuple::NtupleRule;
-pub use cpuset::CpuSet;
-pub use sim::{DropPoint, FlowSpec, FlowTrace, FlowView, History, Prediction, QueueRule, RpsPrediction, Sim, Snapshot, ThreadSpec, TxSpec};
+pub use sim::{
+    DropPoint, FlowSpec, FlowTrace, FlowView, History, Prediction, QueueRule, RpsPrediction, Sim, Snapshot, ThreadSpec,
+    TxSpec,
+};
 pub use time::Nanos;

@@ -78,7 +78,10 @@ impl NtupleRule {
 pub fn place(rules: &[NtupleRule], loc: u32) -> Result<u32, SimError> {
     let taken = |l: u32| rules.iter().any(|r| r.loc == l);
     if loc == ANY_LOCATION {
-        return (0..RULE_SLOTS).rev().find(|&l| !taken(l)).ok_or(SimError::NtupleTableFull);
+        return (0..RULE_SLOTS)
+            .rev()
+            .find(|&l| !taken(l))
+            .ok_or(SimError::NtupleTableFull);
     }
     if loc >= RULE_SLOTS || taken(loc) {
         return Err(range_err("loc", "a free location in 0..=1023"));
@@ -102,7 +105,14 @@ mod tests {
     use crate::flow::Proto;
 
     fn key(src: &str, sport: u16) -> FlowKey {
-        FlowKey::new(src.parse().unwrap(), "10.0.0.2".parse().unwrap(), sport, 443, Proto::Tcp).unwrap()
+        FlowKey::new(
+            src.parse().unwrap(),
+            "10.0.0.2".parse().unwrap(),
+            sport,
+            443,
+            Proto::Tcp,
+        )
+        .unwrap()
     }
 
     /// A mask's set bits are ignored (ethtool's sense): `src-ip 192.0.2.0 m 0.0.0.255` takes the
@@ -117,12 +127,19 @@ mod tests {
             sport: Some(0x1000),
             dport: None,
             queue: 1,
-            masks: Masks { src: 0xff, sport: 0x0fff, ..Masks::default() },
+            masks: Masks {
+                src: 0xff,
+                sport: 0x0fff,
+                ..Masks::default()
+            },
         };
         assert!(rule.matches(&key("192.0.2.77", 0x1abc)));
         assert!(!rule.matches(&key("192.0.3.77", 0x1abc)), "outside the /24");
         assert!(!rule.matches(&key("192.0.2.77", 0x2000)), "outside the port block");
-        let exact = NtupleRule { masks: Masks::default(), ..rule.clone() };
+        let exact = NtupleRule {
+            masks: Masks::default(),
+            ..rule.clone()
+        };
         assert!(!exact.matches(&key("192.0.2.77", 0x1000)));
         assert!(exact.matches(&key("192.0.2.0", 0x1000)));
     }

@@ -21,9 +21,9 @@ impl Rng {
     /// A generator for the consumer called `name`, independent of this one's sequence.
     pub fn fork(&self, name: &str) -> Rng {
         // FNV-1a of the name, mixed with the parent's state.
-        let tag = name
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let tag = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
         let mut child = Rng::new(self.state ^ tag);
         child.next_u64();
         child

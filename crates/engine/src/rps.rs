@@ -76,7 +76,12 @@ pub struct DevFlow {
 }
 
 impl DevFlow {
-    const EMPTY: DevFlow = DevFlow { cpu: NO_CPU, filter: NO_FILTER, last_qtail: 0, hash: 0 };
+    const EMPTY: DevFlow = DevFlow {
+        cpu: NO_CPU,
+        filter: NO_FILTER,
+        last_qtail: 0,
+        hash: 0,
+    };
 }
 
 /// A queue's `rps_dev_flow_table` of `2^log` entries (`rps_flow_cnt`).
@@ -92,7 +97,10 @@ impl DevFlowTable {
     /// `store_rps_dev_flow_table_cnt`: the count rounded up to a power of two, entries reset.
     pub fn new(count: u32) -> DevFlowTable {
         let size = count.max(1).next_power_of_two();
-        DevFlowTable { log: size.trailing_zeros(), flows: vec![DevFlow::EMPTY; size as usize] }
+        DevFlowTable {
+            log: size.trailing_zeros(),
+            flows: vec![DevFlow::EMPTY; size as usize],
+        }
     }
 
     /// Number of entries (`2^log`).
@@ -114,7 +122,10 @@ impl SockFlowTable {
     /// `rps_sock_flow_sysctl`: size rounded up to a power of two, every entry reset.
     pub fn new(entries: u32) -> SockFlowTable {
         let size = entries.max(1).next_power_of_two();
-        SockFlowTable { mask: size - 1, ents: vec![0xffff; size as usize] }
+        SockFlowTable {
+            mask: size - 1,
+            ents: vec![0xffff; size as usize],
+        }
     }
 
     /// The entry a hash uses: `hash & mask`.

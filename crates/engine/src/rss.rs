@@ -29,13 +29,28 @@ pub struct HashFields {
 
 impl HashFields {
     /// Addresses and ports (`sdfn`), the usual default for TCP.
-    pub const FOUR_TUPLE: HashFields = HashFields { src_ip: true, dst_ip: true, src_port: true, dst_port: true };
+    pub const FOUR_TUPLE: HashFields = HashFields {
+        src_ip: true,
+        dst_ip: true,
+        src_port: true,
+        dst_port: true,
+    };
     /// Addresses only (`sd`): ixgbe's default for UDP (`ixgbe_setup_mrqc` adds UDP ports only on request).
-    pub const TWO_TUPLE: HashFields = HashFields { src_ip: true, dst_ip: true, src_port: false, dst_port: false };
+    pub const TWO_TUPLE: HashFields = HashFields {
+        src_ip: true,
+        dst_ip: true,
+        src_port: false,
+        dst_port: false,
+    };
 
     /// Parses ethtool's letters; only `s`, `d`, `f`, `n` are modelled.
     pub fn parse(letters: &str) -> Option<HashFields> {
-        let mut fields = HashFields { src_ip: false, dst_ip: false, src_port: false, dst_port: false };
+        let mut fields = HashFields {
+            src_ip: false,
+            dst_ip: false,
+            src_port: false,
+            dst_port: false,
+        };
         for c in letters.chars() {
             match c {
                 's' => fields.src_ip = true,
@@ -64,7 +79,12 @@ impl HashFields {
 impl fmt::Display for HashFields {
     /// ethtool's letters, e.g. `sdfn`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (on, c) in [(self.src_ip, 's'), (self.dst_ip, 'd'), (self.src_port, 'f'), (self.dst_port, 'n')] {
+        for (on, c) in [
+            (self.src_ip, 's'),
+            (self.dst_ip, 'd'),
+            (self.src_port, 'f'),
+            (self.dst_port, 'n'),
+        ] {
             if on {
                 write!(f, "{c}")?;
             }
@@ -126,10 +146,16 @@ impl fmt::Display for RetaError {
             RetaError::EqualZero => f.write_str("equal needs at least 1 queue"),
             RetaError::AllWeightsZero => f.write_str("At least one weight must be non-zero"),
             RetaError::WeightExceedsSize { total, size } => {
-                write!(f, "Total weight exceeds the size of the indirection table (total {total}, size {size})")
+                write!(
+                    f,
+                    "Total weight exceeds the size of the indirection table (total {total}, size {size})"
+                )
             }
             RetaError::QueueOutOfRange { queue, rings } => {
-                write!(f, "indirection table entry {queue} is not below the number of RX rings ({rings})")
+                write!(
+                    f,
+                    "indirection table entry {queue} is not below the number of RX rings ({rings})"
+                )
             }
             RetaError::BadSize(n) => write!(f, "indirection table size {n} is not a power of two in 8..=2048"),
         }
@@ -157,7 +183,10 @@ impl Reta {
         }
         let rings = rings.max(1);
         let entries = (0..size).map(|i| (i % rings) as u16).collect();
-        Ok(Reta { entries, user_configured: false })
+        Ok(Reta {
+            entries,
+            user_configured: false,
+        })
     }
 
     /// A table as a device holds it (`ethtool -x` of a real host, a scenario's `nic.indir`):
@@ -213,7 +242,10 @@ impl Reta {
             return Err(RetaError::AllWeightsZero);
         }
         if total > u64::from(size) {
-            return Err(RetaError::WeightExceedsSize { total: total.min(u64::from(u32::MAX)) as u32, size });
+            return Err(RetaError::WeightExceedsSize {
+                total: total.min(u64::from(u32::MAX)) as u32,
+                size,
+            });
         }
         let mut entries = Vec::with_capacity(size as usize);
         let mut j: i64 = -1;
@@ -242,7 +274,10 @@ impl Reta {
         if let Some(&queue) = entries.iter().find(|&&q| q >= rings) {
             return Err(RetaError::QueueOutOfRange { queue, rings });
         }
-        Ok(Reta { entries: entries.iter().map(|&q| q as u16).collect(), user_configured: true })
+        Ok(Reta {
+            entries: entries.iter().map(|&q| q as u16).collect(),
+            user_configured: true,
+        })
     }
 }
 
@@ -265,13 +300,22 @@ mod tests {
     #[test]
     fn weight_examples_from_ethtool() {
         // Values computed from ethtool.c `fill_indir_table` (kernel-semantics.md §1.5).
-        assert_eq!(reta(8, 4).weight(&[1, 2], 0, 4).unwrap().entries(), &[0, 0, 1, 1, 1, 1, 1, 1]);
-        assert_eq!(reta(8, 4).weight(&[1, 0, 1], 0, 4).unwrap().entries(), &[0, 0, 0, 0, 2, 2, 2, 2]);
+        assert_eq!(
+            reta(8, 4).weight(&[1, 2], 0, 4).unwrap().entries(),
+            &[0, 0, 1, 1, 1, 1, 1, 1]
+        );
+        assert_eq!(
+            reta(8, 4).weight(&[1, 0, 1], 0, 4).unwrap().entries(),
+            &[0, 0, 0, 0, 2, 2, 2, 2]
+        );
         let t = reta(128, 4).weight(&[1, 1, 2], 0, 4).unwrap();
         let count = |q| t.entries().iter().filter(|&&e| e == q).count();
         assert_eq!((count(0), count(1), count(2)), (32, 32, 64));
         assert_eq!(reta(8, 4).weight(&[0, 0], 0, 4), Err(RetaError::AllWeightsZero));
-        assert!(matches!(reta(8, 4).weight(&[5, 5], 0, 4), Err(RetaError::WeightExceedsSize { .. })));
+        assert!(matches!(
+            reta(8, 4).weight(&[5, 5], 0, 4),
+            Err(RetaError::WeightExceedsSize { .. })
+        ));
     }
 
     #[test]
@@ -281,7 +325,10 @@ mod tests {
         assert!(t.user_configured());
         assert_eq!(reta(8, 4).equal(2, 2, 4).unwrap().entries(), &[2, 3, 2, 3, 2, 3, 2, 3]);
         // `equal 8` on a 4-ring device is refused by the kernel.
-        assert_eq!(reta(8, 4).equal(8, 0, 4), Err(RetaError::QueueOutOfRange { queue: 4, rings: 4 }));
+        assert_eq!(
+            reta(8, 4).equal(8, 0, 4),
+            Err(RetaError::QueueOutOfRange { queue: 4, rings: 4 })
+        );
         assert_eq!(reta(8, 4).equal(0, 0, 4), Err(RetaError::EqualZero));
     }
 

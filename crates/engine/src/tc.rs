@@ -62,8 +62,12 @@ impl Counting {
     /// Which real kernels count this way: what the console says where the choice is made.
     pub const fn covers(self) -> &'static str {
         match self {
-            Counting::Legacy => "6.10 to 6.13, and 6.12.y before 6.12.13: filtercnt, skipswcnt and bypass_wanted decide the bypass",
-            Counting::Usesw => "6.14+ and stable 6.12.13+ (commit a12c76a03386): tp->usesw and block->useswcnt decide the bypass",
+            Counting::Legacy => {
+                "6.10 to 6.13, and 6.12.y before 6.12.13: filtercnt, skipswcnt and bypass_wanted decide the bypass"
+            }
+            Counting::Usesw => {
+                "6.14+ and stable 6.12.13+ (commit a12c76a03386): tp->usesw and block->useswcnt decide the bypass"
+            }
         }
     }
 }
@@ -182,7 +186,13 @@ pub struct FilterSpec {
 impl FilterSpec {
     /// An ordinary filter (neither flag) with an automatic priority.
     pub const fn new(matches: Match, action: Action) -> FilterSpec {
-        FilterSpec { prio: None, matches, action, skip_sw: false, skip_hw: false }
+        FilterSpec {
+            prio: None,
+            matches,
+            action,
+            skip_sw: false,
+            skip_hw: false,
+        }
     }
 }
 
@@ -243,22 +253,20 @@ pub enum TcError {
 impl fmt::Display for TcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            TcError::BothSkipFlags => f.write_str(
-                "skip_sw and skip_hw are exclusive (tc_flags_valid: -EINVAL); give at most one of them",
-            ),
+            TcError::BothSkipFlags => {
+                f.write_str("skip_sw and skip_hw are exclusive (tc_flags_valid: -EINVAL); give at most one of them")
+            }
             TcError::SkipSwWithoutOffload => f.write_str(
                 "skip_sw needs the filter in hardware, but this device has no tc offload \
                  (fl_hw_replace_filter: -EINVAL); drop skip_sw, or use a device with hw-tc-offload on",
             ),
-            TcError::PrioZero => f.write_str(
-                "prio 0 is not a priority; accepted: 1..=65535, or no prio for an automatic one",
-            ),
-            TcError::PortWithoutIpProto => f.write_str(
-                "src_port/dst_port need a transport protocol; add ip_proto tcp or ip_proto udp",
-            ),
-            TcError::MixedFamilies => f.write_str(
-                "src_ip and dst_ip must both be IPv4 or both be IPv6",
-            ),
+            TcError::PrioZero => {
+                f.write_str("prio 0 is not a priority; accepted: 1..=65535, or no prio for an automatic one")
+            }
+            TcError::PortWithoutIpProto => {
+                f.write_str("src_port/dst_port need a transport protocol; add ip_proto tcp or ip_proto udp")
+            }
+            TcError::MixedFamilies => f.write_str("src_ip and dst_ip must both be IPv4 or both be IPv6"),
             TcError::Exists { prio, handle } => write!(
                 f,
                 "a filter with the same matches already exists at prio {prio} (handle {handle}; \
@@ -335,7 +343,9 @@ impl Tp {
     /// within a mask by handle. A key matches at most one filter per mask, so this linear order
     /// gives `fl_classify`'s verdict.
     fn walk(&self) -> impl Iterator<Item = &Filter> + '_ {
-        self.masks.iter().flat_map(move |m| self.filters.iter().filter(move |f| f.mask == m.mask))
+        self.masks
+            .iter()
+            .flat_map(move |m| self.filters.iter().filter(move |f| f.mask == m.mask))
     }
 
     /// The lowest free handle from 1 (`idr_alloc_u32(…, &handle = 1, INT_MAX)`).
@@ -561,7 +571,10 @@ impl TcBlock {
         // fl_check_assign_mask: share an equal mask or append a new one.
         match tp.masks.iter_mut().find(|m| m.mask == filter.mask) {
             Some(m) => m.refs += 1,
-            None => tp.masks.push(MaskRef { mask: filter.mask, refs: 1 }),
+            None => tp.masks.push(MaskRef {
+                mask: filter.mask,
+                refs: 1,
+            }),
         }
         // fl_hw_replace_filter → tcf_block_offload_inc.
         count_offload(&mut self.offloadcnt, &mut self.skipswcnt, &filter, true);
@@ -569,7 +582,11 @@ impl TcBlock {
         if !filter.skipsw_in_hw() {
             tp.usesw = true;
         }
-        let at = tp.filters.iter().position(|f| f.handle > handle).unwrap_or(tp.filters.len());
+        let at = tp
+            .filters
+            .iter()
+            .position(|f| f.handle > handle)
+            .unwrap_or(tp.filters.len());
         tp.filters.insert(at, filter);
 
         // Legacy tc_new_tfilter → tcf_block_filter_cnt_update(block, &tp->counted, true).
@@ -593,7 +610,11 @@ impl TcBlock {
     pub fn del(&mut self, prio: Option<u16>) -> Result<u32, TcError> {
         match prio {
             Some(p) => {
-                let i = self.tps.iter().position(|tp| tp.prio == p).ok_or(TcError::NoSuchPrio { prio: p })?;
+                let i = self
+                    .tps
+                    .iter()
+                    .position(|tp| tp.prio == p)
+                    .ok_or(TcError::NoSuchPrio { prio: p })?;
                 let tp = self.tps.remove(i);
                 Ok(self.destroy(tp))
             }
@@ -611,11 +632,19 @@ impl TcBlock {
     /// (`tcf_chain_tp_delete_empty` → `tcf_proto_destroy`): legacy `filtercnt` −1 and
     /// `bypass_wanted` recomputed, v6.14 `useswcnt` −1 if the tp was counted.
     pub fn del_filter(&mut self, prio: u16, handle: u32) -> Result<(), TcError> {
-        let ti = self.tps.iter().position(|tp| tp.prio == prio).ok_or(TcError::NoSuchPrio { prio })?;
+        let ti = self
+            .tps
+            .iter()
+            .position(|tp| tp.prio == prio)
+            .ok_or(TcError::NoSuchPrio { prio })?;
         let Some(tp) = self.tps.get_mut(ti) else {
             return Err(TcError::NoSuchPrio { prio });
         };
-        let fi = tp.filters.iter().position(|f| f.handle == handle).ok_or(TcError::NoSuchFilter { prio, handle })?;
+        let fi = tp
+            .filters
+            .iter()
+            .position(|f| f.handle == handle)
+            .ok_or(TcError::NoSuchFilter { prio, handle })?;
         let f = tp.filters.remove(fi);
         // fl_mask_put: the mask goes with its last filter.
         if let Some(mi) = tp.masks.iter().position(|m| m.mask == f.mask) {
@@ -683,7 +712,11 @@ impl TcBlock {
         };
         for (id, hw) in [(c.hw_filter, true), (sw, false)] {
             let Some(id) = id else { continue };
-            let found = self.tps.iter_mut().find(|tp| tp.prio == id.prio).and_then(|tp| tp.filters.iter_mut().find(|f| f.handle == id.handle));
+            let found = self
+                .tps
+                .iter_mut()
+                .find(|tp| tp.prio == id.prio)
+                .and_then(|tp| tp.filters.iter_mut().find(|f| f.handle == id.handle));
             if let Some(f) = found {
                 let hits = if hw { &mut f.hits_hw } else { &mut f.hits_sw };
                 *hits = hits.saturating_add(n);
@@ -794,7 +827,12 @@ impl TcBlock {
         self.hw_offload = hw_offload;
         let mut changed = 0;
         let (offloadcnt, skipswcnt) = (&mut self.offloadcnt, &mut self.skipswcnt);
-        for f in self.tps.iter_mut().flat_map(|tp| tp.filters.iter_mut()).filter(|f| !f.skip_hw && f.in_hw != hw_offload) {
+        for f in self
+            .tps
+            .iter_mut()
+            .flat_map(|tp| tp.filters.iter_mut())
+            .filter(|f| !f.skip_hw && f.in_hw != hw_offload)
+        {
             changed += 1;
             if hw_offload {
                 f.in_hw = true;
@@ -832,7 +870,11 @@ impl TcBlock {
     /// Walks the block for one side: `hw` = in-hardware filters (the NIC), otherwise the
     /// software filters (not `skip_sw`).
     fn walk(&self, key: &FlowKey, hw: bool) -> Walk {
-        let mut w = Walk { hit: None, walked: 0, lookups: 0 };
+        let mut w = Walk {
+            hit: None,
+            walked: 0,
+            lookups: 0,
+        };
         for (ti, tp) in self.tps.iter().enumerate() {
             w.lookups += tp.masks.len() as u32;
             for f in tp.walk() {
@@ -861,7 +903,13 @@ impl TcBlock {
     fn filter_at(&self, at: (usize, usize)) -> Option<(FilterId, Action)> {
         let tp = self.tps.get(at.0)?;
         let f = tp.filters.get(at.1)?;
-        Some((FilterId { prio: tp.prio, handle: f.handle }, f.action))
+        Some((
+            FilterId {
+                prio: tp.prio,
+                handle: f.handle,
+            },
+            f.action,
+        ))
     }
 
     /// The packet's fate and the positions of the filters that decided it (hardware, software).
@@ -872,12 +920,30 @@ impl TcBlock {
         let hw_action = hw_hit.map(|(_, a)| a);
         let hw_filter = hw_hit.map(|(id, _)| id);
         if hw_action == Some(Action::Drop) {
-            return (Classify { hw: hw_action, hw_filter, sw: SwResult::DroppedInHw }, hw, None);
+            return (
+                Classify {
+                    hw: hw_action,
+                    hw_filter,
+                    sw: SwResult::DroppedInHw,
+                },
+                hw,
+                None,
+            );
         }
         let sw = self.walk(key, false);
         if self.bypass_sw() {
-            let sw_result = SwResult::Bypassed { missed: sw.hit.is_some() };
-            return (Classify { hw: hw_action, hw_filter, sw: sw_result }, hw, None);
+            let sw_result = SwResult::Bypassed {
+                missed: sw.hit.is_some(),
+            };
+            return (
+                Classify {
+                    hw: hw_action,
+                    hw_filter,
+                    sw: sw_result,
+                },
+                hw,
+                None,
+            );
         }
         let sw_hit = sw.hit.and_then(|at| self.filter_at(at));
         let sw_result = SwResult::Classified {
@@ -886,7 +952,15 @@ impl TcBlock {
             walked: sw.walked,
             lookups: sw.lookups,
         };
-        (Classify { hw: hw_action, hw_filter, sw: sw_result }, hw, sw.hit)
+        (
+            Classify {
+                hw: hw_action,
+                hw_filter,
+                sw: sw_result,
+            },
+            hw,
+            sw.hit,
+        )
     }
 }
 
@@ -921,7 +995,9 @@ pub fn insertion_ns(inserters: u32, rules_each: u32, counting: Counting, serial_
             if inserters == 0 {
                 return 0;
             }
-            rules.saturating_mul(serial_ns).max(u64::from(rules_each).saturating_mul(whole))
+            rules
+                .saturating_mul(serial_ns)
+                .max(u64::from(rules_each).saturating_mul(whole))
         }
     }
 }
@@ -959,18 +1035,29 @@ mod tests {
 
     /// Matches packets from 10.0.0.`src`.
     fn from(src: u8) -> Match {
-        Match { src_ip: Some(ip(src)), ..Match::default() }
+        Match {
+            src_ip: Some(ip(src)),
+            ..Match::default()
+        }
     }
 
     /// S: `skip_sw`, in hardware, drop.
     fn s(prio: Option<u16>, src: u8) -> FilterSpec {
-        FilterSpec { prio, skip_sw: true, ..FilterSpec::new(from(src), Action::Drop) }
+        FilterSpec {
+            prio,
+            skip_sw: true,
+            ..FilterSpec::new(from(src), Action::Drop)
+        }
     }
 
     /// N: a normal software filter. `skip_hw`, so that the NIC does not act on it and the
     /// software verdict is visible.
     fn n(prio: Option<u16>, src: u8) -> FilterSpec {
-        FilterSpec { prio, skip_hw: true, ..FilterSpec::new(from(src), Action::Drop) }
+        FilterSpec {
+            prio,
+            skip_hw: true,
+            ..FilterSpec::new(from(src), Action::Drop)
+        }
     }
 
     fn block(c: Counting) -> TcBlock {
@@ -1010,7 +1097,14 @@ mod tests {
             let sw = b.classify(&key(4, 80)).sw;
             match c {
                 // Missed optimisation: the block is walked although nothing runs in software.
-                Counting::Legacy => assert!(matches!(sw, SwResult::Classified { action: None, walked: 0, .. })),
+                Counting::Legacy => assert!(matches!(
+                    sw,
+                    SwResult::Classified {
+                        action: None,
+                        walked: 0,
+                        ..
+                    }
+                )),
                 Counting::Usesw => assert_eq!(sw, SwResult::Bypassed { missed: false }),
             }
         }
@@ -1049,7 +1143,13 @@ mod tests {
             b.add(n(Some(2), 3)).unwrap();
             assert!(!b.bypass_sw(), "{c}");
             assert_eq!((b.filtercnt(), b.skipswcnt(), b.useswcnt()), (2, 1, 1));
-            assert!(matches!(b.classify(&key(3, 80)).sw, SwResult::Classified { action: Some(Action::Drop), .. }));
+            assert!(matches!(
+                b.classify(&key(3, 80)).sw,
+                SwResult::Classified {
+                    action: Some(Action::Drop),
+                    ..
+                }
+            ));
         }
     }
 
@@ -1099,7 +1199,15 @@ mod tests {
             let sw = b.classify(&key(2, 80)).sw;
             match c {
                 Counting::Legacy => {
-                    assert_eq!(sw, SwResult::Classified { action: None, filter: None, walked: 0, lookups: 0 })
+                    assert_eq!(
+                        sw,
+                        SwResult::Classified {
+                            action: None,
+                            filter: None,
+                            walked: 0,
+                            lookups: 0
+                        }
+                    )
                 }
                 Counting::Usesw => assert_eq!(sw, SwResult::Bypassed { missed: false }),
             }
@@ -1110,20 +1218,43 @@ mod tests {
     fn a_new_device_takes_or_drops_the_offloaded_filters() {
         for c in BOTH {
             let mut b = block(c);
-            let hw = b.add(FilterSpec { skip_sw: true, ..FilterSpec::new(from(1), Action::Drop) }).unwrap();
-            b.add(FilterSpec { prio: Some(hw.prio), ..FilterSpec::new(from(2), Action::Pass) }).unwrap();
-            b.add(FilterSpec { skip_hw: true, ..FilterSpec::new(from(3), Action::Drop) }).unwrap();
+            let hw = b
+                .add(FilterSpec {
+                    skip_sw: true,
+                    ..FilterSpec::new(from(1), Action::Drop)
+                })
+                .unwrap();
+            b.add(FilterSpec {
+                prio: Some(hw.prio),
+                ..FilterSpec::new(from(2), Action::Pass)
+            })
+            .unwrap();
+            b.add(FilterSpec {
+                skip_hw: true,
+                ..FilterSpec::new(from(3), Action::Drop)
+            })
+            .unwrap();
             let (bypass, usesw) = (b.bypass_sw(), b.useswcnt());
             assert_eq!((b.offloadcnt(), b.skipswcnt()), (2, 1));
             // A device without tc offload: the two in-hardware filters leave it.
             assert_eq!(b.reoffload(false), 2);
             assert_eq!((b.offloadcnt(), b.skipswcnt()), (0, 0));
             assert!(b.filters().iter().all(|f| !f.in_hw));
-            assert_eq!((b.bypass_sw(), b.useswcnt()), (bypass, usesw), "{c:?}: decided only when filters come and go");
+            assert_eq!(
+                (b.bypass_sw(), b.useswcnt()),
+                (bypass, usesw),
+                "{c:?}: decided only when filters come and go"
+            );
             // The skip_sw filter now matches nowhere: neither in the NIC nor in software.
             let v = b.classify(&key(1, 80));
             assert_eq!(v.hw, None, "{c:?}");
-            assert!(!matches!(v.sw, SwResult::Classified { action: Some(_), .. } | SwResult::DroppedInHw), "{c:?}: {v:?}");
+            assert!(
+                !matches!(
+                    v.sw,
+                    SwResult::Classified { action: Some(_), .. } | SwResult::DroppedInHw
+                ),
+                "{c:?}: {v:?}"
+            );
             // Back on an offloading device: both are taken again; skip_hw stays in software.
             assert_eq!(b.reoffload(true), 2);
             assert_eq!((b.offloadcnt(), b.skipswcnt()), (2, 1));
@@ -1140,7 +1271,10 @@ mod tests {
             b.add(FilterSpec::new(from(4), Action::Pass)).unwrap();
             assert_eq!(b.offloadcnt(), 2);
             assert_eq!(b.del(None), Ok(3));
-            assert_eq!((b.filtercnt(), b.skipswcnt(), b.useswcnt(), b.offloadcnt()), (0, 0, 0, 0));
+            assert_eq!(
+                (b.filtercnt(), b.skipswcnt(), b.useswcnt(), b.offloadcnt()),
+                (0, 0, 0, 0)
+            );
             assert!(!b.bypass_wanted());
             assert_eq!(b, block(c));
             assert_eq!(b.del(None), Ok(0));
@@ -1167,22 +1301,42 @@ mod tests {
     #[test]
     fn automatic_priorities_count_down_from_49152() {
         let mut b = block(Counting::Usesw);
-        let got: Vec<FilterId> = (2..6).map(|i| b.add(FilterSpec::new(from(i), Action::Pass)).unwrap()).collect();
+        let got: Vec<FilterId> = (2..6)
+            .map(|i| b.add(FilterSpec::new(from(i), Action::Pass)).unwrap())
+            .collect();
         let prios: Vec<u16> = got.iter().map(|id| id.prio).collect();
         assert_eq!(prios, [49_152, 49_151, 49_150, 49_149]);
-        assert!(got.iter().all(|id| id.handle == 1), "each automatic filter has its own tp");
+        assert!(
+            got.iter().all(|id| id.handle == 1),
+            "each automatic filter has its own tp"
+        );
         assert_eq!(b.tps().len(), 4);
         // A tp below 32768 does not influence the choice; one above does.
-        b.add(FilterSpec { prio: Some(10), ..FilterSpec::new(from(9), Action::Pass) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(10),
+            ..FilterSpec::new(from(9), Action::Pass)
+        })
+        .unwrap();
         assert_eq!(b.add(FilterSpec::new(from(10), Action::Pass)).unwrap().prio, 49_148);
         let mut b = block(Counting::Usesw);
-        b.add(FilterSpec { prio: Some(40_000), ..FilterSpec::new(from(9), Action::Pass) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(40_000),
+            ..FilterSpec::new(from(9), Action::Pass)
+        })
+        .unwrap();
         assert_eq!(b.add(FilterSpec::new(from(10), Action::Pass)).unwrap().prio, 39_999);
         // A tp at exactly 32768 blocks automatic priorities.
         let mut b = block(Counting::Usesw);
-        b.add(FilterSpec { prio: Some(32_768), ..FilterSpec::new(from(9), Action::Pass) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(32_768),
+            ..FilterSpec::new(from(9), Action::Pass)
+        })
+        .unwrap();
         let before = b.clone();
-        assert_eq!(b.add(FilterSpec::new(from(10), Action::Pass)), Err(TcError::AutoPrioTaken));
+        assert_eq!(
+            b.add(FilterSpec::new(from(10), Action::Pass)),
+            Err(TcError::AutoPrioTaken)
+        );
         assert_eq!(b, before);
     }
 
@@ -1190,7 +1344,13 @@ mod tests {
     fn explicit_prio_shares_a_tp_and_handles_reuse_the_lowest_free() {
         let mut b = block(Counting::Usesw);
         for i in 2..5 {
-            assert_eq!(b.add(n(Some(5), i)).unwrap(), FilterId { prio: 5, handle: u32::from(i) - 1 });
+            assert_eq!(
+                b.add(n(Some(5), i)).unwrap(),
+                FilterId {
+                    prio: 5,
+                    handle: u32::from(i) - 1
+                }
+            );
         }
         assert_eq!(b.tps().len(), 1);
         b.del_filter(5, 2).unwrap();
@@ -1202,9 +1362,21 @@ mod tests {
     #[test]
     fn classification_follows_priority_order() {
         let mut b = TcBlock::new(Counting::Usesw, false);
-        b.add(FilterSpec { prio: Some(20), ..FilterSpec::new(from(2), Action::Drop) }).unwrap();
-        b.add(FilterSpec { prio: Some(10), ..FilterSpec::new(from(3), Action::Drop) }).unwrap();
-        b.add(FilterSpec { prio: Some(15), ..FilterSpec::new(from(2), Action::Pass) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(20),
+            ..FilterSpec::new(from(2), Action::Drop)
+        })
+        .unwrap();
+        b.add(FilterSpec {
+            prio: Some(10),
+            ..FilterSpec::new(from(3), Action::Drop)
+        })
+        .unwrap();
+        b.add(FilterSpec {
+            prio: Some(15),
+            ..FilterSpec::new(from(2), Action::Pass)
+        })
+        .unwrap();
         let rows: Vec<u16> = b.filters().iter().map(|r| r.prio).collect();
         assert_eq!(rows, [10, 15, 20]);
         assert!(b.filters().iter().all(|r| !r.in_hw));
@@ -1220,17 +1392,41 @@ mod tests {
             }
         );
         let r = b.classify(&key(7, 80));
-        assert_eq!(r.sw, SwResult::Classified { action: None, filter: None, walked: 3, lookups: 3 });
+        assert_eq!(
+            r.sw,
+            SwResult::Classified {
+                action: None,
+                filter: None,
+                walked: 3,
+                lookups: 3
+            }
+        );
     }
 
     #[test]
     fn within_a_tp_masks_are_probed_in_creation_order() {
         let mut b = TcBlock::new(Counting::Usesw, false);
-        let tcp = |dport| Match { ip_proto: Some(Proto::Tcp), dst_port: Some(dport), ..Match::default() };
-        b.add(FilterSpec { prio: Some(1), ..FilterSpec::new(from(2), Action::Pass) }).unwrap(); // mask A
-        b.add(FilterSpec { prio: Some(1), ..FilterSpec::new(tcp(80), Action::Drop) }).unwrap(); // mask B
-        b.add(FilterSpec { prio: Some(1), ..FilterSpec::new(from(3), Action::Drop) }).unwrap(); // mask A
-        // 10.0.0.3 → :80 matches handle 2 (mask B) and handle 3 (mask A): mask A is probed first.
+        let tcp = |dport| Match {
+            ip_proto: Some(Proto::Tcp),
+            dst_port: Some(dport),
+            ..Match::default()
+        };
+        b.add(FilterSpec {
+            prio: Some(1),
+            ..FilterSpec::new(from(2), Action::Pass)
+        })
+        .unwrap(); // mask A
+        b.add(FilterSpec {
+            prio: Some(1),
+            ..FilterSpec::new(tcp(80), Action::Drop)
+        })
+        .unwrap(); // mask B
+        b.add(FilterSpec {
+            prio: Some(1),
+            ..FilterSpec::new(from(3), Action::Drop)
+        })
+        .unwrap(); // mask A
+                   // 10.0.0.3 → :80 matches handle 2 (mask B) and handle 3 (mask A): mask A is probed first.
         let r = b.classify(&key(3, 80));
         assert_eq!(
             r.sw,
@@ -1244,29 +1440,71 @@ mod tests {
         // A skip_sw filter's mask is probed in software but the filter is not run.
         let mut b = block(Counting::Legacy);
         b.add(s(Some(1), 2)).unwrap();
-        b.add(FilterSpec { prio: Some(2), skip_hw: true, ..FilterSpec::new(tcp(80), Action::Pass) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(2),
+            skip_hw: true,
+            ..FilterSpec::new(tcp(80), Action::Pass)
+        })
+        .unwrap();
         assert!(!b.bypass_sw());
         let r = b.classify(&key(9, 80));
-        assert!(matches!(r.sw, SwResult::Classified { action: Some(Action::Pass), walked: 1, lookups: 2, .. }));
+        assert!(matches!(
+            r.sw,
+            SwResult::Classified {
+                action: Some(Action::Pass),
+                walked: 1,
+                lookups: 2,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn hardware_verdicts() {
         let mut b = block(Counting::Usesw);
         // An ordinary filter is offloaded too: the NIC drops before software.
-        b.add(FilterSpec { prio: Some(1), ..FilterSpec::new(from(2), Action::Drop) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(1),
+            ..FilterSpec::new(from(2), Action::Drop)
+        })
+        .unwrap();
         // A pass in hardware is met again in software.
-        b.add(FilterSpec { prio: Some(2), ..FilterSpec::new(from(3), Action::Pass) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(2),
+            ..FilterSpec::new(from(3), Action::Pass)
+        })
+        .unwrap();
         let r = b.classify(&key(2, 80));
-        let dropped_by = |prio| (Some(Action::Drop), Some(FilterId { prio, handle: 1 }), SwResult::DroppedInHw);
+        let dropped_by = |prio| {
+            (
+                Some(Action::Drop),
+                Some(FilterId { prio, handle: 1 }),
+                SwResult::DroppedInHw,
+            )
+        };
         assert_eq!((r.hw, r.hw_filter, r.sw), dropped_by(1));
         let r = b.classify(&key(3, 80));
         assert_eq!(r.hw, Some(Action::Pass));
-        assert!(matches!(r.sw, SwResult::Classified { action: Some(Action::Pass), .. }));
+        assert!(matches!(
+            r.sw,
+            SwResult::Classified {
+                action: Some(Action::Pass),
+                ..
+            }
+        ));
         // The NIC does not know a higher-priority software-only filter: it drops what software
         // would have passed.
-        b.add(FilterSpec { prio: Some(0x100), ..FilterSpec::new(from(4), Action::Drop) }).unwrap();
-        b.add(FilterSpec { prio: Some(3), skip_hw: true, ..FilterSpec::new(from(4), Action::Pass) }).unwrap();
+        b.add(FilterSpec {
+            prio: Some(0x100),
+            ..FilterSpec::new(from(4), Action::Drop)
+        })
+        .unwrap();
+        b.add(FilterSpec {
+            prio: Some(3),
+            skip_hw: true,
+            ..FilterSpec::new(from(4), Action::Pass)
+        })
+        .unwrap();
         let row = b.filters().into_iter().find(|r| r.prio == 3).unwrap();
         assert!(!row.in_hw && row.skip_hw);
         let r = b.classify(&key(4, 80));
@@ -1276,13 +1514,23 @@ mod tests {
     #[test]
     fn hits_are_counted_per_side() {
         let mut b = block(Counting::Usesw);
-        let a = b.add(FilterSpec { prio: Some(1), ..FilterSpec::new(from(2), Action::Pass) }).unwrap();
+        let a = b
+            .add(FilterSpec {
+                prio: Some(1),
+                ..FilterSpec::new(from(2), Action::Pass)
+            })
+            .unwrap();
         let d = b.add(s(Some(2), 3)).unwrap();
         b.classify_and_count(&key(2, 80), 5);
         b.classify_and_count(&key(3, 80), 7);
         b.classify_and_count(&key(9, 80), 11);
         let rows = b.filters();
-        let row = |id: FilterId| rows.iter().find(|r| r.prio == id.prio && r.handle == id.handle).copied().unwrap();
+        let row = |id: FilterId| {
+            rows.iter()
+                .find(|r| r.prio == id.prio && r.handle == id.handle)
+                .copied()
+                .unwrap()
+        };
         assert_eq!((row(a).hits_hw, row(a).hits_sw), (5, 5));
         assert_eq!((row(d).hits_hw, row(d).hits_sw), (7, 0));
         // classify does not count.
@@ -1292,7 +1540,10 @@ mod tests {
         let mut b = block(Counting::Legacy);
         b.add(s(Some(1), 2)).unwrap();
         let nid = b.add(n(Some(1), 3)).unwrap();
-        assert_eq!(b.classify_and_count(&key(3, 80), 4).sw, SwResult::Bypassed { missed: true });
+        assert_eq!(
+            b.classify_and_count(&key(3, 80), 4).sw,
+            SwResult::Bypassed { missed: true }
+        );
         assert!(b.filters().iter().all(|r| r.hits_sw == 0 && r.hits_hw == 0));
         assert_eq!(nid, FilterId { prio: 1, handle: 2 });
     }
@@ -1322,7 +1573,10 @@ mod tests {
         for c in BOTH {
             for offload in [false, true] {
                 let mut b = TcBlock::new(c, offload);
-                let both = FilterSpec { skip_hw: true, ..s(None, 2) };
+                let both = FilterSpec {
+                    skip_hw: true,
+                    ..s(None, 2)
+                };
                 refused(&mut b, both, TcError::BothSkipFlags);
                 refused(&mut b, FilterSpec { prio: Some(4), ..both }, TcError::BothSkipFlags);
                 assert!(b.is_empty());
@@ -1339,14 +1593,28 @@ mod tests {
         b.add(s(Some(2), 4)).unwrap();
         b.del_filter(gone.prio, gone.handle).unwrap();
         assert!(!b.bypass_sw());
-        refused(&mut b, FilterSpec { skip_hw: true, ..s(None, 9) }, TcError::BothSkipFlags);
+        refused(
+            &mut b,
+            FilterSpec {
+                skip_hw: true,
+                ..s(None, 9)
+            },
+            TcError::BothSkipFlags,
+        );
         refused(&mut b, s(Some(1), 2), TcError::Exists { prio: 1, handle: 1 });
         refused(&mut b, n(Some(1), 2), TcError::Exists { prio: 1, handle: 1 });
         refused(&mut b, s(Some(0), 5), TcError::PrioZero);
-        let port = Match { dst_port: Some(80), ..Match::default() };
+        let port = Match {
+            dst_port: Some(80),
+            ..Match::default()
+        };
         refused(&mut b, FilterSpec::new(port, Action::Drop), TcError::PortWithoutIpProto);
         let v6: IpAddr = "2001:db8::1".parse().unwrap();
-        let mixed = Match { src_ip: Some(ip(2)), dst_ip: Some(v6), ..Match::default() };
+        let mixed = Match {
+            src_ip: Some(ip(2)),
+            dst_ip: Some(v6),
+            ..Match::default()
+        };
         refused(&mut b, FilterSpec::new(mixed, Action::Drop), TcError::MixedFamilies);
         assert!(!b.bypass_sw());
         let before = b.clone();
@@ -1363,7 +1631,9 @@ mod tests {
         assert!(TcError::PrioZero.to_string().contains("1..=65535"));
         assert!(TcError::BothSkipFlags.to_string().contains("at most one"));
         assert!(TcError::PortWithoutIpProto.to_string().contains("ip_proto tcp"));
-        assert!(TcError::NoSuchFilter { prio: 3, handle: 9 }.to_string().contains("prio 3"));
+        assert!(TcError::NoSuchFilter { prio: 3, handle: 9 }
+            .to_string()
+            .contains("prio 3"));
     }
 
     // --- names and display ----------------------------------------------------------------
@@ -1374,8 +1644,16 @@ mod tests {
         assert_eq!(Counting::parse("usesw"), Some(Counting::Usesw));
         assert_eq!(Counting::parse("6.14"), None);
         assert_eq!(Counting::accepted(), "legacy | usesw");
-        assert_eq!(<Action as crate::names::NamedEnum>::from_name("drop"), Some(Action::Drop));
-        let m = Match { src_ip: Some(ip(2)), dst_port: Some(80), ip_proto: Some(Proto::Tcp), ..Match::default() };
+        assert_eq!(
+            <Action as crate::names::NamedEnum>::from_name("drop"),
+            Some(Action::Drop)
+        );
+        let m = Match {
+            src_ip: Some(ip(2)),
+            dst_port: Some(80),
+            ip_proto: Some(Proto::Tcp),
+            ..Match::default()
+        };
         assert_eq!(format!("{m}"), "ip_proto tcp src_ip 10.0.0.2 dst_port 80");
         assert_eq!(format!("{}", Match::default()), "");
     }
@@ -1399,10 +1677,16 @@ mod tests {
         let one = |c| insertion_ns(1, 1000, c, INSERT_SERIAL_NS, INSERT_PARALLEL_NS);
         assert_eq!(one(Counting::Legacy), one(Counting::Usesw));
         // Two inserters: the parallel parts overlap.
-        assert_eq!(insertion_ns(2, 1000, Counting::Usesw, INSERT_SERIAL_NS, INSERT_PARALLEL_NS), 31_750_000);
+        assert_eq!(
+            insertion_ns(2, 1000, Counting::Usesw, INSERT_SERIAL_NS, INSERT_PARALLEL_NS),
+            31_750_000
+        );
         assert_eq!(insertion_ns(0, 1000, Counting::Usesw, 1, 1), 0);
         assert_eq!(insertion_ns(0, 1000, Counting::Legacy, 1, 1), 0);
-        assert_eq!(insertion_ns(u32::MAX, u32::MAX, Counting::Legacy, u64::MAX, 1), u64::MAX);
+        assert_eq!(
+            insertion_ns(u32::MAX, u32::MAX, Counting::Legacy, u64::MAX, 1),
+            u64::MAX
+        );
         assert_eq!(insertion_ns(u32::MAX, u32::MAX, Counting::Usesw, u64::MAX, 1), u64::MAX);
     }
 

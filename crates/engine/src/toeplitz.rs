@@ -15,9 +15,9 @@ use alloc::vec::Vec;
 /// The 40-byte key of Microsoft's "Verifying the RSS Hash Calculation" suite, also used by the
 /// Intel 82599 datasheet §7.1.2.8.3 and DPDK `app/test/test_thash.c`.
 pub const MS_VERIFICATION_KEY: [u8; 40] = [
-    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
-    0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
-    0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b,
+    0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac,
+    0x01, 0xfa,
 ];
 
 /// The longest standard hash input: an IPv6 TCP/UDP 4-tuple (16 + 16 + 2 + 2 bytes).
@@ -75,7 +75,10 @@ impl ToeplitzTable {
             }
             table.push(row);
         }
-        ToeplitzTable { key: key.to_vec(), table }
+        ToeplitzTable {
+            key: key.to_vec(),
+            table,
+        }
     }
 
     /// The key the table was built from.
@@ -113,14 +116,70 @@ pub struct Vector {
 
 /// The 16 published values (8 packets, 2-tuple and 4-tuple), for [`MS_VERIFICATION_KEY`].
 pub const VERIFICATION_VECTORS: [Vector; 8] = [
-    Vector { src: "66.9.149.187", dst: "161.142.100.80", sport: 2794, dport: 1766, hash_2tuple: 0x323e8fc2, hash_4tuple: 0x51ccc178 },
-    Vector { src: "199.92.111.2", dst: "65.69.140.83", sport: 14230, dport: 4739, hash_2tuple: 0xd718262a, hash_4tuple: 0xc626b0ea },
-    Vector { src: "24.19.198.95", dst: "12.22.207.184", sport: 12898, dport: 38024, hash_2tuple: 0xd2d0a5de, hash_4tuple: 0x5c2b394a },
-    Vector { src: "38.27.205.30", dst: "209.142.163.6", sport: 48228, dport: 2217, hash_2tuple: 0x82989176, hash_4tuple: 0xafc7327f },
-    Vector { src: "153.39.163.191", dst: "202.188.127.2", sport: 44251, dport: 1303, hash_2tuple: 0x5d1809c5, hash_4tuple: 0x10e828a2 },
-    Vector { src: "3ffe:2501:200:1fff::7", dst: "3ffe:2501:200:3::1", sport: 2794, dport: 1766, hash_2tuple: 0x2cc18cd5, hash_4tuple: 0x40207d3d },
-    Vector { src: "3ffe:501:8::260:97ff:fe40:efab", dst: "ff02::1", sport: 14230, dport: 4739, hash_2tuple: 0x0f0c461c, hash_4tuple: 0xdde51bbf },
-    Vector { src: "3ffe:1900:4545:3:200:f8ff:fe21:67cf", dst: "fe80::200:f8ff:fe21:67cf", sport: 44251, dport: 38024, hash_2tuple: 0x4b61e985, hash_4tuple: 0x02d1feef },
+    Vector {
+        src: "66.9.149.187",
+        dst: "161.142.100.80",
+        sport: 2794,
+        dport: 1766,
+        hash_2tuple: 0x323e8fc2,
+        hash_4tuple: 0x51ccc178,
+    },
+    Vector {
+        src: "199.92.111.2",
+        dst: "65.69.140.83",
+        sport: 14230,
+        dport: 4739,
+        hash_2tuple: 0xd718262a,
+        hash_4tuple: 0xc626b0ea,
+    },
+    Vector {
+        src: "24.19.198.95",
+        dst: "12.22.207.184",
+        sport: 12898,
+        dport: 38024,
+        hash_2tuple: 0xd2d0a5de,
+        hash_4tuple: 0x5c2b394a,
+    },
+    Vector {
+        src: "38.27.205.30",
+        dst: "209.142.163.6",
+        sport: 48228,
+        dport: 2217,
+        hash_2tuple: 0x82989176,
+        hash_4tuple: 0xafc7327f,
+    },
+    Vector {
+        src: "153.39.163.191",
+        dst: "202.188.127.2",
+        sport: 44251,
+        dport: 1303,
+        hash_2tuple: 0x5d1809c5,
+        hash_4tuple: 0x10e828a2,
+    },
+    Vector {
+        src: "3ffe:2501:200:1fff::7",
+        dst: "3ffe:2501:200:3::1",
+        sport: 2794,
+        dport: 1766,
+        hash_2tuple: 0x2cc18cd5,
+        hash_4tuple: 0x40207d3d,
+    },
+    Vector {
+        src: "3ffe:501:8::260:97ff:fe40:efab",
+        dst: "ff02::1",
+        sport: 14230,
+        dport: 4739,
+        hash_2tuple: 0x0f0c461c,
+        hash_4tuple: 0xdde51bbf,
+    },
+    Vector {
+        src: "3ffe:1900:4545:3:200:f8ff:fe21:67cf",
+        dst: "fe80::200:f8ff:fe21:67cf",
+        sport: 44251,
+        dport: 38024,
+        hash_2tuple: 0x4b61e985,
+        hash_4tuple: 0x02d1feef,
+    },
 ];
 
 #[cfg(test)]

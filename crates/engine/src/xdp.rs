@@ -21,7 +21,6 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-
 use crate::driver::Driver;
 
 crate::names::named_enum! {
@@ -105,9 +104,19 @@ pub struct XdpProgram {
 /// The sandbox's named programs: `(name, kfunc count, verdict, what it is)`.
 pub const PROGRAMS: [(&str, u32, XdpAction, &str); 5] = [
     ("xdp_drop", 0, XdpAction::Drop, "drop every packet (seed 004 baseline)"),
-    ("xdp_meta_drop", 3, XdpAction::Drop, "metadata_supported, rx_hash_supported, rx_hash, then drop (seed 004)"),
+    (
+        "xdp_meta_drop",
+        3,
+        XdpAction::Drop,
+        "metadata_supported, rx_hash_supported, rx_hash, then drop (seed 004)",
+    ),
     ("xdp_pass", 0, XdpAction::Pass, "pass every packet to the stack"),
-    ("xdp_hints_pass", 7, XdpAction::Pass, "probe and read hash, timestamp and VLAN tag, then pass"),
+    (
+        "xdp_hints_pass",
+        7,
+        XdpAction::Pass,
+        "probe and read hash, timestamp and VLAN tag, then pass",
+    ),
     ("xdp_tx", 0, XdpAction::Tx, "bounce every packet back out (XDP_TX)"),
 ];
 
@@ -115,19 +124,39 @@ impl XdpProgram {
     /// A program of `kfuncs` calls in seed 004's order followed by `action`.
     pub fn with_kfuncs(name: &str, kfuncs: u32, action: XdpAction, strategy: Strategy) -> Result<XdpProgram, String> {
         if kfuncs > MAX_KFUNCS {
-            return Err(alloc::format!("xdp.kfuncs: {kfuncs} is out of range (accepted: 0..={MAX_KFUNCS})"));
+            return Err(alloc::format!(
+                "xdp.kfuncs: {kfuncs} is out of range (accepted: 0..={MAX_KFUNCS})"
+            ));
         }
         let kfuncs = (0..kfuncs as usize)
-            .map(|i| if i < SEED_ORDER.len() { SEED_ORDER[i] } else { [Kfunc::Read(Meta::Hash), Kfunc::Read(Meta::Timestamp), Kfunc::Read(Meta::VlanTag)][(i - SEED_ORDER.len()) % 3] })
+            .map(|i| {
+                if i < SEED_ORDER.len() {
+                    SEED_ORDER[i]
+                } else {
+                    [
+                        Kfunc::Read(Meta::Hash),
+                        Kfunc::Read(Meta::Timestamp),
+                        Kfunc::Read(Meta::VlanTag),
+                    ][(i - SEED_ORDER.len()) % 3]
+                }
+            })
             .collect();
-        Ok(XdpProgram { name: name.into(), kfuncs, action, strategy })
+        Ok(XdpProgram {
+            name: name.into(),
+            kfuncs,
+            action,
+            strategy,
+        })
     }
 
     /// One of [`PROGRAMS`] by name.
     pub fn named(name: &str, strategy: Strategy) -> Result<XdpProgram, String> {
         let Some(&(n, k, a, _)) = PROGRAMS.iter().find(|p| p.0 == name) else {
             let names: Vec<&str> = PROGRAMS.iter().map(|p| p.0).collect();
-            return Err(alloc::format!("no XDP program named {name:?} (accepted: {})", names.join(", ")));
+            return Err(alloc::format!(
+                "no XDP program named {name:?} (accepted: {})",
+                names.join(", ")
+            ));
         };
         XdpProgram::with_kfuncs(n, k, a, strategy)
     }
@@ -235,7 +264,11 @@ mod tests {
     fn query_collapses_probes_and_inline_removes_calls() {
         let p = |s| XdpProgram::with_kfuncs("p", 7, XdpAction::Pass, s).unwrap();
         assert_eq!(cost(&p(Strategy::Call), Driver::Ice, CALL, 0).calls, 7);
-        assert_eq!(cost(&p(Strategy::Query), Driver::Ice, CALL, 0).calls, 1 + 3, "one query + three reads");
+        assert_eq!(
+            cost(&p(Strategy::Query), Driver::Ice, CALL, 0).calls,
+            1 + 3,
+            "one query + three reads"
+        );
         assert_eq!(cost(&p(Strategy::Inline), Driver::Ice, CALL, 0).calls, 0);
     }
 
@@ -246,15 +279,23 @@ mod tests {
         // metadata_supported() says no: the probe was a call, the read is replaced by the fallback.
         assert_eq!((c.calls, c.unsupported, c.fallbacks), (1, 1, 1));
         // The merged API: a bare read on a driver without the kfunc costs its call, then falls back.
-        let read = XdpProgram { kfuncs: alloc::vec![Kfunc::Read(Meta::Hash)], ..p.clone() };
+        let read = XdpProgram {
+            kfuncs: alloc::vec![Kfunc::Read(Meta::Hash)],
+            ..p.clone()
+        };
         let c = cost(&read, Driver::Generic, CALL, 5_000);
-        assert_eq!((c.calls, c.unsupported, c.fallbacks, c.kfunc_ps), (1, 1, 1, CALL + 5_000));
+        assert_eq!(
+            (c.calls, c.unsupported, c.fallbacks, c.kfunc_ps),
+            (1, 1, 1, CALL + 5_000)
+        );
         assert_eq!(cost(&read, Driver::Ice, CALL, 5_000).fallbacks, 0);
     }
 
     #[test]
     fn bad_names_and_counts_are_refused() {
-        assert!(XdpProgram::named("nope", Strategy::Call).unwrap_err().contains("xdp_meta_drop"));
+        assert!(XdpProgram::named("nope", Strategy::Call)
+            .unwrap_err()
+            .contains("xdp_meta_drop"));
         assert!(XdpProgram::with_kfuncs("p", 65, XdpAction::Drop, Strategy::Call).is_err());
         assert_eq!(XdpAction::parse("redirect"), Some(XdpAction::Redirect));
         assert_eq!(Strategy::parse("query"), Some(Strategy::Query));

@@ -35,7 +35,10 @@ pub struct Xps {
 impl Xps {
     /// No maps, for `cpus` CPUs and `rx_queues` RX queues.
     pub fn new(cpus: u16, rx_queues: u16) -> Xps {
-        Xps { by_cpu: vec![Vec::new(); usize::from(cpus)], by_rxq: vec![Vec::new(); usize::from(rx_queues)] }
+        Xps {
+            by_cpu: vec![Vec::new(); usize::from(cpus)],
+            by_rxq: vec![Vec::new(); usize::from(rx_queues)],
+        }
     }
 
     /// `echo MASK > tx-Q/xps_cpus`: Q is appended to every listed CPU's list (no duplicates)
@@ -90,7 +93,10 @@ impl Xps {
 
     /// Removes every map.
     pub fn clear(&mut self) {
-        self.by_cpu.iter_mut().chain(self.by_rxq.iter_mut()).for_each(Vec::clear);
+        self.by_cpu
+            .iter_mut()
+            .chain(self.by_rxq.iter_mut())
+            .for_each(Vec::clear);
     }
 
     /// `get_xps_queue` (net/core/dev.c): the receive-queue map first (with the socket's
@@ -99,10 +105,16 @@ impl Xps {
     pub fn get_queue(&self, sender_cpu: u16, sk_rx_queue: Option<u16>, hash: u32, tx_queues: u16) -> Option<u16> {
         let lookup = |list: Option<&Vec<u16>>| -> Option<u16> {
             let list = list.filter(|l| !l.is_empty())?;
-            let q = if list.len() == 1 { list[0] } else { list[reciprocal_scale(hash, list.len() as u32) as usize] };
+            let q = if list.len() == 1 {
+                list[0]
+            } else {
+                list[reciprocal_scale(hash, list.len() as u32) as usize]
+            };
             (q < tx_queues).then_some(q)
         };
-        sk_rx_queue.and_then(|r| lookup(self.by_rxq.get(usize::from(r)))).or_else(|| lookup(self.by_cpu.get(usize::from(sender_cpu))))
+        sk_rx_queue
+            .and_then(|r| lookup(self.by_rxq.get(usize::from(r))))
+            .or_else(|| lookup(self.by_cpu.get(usize::from(sender_cpu))))
     }
 }
 
@@ -133,7 +145,14 @@ pub struct TxSkb {
 /// queue, how it was chosen, and the new cached queue (the cache is written only for a
 /// connected socket, and, v6.18, only when the queue changes).
 pub fn pick_tx(xps: &Xps, skb: &TxSkb, tx_queues: u16) -> (u16, Pick, Option<u16>) {
-    let TxSkb { cached, ooo_okay, connected, sender_cpu, sk_rx_queue, hash } = *skb;
+    let TxSkb {
+        cached,
+        ooo_okay,
+        connected,
+        sender_cpu,
+        sk_rx_queue,
+        hash,
+    } = *skb;
     if tx_queues <= 1 {
         // netdev_core_pick_tx: one real queue, no selection at all.
         return (0, Pick::Cached, cached);
@@ -160,8 +179,36 @@ mod tests {
             x.set_cpus(q, CpuSet::range(q, q + 1));
         }
         let h = 0x9e37_79b9;
-        assert_eq!(pick_tx(&x, &TxSkb { cached: None, ooo_okay: false, connected: false, sender_cpu: 2, sk_rx_queue: None, hash: h }, 4), (2, Pick::Map, None));
-        assert_eq!(pick_tx(&x, &TxSkb { cached: None, ooo_okay: false, connected: false, sender_cpu: 6, sk_rx_queue: None, hash: h }, 4), (skb_tx_hash(h, 4), Pick::Hash, None));
+        assert_eq!(
+            pick_tx(
+                &x,
+                &TxSkb {
+                    cached: None,
+                    ooo_okay: false,
+                    connected: false,
+                    sender_cpu: 2,
+                    sk_rx_queue: None,
+                    hash: h
+                },
+                4
+            ),
+            (2, Pick::Map, None)
+        );
+        assert_eq!(
+            pick_tx(
+                &x,
+                &TxSkb {
+                    cached: None,
+                    ooo_okay: false,
+                    connected: false,
+                    sender_cpu: 6,
+                    sk_rx_queue: None,
+                    hash: h
+                },
+                4
+            ),
+            (skb_tx_hash(h, 4), Pick::Hash, None)
+        );
         assert_eq!(x.cpus_of(2), CpuSet::range(2, 3));
     }
 
@@ -171,10 +218,52 @@ mod tests {
         x.set_rxqs(3, CpuSet::range(1, 2));
         x.set_cpus(0, CpuSet::range(0, 4));
         // The RX-queue map wins over the CPU map.
-        assert_eq!(pick_tx(&x, &TxSkb { cached: None, ooo_okay: false, connected: true, sender_cpu: 0, sk_rx_queue: Some(1), hash: 7 }, 4), (3, Pick::Map, Some(3)));
+        assert_eq!(
+            pick_tx(
+                &x,
+                &TxSkb {
+                    cached: None,
+                    ooo_okay: false,
+                    connected: true,
+                    sender_cpu: 0,
+                    sk_rx_queue: Some(1),
+                    hash: 7
+                },
+                4
+            ),
+            (3, Pick::Map, Some(3))
+        );
         // A connected socket keeps its queue until ooo_okay.
-        assert_eq!(pick_tx(&x, &TxSkb { cached: Some(3), ooo_okay: false, connected: true, sender_cpu: 0, sk_rx_queue: None, hash: 7 }, 4), (3, Pick::Cached, Some(3)));
-        assert_eq!(pick_tx(&x, &TxSkb { cached: Some(3), ooo_okay: true, connected: true, sender_cpu: 0, sk_rx_queue: None, hash: 7 }, 4), (0, Pick::Map, Some(0)));
+        assert_eq!(
+            pick_tx(
+                &x,
+                &TxSkb {
+                    cached: Some(3),
+                    ooo_okay: false,
+                    connected: true,
+                    sender_cpu: 0,
+                    sk_rx_queue: None,
+                    hash: 7
+                },
+                4
+            ),
+            (3, Pick::Cached, Some(3))
+        );
+        assert_eq!(
+            pick_tx(
+                &x,
+                &TxSkb {
+                    cached: Some(3),
+                    ooo_okay: true,
+                    connected: true,
+                    sender_cpu: 0,
+                    sk_rx_queue: None,
+                    hash: 7
+                },
+                4
+            ),
+            (0, Pick::Map, Some(0))
+        );
         // Several queues for one CPU: list order is write order; the hash picks among them.
         x.set_cpus(2, CpuSet::range(0, 1));
         assert_eq!(x.get_queue(0, None, 0, 4), Some(0));

@@ -5,14 +5,29 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use proptest::prelude::*;
 use steerlab_engine::xdp::{Strategy as XdpStrategy, XdpProgram, PROGRAMS};
-use steerlab_engine::{CpuSet, TxSpec, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec};
+use steerlab_engine::{
+    CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec, TxSpec,
+};
 
 #[derive(Clone, Debug)]
 enum Cmd {
-    AddFlow { src: u32, dport: u16, rate: u64, udp: bool, reader: u8, tx: u8 },
+    AddFlow {
+        src: u32,
+        dport: u16,
+        rate: u64,
+        udp: bool,
+        reader: u8,
+        tx: u8,
+    },
     Xdp(u8),
-    Xps { txq: u16, mask: u16 },
-    Migrate { tid: u8, cpu: u16 },
+    Xps {
+        txq: u16,
+        mask: u16,
+    },
+    Migrate {
+        tid: u8,
+        cpu: u16,
+    },
     FlowCnt(u32),
     SockEntries(u32),
     Driver(u8),
@@ -37,14 +52,44 @@ fn cmd() -> impl Strategy<Value = Cmd> {
 
 fn apply(sim: &mut Sim, c: &Cmd) {
     match *c {
-        Cmd::AddFlow { src, dport, rate, udp, reader, tx } => {
+        Cmd::AddFlow {
+            src,
+            dport,
+            rate,
+            udp,
+            reader,
+            tx,
+        } => {
             let proto = if udp { Proto::Udp } else { Proto::Tcp };
-            let key = FlowKey::new(IpAddr::V4(Ipv4Addr::from(src)), IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 1000, dport, proto).unwrap();
-            let readers = if reader % 4 == 0 { vec![] } else { vec![u32::from(reader) % sim.thread_count(), u32::from(reader / 3) % sim.thread_count()] };
+            let key = FlowKey::new(
+                IpAddr::V4(Ipv4Addr::from(src)),
+                IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+                1000,
+                dport,
+                proto,
+            )
+            .unwrap();
+            let readers = if reader % 4 == 0 {
+                vec![]
+            } else {
+                vec![
+                    u32::from(reader) % sim.thread_count(),
+                    u32::from(reader / 3) % sim.thread_count(),
+                ]
+            };
             // One flow in three also sends: rate-limited or saturating, connected or not.
-            let tx = (tx % 3 == 0 && !readers.is_empty())
-                .then_some(TxSpec { rate_pps: if tx % 2 == 0 { 0 } else { rate }, bytes: 100, connected: tx % 4 == 0 });
-            let _ = sim.add_flow(FlowSpec { key, rate_pps: rate, bytes: 1000, readers, tx });
+            let tx = (tx % 3 == 0 && !readers.is_empty()).then_some(TxSpec {
+                rate_pps: if tx % 2 == 0 { 0 } else { rate },
+                bytes: 100,
+                connected: tx % 4 == 0,
+            });
+            let _ = sim.add_flow(FlowSpec {
+                key,
+                rate_pps: rate,
+                bytes: 1000,
+                readers,
+                tx,
+            });
         }
         Cmd::Migrate { tid, cpu } => {
             let _ = sim.migrate_thread(u32::from(tid % 6), cpu);
@@ -96,7 +141,12 @@ fn host(mode: Mode, kernel: Kernel) -> Sim {
     };
     let mut sim = Sim::new(cfg).unwrap();
     for c in 0..6 {
-        sim.add_thread(ThreadSpec { cpu: c * 2, allowed: CpuSet::range(0, 12), migrate_every: Nanos::from_us(170 * u64::from(c + 1)) }).unwrap();
+        sim.add_thread(ThreadSpec {
+            cpu: c * 2,
+            allowed: CpuSet::range(0, 12),
+            migrate_every: Nanos::from_us(170 * u64::from(c + 1)),
+        })
+        .unwrap();
     }
     sim
 }

@@ -2,24 +2,49 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use steerlab_engine::{CpuSet, Driver, FlowSpec, HostConfig, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec};
 use steerlab_engine::FlowKey;
+use steerlab_engine::{CpuSet, Driver, FlowSpec, HostConfig, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec};
 
 fn key(i: u32, dport: u16) -> FlowKey {
     let src = IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
-    FlowKey::new(src, IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)), 10_000 + (i % 50_000) as u16, dport, Proto::Tcp).unwrap()
+    FlowKey::new(
+        src,
+        IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)),
+        10_000 + (i % 50_000) as u16,
+        dport,
+        Proto::Tcp,
+    )
+    .unwrap()
 }
 
 fn flow(k: FlowKey, readers: Vec<u32>) -> FlowSpec {
-    FlowSpec { key: k, rate_pps: 10_000, bytes: 1500, readers, tx: None }
+    FlowSpec {
+        key: k,
+        rate_pps: 10_000,
+        bytes: 1500,
+        readers,
+        tx: None,
+    }
 }
 
 fn pinned(cpu: u16) -> ThreadSpec {
-    ThreadSpec { cpu, allowed: CpuSet::EMPTY, migrate_every: Nanos::ZERO }
+    ThreadSpec {
+        cpu,
+        allowed: CpuSet::EMPTY,
+        migrate_every: Nanos::ZERO,
+    }
 }
 
 fn rfs_host(cpus: u16, driver: Driver) -> HostConfig {
-    HostConfig { cpus, rx_queues: cpus, driver, ntuple: true, flow_cnt: 256, sock_flow_entries: 4096, ..HostConfig::default() }
+    HostConfig {
+        cpus,
+        rx_queues: cpus,
+        driver,
+        ntuple: true,
+        flow_cnt: 256,
+        sock_flow_entries: 4096,
+        ..HostConfig::default()
+    }
 }
 
 #[test]
@@ -43,7 +68,10 @@ fn rss_only_sends_each_flow_to_its_table_queue_and_conserves_packets() {
 
 #[test]
 fn rps_picks_the_cpu_with_the_high_bits_of_the_hash() {
-    let cfg = HostConfig { rps_cpus: "0-3".into(), ..HostConfig::default() };
+    let cfg = HostConfig {
+        rps_cpus: "0-3".into(),
+        ..HostConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     for i in 0..16 {
         sim.add_flow(flow(key(i, 80), vec![])).unwrap();
@@ -51,7 +79,11 @@ fn rps_picks_the_cpu_with_the_high_bits_of_the_hash() {
     sim.run_ticks(2);
     for f in 0..16 {
         let v = sim.flow_view(f).unwrap();
-        assert_eq!(u32::from(v.cpu), ((u64::from(v.hash) * 4) >> 32) as u32, "reciprocal_scale(hash, 4)");
+        assert_eq!(
+            u32::from(v.cpu),
+            ((u64::from(v.hash) * 4) >> 32) as u32,
+            "reciprocal_scale(hash, 4)"
+        );
     }
     assert!(sim.conserved());
 }
@@ -80,11 +112,22 @@ fn rfs_follows_the_reader_and_a_migration_one_tick_later() {
 #[test]
 fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
     let run = |rate_pps| {
-        let cfg = HostConfig { cpus: 4, rx_queues: 1, flow_cnt: 1, sock_flow_entries: 4096, kernel: Kernel::V6_14, ..HostConfig::default() };
+        let cfg = HostConfig {
+            cpus: 4,
+            rx_queues: 1,
+            flow_cnt: 1,
+            sock_flow_entries: 4096,
+            kernel: Kernel::V6_14,
+            ..HostConfig::default()
+        };
         let mut sim = Sim::new(cfg).unwrap();
         let a = sim.add_thread(pinned(1)).unwrap();
         let b = sim.add_thread(pinned(2)).unwrap();
-        sim.add_flow(FlowSpec { rate_pps, ..flow(key(1, 80), vec![a]) }).unwrap();
+        sim.add_flow(FlowSpec {
+            rate_pps,
+            ..flow(key(1, 80), vec![a])
+        })
+        .unwrap();
         sim.add_flow(flow(key(2, 80), vec![b])).unwrap();
         sim.run_ticks(3);
         assert!(sim.conserved());
@@ -92,9 +135,17 @@ fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
     };
     let mut busy = run(1_000_000);
     assert_eq!(busy.flow_view(0).unwrap().cpu, 1);
-    assert_eq!(busy.flow_view(1).unwrap().cpu, 1, "flow 1 cannot switch the shared slot");
+    assert_eq!(
+        busy.flow_view(1).unwrap().cpu,
+        1,
+        "flow 1 cannot switch the shared slot"
+    );
     let light = run(10_000);
-    assert_eq!(light.flow_view(1).unwrap().cpu, 2, "flow 0's packets were processed: the slot moves");
+    assert_eq!(
+        light.flow_view(1).unwrap().cpu,
+        2,
+        "flow 0's packets were processed: the slot moves"
+    );
     // With a table big enough for both, each goes to its reader even under load.
     busy.set_flow_cnt(None, 4096).unwrap();
     busy.run_ticks(2);
@@ -115,13 +166,23 @@ fn ice_storm(kernel: Kernel) {
     let run = |driver| {
         // Seed 000's proportions: readers on half the CPUs, ~0.44 flows per slot of a target
         // queue's table, many flows per ice bucket.
-        let cfg = HostConfig { flow_cnt: 512, sock_flow_entries: 64 * 512, kernel, tick_ns: 10_000_000, ..rfs_host(64, driver) };
+        let cfg = HostConfig {
+            flow_cnt: 512,
+            sock_flow_entries: 64 * 512,
+            kernel,
+            tick_ns: 10_000_000,
+            ..rfs_host(64, driver)
+        };
         let mut sim = Sim::new(cfg).unwrap();
         for c in 0..32 {
             sim.add_thread(pinned(c)).unwrap();
         }
         for i in 0..7264 {
-            sim.add_flow(FlowSpec { rate_pps: 200, ..flow(key(i, 80), vec![i % 32]) }).unwrap();
+            sim.add_flow(FlowSpec {
+                rate_pps: 200,
+                ..flow(key(i, 80), vec![i % 32])
+            })
+            .unwrap();
         }
         sim.advance_to(Nanos::from_secs(10));
         assert!(sim.conserved());
@@ -129,12 +190,21 @@ fn ice_storm(kernel: Kernel) {
     };
     let bad = run(Driver::IceHashMatch);
     let good = run(Driver::Ice);
-    assert!(bad.arfs.update > 50 * (good.arfs.update + 1), "{kernel}: updates {} vs {}", bad.arfs.update, good.arfs.update);
+    assert!(
+        bad.arfs.update > 50 * (good.arfs.update + 1),
+        "{kernel}: updates {} vs {}",
+        bad.arfs.update,
+        good.arfs.update
+    );
     assert_eq!(bad.arfs.misprogram_avoided, 0);
     assert!(good.arfs.misprogram_avoided > 0);
     // A re-pointed filter sends its flow to another flow's queue; pinned readers never make a
     // correct filter point the wrong way.
-    assert!(bad.counters.arfs_missteered > 1000, "{kernel}: missteered {}", bad.counters.arfs_missteered);
+    assert!(
+        bad.counters.arfs_missteered > 1000,
+        "{kernel}: missteered {}",
+        bad.counters.arfs_missteered
+    );
     assert_eq!(good.counters.arfs_missteered, 0);
     if kernel == Kernel::V6_15 {
         // hash_32 slots: only the flows of a bucket that also share a slot collide.
@@ -144,7 +214,12 @@ fn ice_storm(kernel: Kernel) {
     let on_bad_queues = |s: &steerlab_engine::Snapshot| s.queues[32..].iter().map(|q| q.packets).sum::<u64>();
     let (b, g) = (on_bad_queues(&bad), on_bad_queues(&good));
     assert!(b > 2 * g, "packets on reader-less queues {b} vs {g}");
-    assert!(bad.counters.remote > 3 * good.counters.remote / 2, "remote {} vs {}", bad.counters.remote, good.counters.remote);
+    assert!(
+        bad.counters.remote > 3 * good.counters.remote / 2,
+        "remote {} vs {}",
+        bad.counters.remote,
+        good.counters.remote
+    );
 }
 
 fn churn(mode: Mode, seed: u64, driver: Driver, kernel: Kernel) -> Sim {
@@ -168,18 +243,35 @@ fn churn(mode: Mode, seed: u64, driver: Driver, kernel: Kernel) -> Sim {
     let mut sim = Sim::new(cfg).unwrap();
     for c in 0..6 {
         let every = Nanos::from_us(300 + 100 * u64::from(c));
-        sim.add_thread(ThreadSpec { cpu: c, allowed: CpuSet::range(0, 8), migrate_every: every }).unwrap();
+        sim.add_thread(ThreadSpec {
+            cpu: c,
+            allowed: CpuSet::range(0, 8),
+            migrate_every: every,
+        })
+        .unwrap();
     }
     for i in 0..60 {
         let rate = 20_000 + u64::from(i) * 7_000;
-        sim.add_flow(FlowSpec { key: key(i, 443), rate_pps: rate, bytes: 800, readers: vec![i % 6, (i + 1) % 6], tx: None }).unwrap();
+        sim.add_flow(FlowSpec {
+            key: key(i, 443),
+            rate_pps: rate,
+            bytes: 800,
+            readers: vec![i % 6, (i + 1) % 6],
+            tx: None,
+        })
+        .unwrap();
     }
     sim
 }
 
 #[test]
 fn packet_and_aggregate_modes_give_the_same_counters_and_digest() {
-    for (driver, kernel) in [(Driver::IceHashMatch, Kernel::V6_14), (Driver::Ice, Kernel::V6_18), (Driver::Mlx5, Kernel::V6_18), (Driver::Generic, Kernel::V6_14)] {
+    for (driver, kernel) in [
+        (Driver::IceHashMatch, Kernel::V6_14),
+        (Driver::Ice, Kernel::V6_18),
+        (Driver::Mlx5, Kernel::V6_18),
+        (Driver::Generic, Kernel::V6_14),
+    ] {
         let mut a = churn(Mode::Packet, 7, driver, kernel);
         let mut b = churn(Mode::Aggregate, 7, driver, kernel);
         for _ in 0..40 {
@@ -188,7 +280,10 @@ fn packet_and_aggregate_modes_give_the_same_counters_and_digest() {
             assert_eq!(a.snapshot(), b.snapshot(), "{driver} {kernel} at {}", a.now());
         }
         let s = b.snapshot();
-        assert!(s.counters.backlog_full + s.counters.ring_full > 0, "{driver}: the scenario exercises drops");
+        assert!(
+            s.counters.backlog_full + s.counters.ring_full > 0,
+            "{driver}: the scenario exercises drops"
+        );
         assert!(s.counters.cpu_switches > 0);
     }
 }
@@ -209,7 +304,12 @@ fn refused_commands_change_nothing() {
     let mut sim = churn(Mode::Aggregate, 1, Driver::Ice, Kernel::V6_18);
     sim.run_ticks(3);
     let before = sim.snapshot();
-    assert!(sim.add_flow(FlowSpec { rate_pps: 0, ..flow(key(999, 1), vec![]) }).is_err());
+    assert!(sim
+        .add_flow(FlowSpec {
+            rate_pps: 0,
+            ..flow(key(999, 1), vec![])
+        })
+        .is_err());
     assert!(sim.add_flow(flow(key(0, 443), vec![])).is_err(), "duplicate tuple");
     assert!(sim.add_flow(flow(key(1000, 1), vec![77])).is_err(), "unknown reader");
     assert!(sim.migrate_thread(0, 8).is_err());
@@ -225,13 +325,55 @@ fn refused_commands_change_nothing() {
 #[test]
 fn configs_out_of_range_name_the_field() {
     for (cfg, field) in [
-        (HostConfig { cpus: 0, ..HostConfig::default() }, "host.cpus"),
-        (HostConfig { cpus: 1025, ..HostConfig::default() }, "host.cpus"),
-        (HostConfig { rx_queues: 513, ..HostConfig::default() }, "nic.rx_queues"),
-        (HostConfig { reta_size: 100, ..HostConfig::default() }, "nic.reta_size"),
-        (HostConfig { flow_cnt: 70_000, ..HostConfig::default() }, "rfs.flow_cnt"),
-        (HostConfig { numa_nodes: 3, ..HostConfig::default() }, "host.numa_nodes"),
-        (HostConfig { rps_cpus: "0-9".into(), ..HostConfig::default() }, "rps.cpus"),
+        (
+            HostConfig {
+                cpus: 0,
+                ..HostConfig::default()
+            },
+            "host.cpus",
+        ),
+        (
+            HostConfig {
+                cpus: 1025,
+                ..HostConfig::default()
+            },
+            "host.cpus",
+        ),
+        (
+            HostConfig {
+                rx_queues: 513,
+                ..HostConfig::default()
+            },
+            "nic.rx_queues",
+        ),
+        (
+            HostConfig {
+                reta_size: 100,
+                ..HostConfig::default()
+            },
+            "nic.reta_size",
+        ),
+        (
+            HostConfig {
+                flow_cnt: 70_000,
+                ..HostConfig::default()
+            },
+            "rfs.flow_cnt",
+        ),
+        (
+            HostConfig {
+                numa_nodes: 3,
+                ..HostConfig::default()
+            },
+            "host.numa_nodes",
+        ),
+        (
+            HostConfig {
+                rps_cpus: "0-9".into(),
+                ..HostConfig::default()
+            },
+            "rps.cpus",
+        ),
     ] {
         let err = Sim::new(cfg).unwrap_err().to_string();
         assert!(err.starts_with(field), "{err}");
@@ -262,7 +404,10 @@ fn flow_trace_explains_the_path_and_changes_nothing() {
     let t = sim.add_thread(pinned(5)).unwrap();
     sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
     let tr = sim.trace_flow(0).unwrap();
-    assert_eq!(tr.hash, steerlab_engine::toeplitz::toeplitz_bitwise(sim.rss_key(), &tr.hash_input));
+    assert_eq!(
+        tr.hash,
+        steerlab_engine::toeplitz::toeplitz_bitwise(sim.rss_key(), &tr.hash_input)
+    );
     assert_eq!((tr.fields.as_str(), tr.hash_input.len()), ("sdfn", 12));
     assert_eq!(tr.queue, tr.reta_queue);
     assert!(tr.queue_why.starts_with("RSS"), "{}", tr.queue_why);
@@ -277,13 +422,39 @@ fn flow_trace_explains_the_path_and_changes_nothing() {
 
 #[test]
 fn a_full_ntuple_table_and_channel_changes_are_refused_cleanly() {
-    let mut sim = Sim::new(HostConfig { ntuple: true, ..HostConfig::default() }).unwrap();
+    let mut sim = Sim::new(HostConfig {
+        ntuple: true,
+        ..HostConfig::default()
+    })
+    .unwrap();
     for i in 0..1024 {
-        let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(i as u16), dport: None, queue: 3, masks: Default::default() };
+        let rule = steerlab_engine::NtupleRule {
+            loc: u32::MAX,
+            flow_type: steerlab_engine::FlowType::Tcp4,
+            src: None,
+            dst: None,
+            sport: Some(i as u16),
+            dport: None,
+            queue: 3,
+            masks: Default::default(),
+        };
         sim.add_ntuple(rule).unwrap();
     }
-    let rule = steerlab_engine::NtupleRule { loc: u32::MAX, flow_type: steerlab_engine::FlowType::Tcp4, src: None, dst: None, sport: Some(5000), dport: None, queue: 1, masks: Default::default() };
-    assert!(sim.add_ntuple(rule).unwrap_err().to_string().contains("Cannot find appropriate slot"));
+    let rule = steerlab_engine::NtupleRule {
+        loc: u32::MAX,
+        flow_type: steerlab_engine::FlowType::Tcp4,
+        src: None,
+        dst: None,
+        sport: Some(5000),
+        dport: None,
+        queue: 1,
+        masks: Default::default(),
+    };
+    assert!(sim
+        .add_ntuple(rule)
+        .unwrap_err()
+        .to_string()
+        .contains("Cannot find appropriate slot"));
     let before = sim.snapshot();
     assert!(sim.set_channels(2).unwrap_err().to_string().contains("delete it first"));
     assert_eq!(sim.snapshot(), before);
@@ -293,7 +464,11 @@ fn a_full_ntuple_table_and_channel_changes_are_refused_cleanly() {
 /// A flow table without the socket table (RFS half-configured) neither panics nor pretends.
 #[test]
 fn trace_with_a_flow_table_but_no_sock_table() {
-    let cfg = HostConfig { flow_cnt: 256, sock_flow_entries: 0, ..HostConfig::default() };
+    let cfg = HostConfig {
+        flow_cnt: 256,
+        sock_flow_entries: 0,
+        ..HostConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     sim.add_flow(flow(key(3, 80), vec![])).unwrap();
     sim.run_ticks(1);
@@ -319,7 +494,11 @@ fn an_ice_filter_steers_only_once_the_service_task_wrote_it() {
         })
         .unwrap();
     for kernel in [Kernel::V6_15, Kernel::V6_18] {
-        let cfg = HostConfig { tick_ns: 1_000_000, kernel, ..rfs_host(8, Driver::Ice) };
+        let cfg = HostConfig {
+            tick_ns: 1_000_000,
+            kernel,
+            ..rfs_host(8, Driver::Ice)
+        };
         let mut sim = Sim::new(cfg).unwrap();
         let t = sim.add_thread(pinned(6)).unwrap();
         sim.add_flow(flow(k, vec![t])).unwrap();
@@ -335,11 +514,19 @@ fn an_ice_filter_steers_only_once_the_service_task_wrote_it() {
             assert_eq!(s.arfs.skip, 0, "the active-flow check avoids the calls");
         }
         assert_ne!(sim.flow_view(0).unwrap().queue, 6, "{kernel}: not programmed yet");
-        assert_eq!(sim.flow_view(0).unwrap().cpu, 6, "RFS already moves the packets to the reader");
+        assert_eq!(
+            sim.flow_view(0).unwrap().cpu,
+            6,
+            "RFS already moves the packets to the reader"
+        );
         // The run starts at the next point the tick checks (its end: one flow), writes for
         // 5 us, and the hardware steers from the tick after.
         sim.run_ticks(2);
-        assert_eq!(sim.flow_view(0).unwrap().queue, 6, "{kernel}: written by the service task, no 10 ms wait");
+        assert_eq!(
+            sim.flow_view(0).unwrap().queue,
+            6,
+            "{kernel}: written by the service task, no 10 ms wait"
+        );
         let calls = sim.snapshot().arfs;
         sim.run_ticks(3);
         assert_eq!(sim.snapshot().arfs, calls, "on its reader's queue: no more calls");
@@ -353,7 +540,13 @@ fn an_ice_filter_steers_only_once_the_service_task_wrote_it() {
 /// RFS, processed on the IRQ CPU), the second half its own (steered to the reader).
 #[test]
 fn flows_sharing_a_sock_entry_each_get_rfs_for_half_their_packets() {
-    let cfg = HostConfig { cpus: 4, rx_queues: 1, flow_cnt: 1024, sock_flow_entries: 1, ..HostConfig::default() };
+    let cfg = HostConfig {
+        cpus: 4,
+        rx_queues: 1,
+        flow_cnt: 1024,
+        sock_flow_entries: 1,
+        ..HostConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     let a = sim.add_thread(pinned(2)).unwrap();
     let b = sim.add_thread(pinned(3)).unwrap();
@@ -365,8 +558,15 @@ fn flows_sharing_a_sock_entry_each_get_rfs_for_half_their_packets() {
     sim.run_ticks(ticks);
     let c = sim.snapshot().counters;
     let (local, remote) = (c.local - before.local, c.remote - before.remote);
-    assert_eq!(local, remote, "half of each burst on the reader's CPU, half on the IRQ CPU (0)");
-    assert_eq!(c.sock_flow_updates - before.sock_flow_updates, 2 * ticks, "the entry changes hands at every read of each flow");
+    assert_eq!(
+        local, remote,
+        "half of each burst on the reader's CPU, half on the IRQ CPU (0)"
+    );
+    assert_eq!(
+        c.sock_flow_updates - before.sock_flow_updates,
+        2 * ticks,
+        "the entry changes hands at every read of each flow"
+    );
     assert!(sim.conserved());
 }
 
@@ -377,11 +577,26 @@ fn flows_sharing_a_sock_entry_each_get_rfs_for_half_their_packets() {
 #[test]
 fn an_ipi_only_wakes_an_idle_remote_backlog() {
     let ipis_per_tick = |rate_pps| {
-        let cfg = HostConfig { cpus: 4, rx_queues: 1, flow_cnt: 1024, sock_flow_entries: 4096, tick_ns: 1_000_000, ..HostConfig::default() };
+        let cfg = HostConfig {
+            cpus: 4,
+            rx_queues: 1,
+            flow_cnt: 1024,
+            sock_flow_entries: 4096,
+            tick_ns: 1_000_000,
+            ..HostConfig::default()
+        };
         let mut sim = Sim::new(cfg).unwrap();
         let t = sim.add_thread(pinned(2)).unwrap();
-        sim.add_flow(FlowSpec { rate_pps, ..flow(key(1, 80), vec![t]) }).unwrap();
-        sim.add_flow(FlowSpec { rate_pps: 10_000, ..flow(key(2, 80), vec![t]) }).unwrap();
+        sim.add_flow(FlowSpec {
+            rate_pps,
+            ..flow(key(1, 80), vec![t])
+        })
+        .unwrap();
+        sim.add_flow(FlowSpec {
+            rate_pps: 10_000,
+            ..flow(key(2, 80), vec![t])
+        })
+        .unwrap();
         sim.run_ticks(2); // both steered to CPU 2 by RFS
         let before = sim.snapshot().counters.ipis;
         sim.run_ticks(10);
@@ -400,11 +615,23 @@ fn add_flows_is_all_or_nothing() {
     let mut sim = Sim::new(HostConfig::default()).unwrap();
     sim.add_flow(flow(key(1, 80), vec![])).unwrap();
     let before = sim.snapshot();
-    for bad in [vec![flow(key(2, 80), vec![]), flow(key(2, 80), vec![])], vec![flow(key(3, 80), vec![]), flow(key(1, 80), vec![])], vec![flow(key(4, 80), vec![7])]] {
+    for bad in [
+        vec![flow(key(2, 80), vec![]), flow(key(2, 80), vec![])],
+        vec![flow(key(3, 80), vec![]), flow(key(1, 80), vec![])],
+        vec![flow(key(4, 80), vec![7])],
+    ] {
         assert!(sim.add_flows(bad).is_err());
-        assert_eq!((sim.flow_count(), sim.snapshot()), (1, before.clone()), "refused: nothing added");
+        assert_eq!(
+            (sim.flow_count(), sim.snapshot()),
+            (1, before.clone()),
+            "refused: nothing added"
+        );
     }
-    assert_eq!(sim.add_flows(vec![flow(key(2, 80), vec![]), flow(key(3, 80), vec![])]).unwrap(), 1..3);
+    assert_eq!(
+        sim.add_flows(vec![flow(key(2, 80), vec![]), flow(key(3, 80), vec![])])
+            .unwrap(),
+        1..3
+    );
     assert!(sim.has_flow(&key(3, 80)) && !sim.has_flow(&key(4, 80)));
 }
 
@@ -413,9 +640,22 @@ fn add_flows_is_all_or_nothing() {
 /// `rps_sock_flow_table`, so RFS cannot follow its reader; a connected one is followed.
 #[test]
 fn rfs_records_only_established_sockets() {
-    let udp = |i: u32| FlowKey::new(IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i)), IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)), 5000, 53, Proto::Udp).unwrap();
+    let udp = |i: u32| {
+        FlowKey::new(
+            IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i)),
+            IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)),
+            5000,
+            53,
+            Proto::Udp,
+        )
+        .unwrap()
+    };
     let run = |spec: FlowSpec| {
-        let mut sim = Sim::new(HostConfig { driver: Driver::Generic, ..rfs_host(4, Driver::Generic) }).unwrap();
+        let mut sim = Sim::new(HostConfig {
+            driver: Driver::Generic,
+            ..rfs_host(4, Driver::Generic)
+        })
+        .unwrap();
         sim.add_thread(pinned(3)).unwrap();
         sim.add_flow(spec).unwrap();
         sim.run_ticks(20);
@@ -423,9 +663,20 @@ fn rfs_records_only_established_sockets() {
     };
     let (updates, view) = run(flow(udp(1), vec![0]));
     assert_eq!(updates, 0, "an unconnected UDP socket is not recorded");
-    assert_eq!(view.cpu, view.queue % 4, "no record, no RPS map: processed on the IRQ CPU");
-    let connected = steerlab_engine::TxSpec { rate_pps: 1, bytes: 100, connected: true };
-    let (updates, view) = run(FlowSpec { tx: Some(connected), ..flow(udp(1), vec![0]) });
+    assert_eq!(
+        view.cpu,
+        view.queue % 4,
+        "no record, no RPS map: processed on the IRQ CPU"
+    );
+    let connected = steerlab_engine::TxSpec {
+        rate_pps: 1,
+        bytes: 100,
+        connected: true,
+    };
+    let (updates, view) = run(FlowSpec {
+        tx: Some(connected),
+        ..flow(udp(1), vec![0])
+    });
     assert!(updates > 0, "a connected UDP socket is recorded");
     assert_eq!(view.cpu, 3, "RFS follows its reader");
     let (updates, view) = run(flow(key(1, 80), vec![0]));
@@ -438,9 +689,19 @@ fn rfs_records_only_established_sockets() {
 /// tick's packets together, so a flow faster than that per tick overflows on its own.)
 #[test]
 fn a_backlog_takes_packets_while_qlen_is_at_most_netdev_max_backlog() {
-    let cfg = HostConfig { cpus: 2, rx_queues: 1, rps_cpus: "1".into(), netdev_max_backlog: 100, ..HostConfig::default() };
+    let cfg = HostConfig {
+        cpus: 2,
+        rx_queues: 1,
+        rps_cpus: "1".into(),
+        netdev_max_backlog: 100,
+        ..HostConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
-    sim.add_flow(FlowSpec { rate_pps: 300_000, ..flow(key(1, 80), vec![]) }).unwrap();
+    sim.add_flow(FlowSpec {
+        rate_pps: 300_000,
+        ..flow(key(1, 80), vec![])
+    })
+    .unwrap();
     sim.run_ticks(1);
     let c = sim.snapshot().counters;
     assert_eq!((c.offered, c.backlog_full, c.flow_limit), (300, 199, 0));
@@ -453,11 +714,26 @@ fn a_backlog_takes_packets_while_qlen_is_at_most_netdev_max_backlog() {
 #[test]
 fn the_flow_limit_drops_the_heavy_flow_not_the_light_ones() {
     let run = |limit: &str| {
-        let cfg = HostConfig { cpus: 2, rx_queues: 1, rps_cpus: "1".into(), netdev_max_backlog: 100, flow_limit_cpus: limit.into(), ..HostConfig::default() };
+        let cfg = HostConfig {
+            cpus: 2,
+            rx_queues: 1,
+            rps_cpus: "1".into(),
+            netdev_max_backlog: 100,
+            flow_limit_cpus: limit.into(),
+            ..HostConfig::default()
+        };
         let mut sim = Sim::new(cfg).unwrap();
-        sim.add_flow(FlowSpec { rate_pps: 90_000, ..flow(key(0, 80), vec![]) }).unwrap();
+        sim.add_flow(FlowSpec {
+            rate_pps: 90_000,
+            ..flow(key(0, 80), vec![])
+        })
+        .unwrap();
         for i in 1..40 {
-            sim.add_flow(FlowSpec { rate_pps: 1_000, ..flow(key(i, 80), vec![]) }).unwrap();
+            sim.add_flow(FlowSpec {
+                rate_pps: 1_000,
+                ..flow(key(i, 80), vec![])
+            })
+            .unwrap();
         }
         sim.run_ticks(20);
         assert!(sim.conserved());
@@ -468,8 +744,14 @@ fn the_flow_limit_drops_the_heavy_flow_not_the_light_ones() {
     assert_eq!(off.counters.flow_limit, 0);
     let (on, light_dropped) = run("0");
     assert!(on.counters.flow_limit > 0, "the heavy flow is limited");
-    assert_eq!(on.cpus[0].flow_limit_count, on.counters.flow_limit, "counted on the enqueuing CPU");
-    assert_eq!(on.cpus[1].dropped, on.counters.backlog_full, "and as drops of the target backlog");
+    assert_eq!(
+        on.cpus[0].flow_limit_count, on.counters.flow_limit,
+        "counted on the enqueuing CPU"
+    );
+    assert_eq!(
+        on.cpus[1].dropped, on.counters.backlog_full,
+        "and as drops of the target backlog"
+    );
     assert_eq!(light_dropped, 0, "light flows keep every packet");
 }
 
@@ -479,11 +761,19 @@ fn the_flow_limit_drops_the_heavy_flow_not_the_light_ones() {
 #[test]
 fn ice_calls_wait_behind_the_service_tasks_walk() {
     let run = |entry_ns: u64| {
-        let mut cfg = HostConfig { tick_ns: 100_000, ..rfs_host(8, Driver::IceHashMatch) };
+        let mut cfg = HostConfig {
+            tick_ns: 100_000,
+            ..rfs_host(8, Driver::IceHashMatch)
+        };
         cfg.costs.ice_sync_entry_ns = entry_ns;
         let mut sim = Sim::new(cfg).unwrap();
         for c in 0..8 {
-            sim.add_thread(ThreadSpec { cpu: c, allowed: CpuSet::range(0, 8), migrate_every: Nanos::from_us(300) }).unwrap();
+            sim.add_thread(ThreadSpec {
+                cpu: c,
+                allowed: CpuSet::range(0, 8),
+                migrate_every: Nanos::from_us(300),
+            })
+            .unwrap();
         }
         for i in 0..400 {
             sim.add_flow(flow(key(i, 443), vec![i % 8])).unwrap();
@@ -493,9 +783,19 @@ fn ice_calls_wait_behind_the_service_tasks_walk() {
     };
     let (none, some) = (run(0), run(200));
     assert_eq!(none.counters.arfs_lock_wait_ns, 0);
-    assert!(some.arfs.add + some.arfs.update > 0 && some.counters.arfs_lock_wait_ns > 0, "calls met walks");
-    let lock = some.ledger.iter().find(|(s, _)| s.name() == "arfs_lock").map_or(0, |(_, ns)| ns);
-    assert_eq!(lock, some.counters.arfs_lock_wait_ns, "the wait is booked as the arfs_lock stage");
+    assert!(
+        some.arfs.add + some.arfs.update > 0 && some.counters.arfs_lock_wait_ns > 0,
+        "calls met walks"
+    );
+    let lock = some
+        .ledger
+        .iter()
+        .find(|(s, _)| s.name() == "arfs_lock")
+        .map_or(0, |(_, ns)| ns);
+    assert_eq!(
+        lock, some.counters.arfs_lock_wait_ns,
+        "the wait is booked as the arfs_lock stage"
+    );
 }
 
 /// A slow flow's last packet may predate its filter: "sent by a wrong filter" is about the
@@ -509,7 +809,11 @@ fn a_fresh_filter_on_the_readers_queue_is_not_a_wrong_one() {
     });
     let mut sim = Sim::new(rfs_host(8, Driver::Ice)).unwrap();
     let t = sim.add_thread(pinned(6)).unwrap();
-    sim.add_flow(FlowSpec { rate_pps: 200, ..flow(k.unwrap(), vec![t]) }).unwrap();
+    sim.add_flow(FlowSpec {
+        rate_pps: 200,
+        ..flow(k.unwrap(), vec![t])
+    })
+    .unwrap();
     let mut checked = false;
     for _ in 0..40 {
         sim.run_ticks(1);
@@ -520,23 +824,38 @@ fn a_fresh_filter_on_the_readers_queue_is_not_a_wrong_one() {
             checked = true;
         }
     }
-    assert!(checked, "a tick came between the filter's write and the flow's next packet");
+    assert!(
+        checked,
+        "a tick came between the filter's write and the flow's next packet"
+    );
 }
 
 /// `smp_affinity_list`: a queue's packets are polled on the CPU its vector moved to, and a
 /// refused mask changes nothing.
 #[test]
 fn an_irq_moved_takes_its_queues_poll_with_it() {
-    let mut sim = Sim::new(HostConfig { cpus: 8, ..HostConfig::default() }).unwrap();
+    let mut sim = Sim::new(HostConfig {
+        cpus: 8,
+        ..HostConfig::default()
+    })
+    .unwrap();
     for i in 0..32 {
         sim.add_flow(flow(key(i, 80), vec![])).unwrap();
     }
     sim.set_irq_affinity(1, CpuSet::parse_list("6-7").unwrap()).unwrap();
-    assert_eq!((sim.irq_cpu(1), sim.irq_affinity(1).unwrap().to_list()), (Some(6), "6-7".to_string()));
+    assert_eq!(
+        (sim.irq_cpu(1), sim.irq_affinity(1).unwrap().to_list()),
+        (Some(6), "6-7".to_string())
+    );
     sim.run_ticks(2);
     for f in 0..32 {
         let v = sim.flow_view(f).unwrap();
-        assert_eq!(v.cpu, if v.queue == 1 { 6 } else { v.queue }, "flow {f} on queue {}", v.queue);
+        assert_eq!(
+            v.cpu,
+            if v.queue == 1 { 6 } else { v.queue },
+            "flow {f} on queue {}",
+            v.queue
+        );
     }
     // A mask of several CPUs: the one with the fewest of the NIC's vectors (CPUs 0, 2, 3 hold
     // queues 0, 2, 3; queue 1's own vector does not count), as matrix_find_best_cpu picks.
@@ -557,7 +876,10 @@ fn an_irq_moved_takes_its_queues_poll_with_it() {
 /// taken (TIME_WAIT); a second close, or a flow that does not exist, changes nothing.
 #[test]
 fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
-    let cfg = HostConfig { tick_ns: 1_000_000, ..rfs_host(8, Driver::Ice) };
+    let cfg = HostConfig {
+        tick_ns: 1_000_000,
+        ..rfs_host(8, Driver::Ice)
+    };
     let mut sim = Sim::new(cfg).unwrap();
     let t = sim.add_thread(pinned(6)).unwrap();
     let (a, b) = (key(1, 80), key(2, 80));
@@ -572,7 +894,11 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     let expired = sim.snapshot().arfs.expire;
     sim.run_ticks(20);
     assert_eq!(sim.flows_sent().next(), Some(sent), "a closed flow offers nothing");
-    assert_eq!(on_queue_6(&sim), 2, "20 ms on, its filter is still there: 200 packets are not 10 x 255");
+    assert_eq!(
+        on_queue_6(&sim),
+        2,
+        "20 ms on, its filter is still there: 200 packets are not 10 x 255"
+    );
     sim.run_ticks(2_000);
     assert!(sim.snapshot().arfs.expire > expired, "expired once its slot went quiet");
     assert_eq!(on_queue_6(&sim), 1, "only the open flow's filter is left");
@@ -582,13 +908,20 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     assert!(sim.close_flow(0).unwrap_err().to_string().contains("already closed"));
     assert!(sim.close_flow(9).unwrap_err().to_string().contains("no flow 9"));
     assert!(sim.snapshot() == before);
-    assert!(sim.add_flow(flow(a, vec![t])).unwrap_err().to_string().contains("TIME_WAIT"));
+    assert!(sim
+        .add_flow(flow(a, vec![t]))
+        .unwrap_err()
+        .to_string()
+        .contains("TIME_WAIT"));
     assert!(sim.snapshot() == before);
 }
 
 /// The ledger's nanoseconds of stage `name`.
 fn stage_ns(s: &steerlab_engine::Snapshot, name: &str) -> u64 {
-    s.ledger.iter().find(|(st, _)| st.name() == name).map_or(0, |(_, ns)| ns)
+    s.ledger
+        .iter()
+        .find(|(st, _)| st.name() == name)
+        .map_or(0, |(_, ns)| ns)
 }
 
 /// A reader that sleeps between its packets wakes for each one, whatever the tick length, and
@@ -596,7 +929,11 @@ fn stage_ns(s: &steerlab_engine::Snapshot, name: &str) -> u64 {
 #[test]
 fn a_sleeping_reader_wakes_for_every_packet_and_a_remote_wakeup_costs_an_ipi() {
     let run = |tick_ns: u64| {
-        let mut sim = Sim::new(HostConfig { tick_ns, ..HostConfig::default() }).unwrap();
+        let mut sim = Sim::new(HostConfig {
+            tick_ns,
+            ..HostConfig::default()
+        })
+        .unwrap();
         for c in 0..4 {
             sim.add_thread(pinned(c)).unwrap();
         }
@@ -610,13 +947,26 @@ fn a_sleeping_reader_wakes_for_every_packet_and_a_remote_wakeup_costs_an_ipi() {
     for s in [&fine, &coarse] {
         let c = &s.counters;
         assert_eq!(c.delivered, 32 * 10_000 / 5, "10,000 pps for 200 ms");
-        assert!(c.remote > 0 && c.local > 0, "RSS puts some flows on their reader's CPU, some not");
-        assert_eq!(c.remote_wakeups, c.remote, "every packet processed away from its reader wakes it");
+        assert!(
+            c.remote > 0 && c.local > 0,
+            "RSS puts some flows on their reader's CPU, some not"
+        );
+        assert_eq!(
+            c.remote_wakeups, c.remote,
+            "every packet processed away from its reader wakes it"
+        );
         let costs = steerlab_engine::costs::Costs::default();
         assert_eq!(stage_ns(s, "wake_ipi"), c.remote_wakeups * costs.ipi_ns);
-        assert_eq!(stage_ns(s, "app_read") + stage_ns(s, "sys_read"), c.delivered * costs.app_read_ns, "a read a packet");
+        assert_eq!(
+            stage_ns(s, "app_read") + stage_ns(s, "sys_read"),
+            c.delivered * costs.app_read_ns,
+            "a read a packet"
+        );
     }
-    assert_eq!(fine.counters.remote_wakeups, coarse.counters.remote_wakeups, "reads do not depend on the tick");
+    assert_eq!(
+        fine.counters.remote_wakeups, coarse.counters.remote_wakeups,
+        "reads do not depend on the tick"
+    );
     assert_eq!(stage_ns(&fine, "app_read"), stage_ns(&coarse, "app_read"));
 }
 
@@ -634,13 +984,20 @@ fn a_reader_busier_than_its_packets_never_sleeps() {
         probe.flow_view(0).unwrap().cpu != 0
     });
     let i = f.expect("a tuple that RSS sends away from CPU 0");
-    sim.add_flow(FlowSpec { rate_pps: 2_000_000, ..flow(key(i, 80), vec![0]) }).unwrap();
+    sim.add_flow(FlowSpec {
+        rate_pps: 2_000_000,
+        ..flow(key(i, 80), vec![0])
+    })
+    .unwrap();
     sim.advance_to(Nanos::from_ms(100));
     let s = sim.snapshot();
     assert_eq!(s.counters.remote, s.counters.delivered, "processed on another CPU");
     assert_eq!(s.counters.remote_wakeups, 0, "nothing wakes a reader that never sleeps");
     let reading = stage_ns(&s, "app_read") + stage_ns(&s, "sys_read");
-    assert!(reading <= 100_000_000 && reading > 99_000_000, "the reader reads all of its 100 ms: {reading} ns");
+    assert!(
+        reading <= 100_000_000 && reading > 99_000_000,
+        "the reader reads all of its 100 ms: {reading} ns"
+    );
 }
 
 /// A flow that moves to a queue whose flow table slot was never used: the trace says the slot
@@ -659,6 +1016,10 @@ fn trace_of_a_flow_on_an_unused_slot_names_no_cpu() {
     sim.set_reta(reta).unwrap();
     let tr = sim.trace_flow(0).unwrap();
     assert_eq!(tr.queue, other);
-    assert!(tr.rps_why.contains("holds no CPU yet") && !tr.rps_why.contains("65535"), "{}", tr.rps_why);
+    assert!(
+        tr.rps_why.contains("holds no CPU yet") && !tr.rps_why.contains("65535"),
+        "{}",
+        tr.rps_why
+    );
     assert_eq!(tr.rps_cpu, Some(5));
 }

@@ -5,25 +5,55 @@ use std::net::{IpAddr, Ipv4Addr};
 use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Nanos, Proto, Sim, ThreadSpec, TxSpec, XpsMap};
 
 fn key(i: u32, proto: Proto) -> FlowKey {
-    FlowKey::new(IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i)), IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)), 30_000 + i as u16, 5201, proto).unwrap()
+    FlowKey::new(
+        IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i)),
+        IpAddr::V4(Ipv4Addr::new(192, 168, 0, 1)),
+        30_000 + i as u16,
+        5201,
+        proto,
+    )
+    .unwrap()
 }
 
 fn host(driver: Driver, xps_map: XpsMap) -> Sim {
-    let cfg = HostConfig { cpus: 8, rx_queues: 4, tx_queues: 4, driver, xps_map, ..HostConfig::default() };
+    let cfg = HostConfig {
+        cpus: 8,
+        rx_queues: 4,
+        tx_queues: 4,
+        driver,
+        xps_map,
+        ..HostConfig::default()
+    };
     Sim::new(cfg).unwrap()
 }
 
 fn thread(sim: &mut Sim, cpu: u16) -> u32 {
-    sim.add_thread(ThreadSpec { cpu, allowed: CpuSet::EMPTY, migrate_every: Nanos::ZERO }).unwrap()
+    sim.add_thread(ThreadSpec {
+        cpu,
+        allowed: CpuSet::EMPTY,
+        migrate_every: Nanos::ZERO,
+    })
+    .unwrap()
 }
 
 #[test]
 fn atr_steers_replies_to_the_queue_of_the_tx_ring() {
     let mut sim = host(Driver::Ixgbe, XpsMap::Irq);
     let t = thread(&mut sim, 3);
-    let tx = Some(TxSpec { rate_pps: 10_000, bytes: 100, connected: true });
+    let tx = Some(TxSpec {
+        rate_pps: 10_000,
+        bytes: 100,
+        connected: true,
+    });
     for i in 0..8 {
-        sim.add_flow(FlowSpec { key: key(i, Proto::Tcp), rate_pps: 10_000, bytes: 1500, readers: vec![t], tx }).unwrap();
+        sim.add_flow(FlowSpec {
+            key: key(i, Proto::Tcp),
+            rate_pps: 10_000,
+            bytes: 1500,
+            readers: vec![t],
+            tx,
+        })
+        .unwrap();
     }
     sim.run_ticks(3);
     for f in 0..8 {
@@ -44,11 +74,33 @@ fn atr_steers_replies_to_the_queue_of_the_tx_ring() {
 fn a_tcp_socket_moves_its_tx_queue_only_at_ooo_okay_and_udp_keeps_it() {
     let mut sim = host(Driver::Generic, XpsMap::All);
     let t = thread(&mut sim, 1);
-    let tx = Some(TxSpec { rate_pps: 1000, bytes: 100, connected: true });
-    sim.add_flow(FlowSpec { key: key(1, Proto::Tcp), rate_pps: 0, bytes: 64, readers: vec![t], tx }).unwrap();
-    sim.add_flow(FlowSpec { key: key(2, Proto::Udp), rate_pps: 0, bytes: 64, readers: vec![t], tx }).unwrap();
+    let tx = Some(TxSpec {
+        rate_pps: 1000,
+        bytes: 100,
+        connected: true,
+    });
+    sim.add_flow(FlowSpec {
+        key: key(1, Proto::Tcp),
+        rate_pps: 0,
+        bytes: 64,
+        readers: vec![t],
+        tx,
+    })
+    .unwrap();
+    sim.add_flow(FlowSpec {
+        key: key(2, Proto::Udp),
+        rate_pps: 0,
+        bytes: 64,
+        readers: vec![t],
+        tx,
+    })
+    .unwrap();
     sim.run_ticks(2);
-    assert_eq!(sim.snapshot().txq[1], 4, "CPU 1 maps to TX queue 1 (two sockets, two ticks)");
+    assert_eq!(
+        sim.snapshot().txq[1],
+        4,
+        "CPU 1 maps to TX queue 1 (two sockets, two ticks)"
+    );
     sim.migrate_thread(t, 2).unwrap();
     sim.run_ticks(2);
     let s = sim.snapshot();
@@ -62,16 +114,46 @@ fn a_tcp_socket_moves_its_tx_queue_only_at_ooo_okay_and_udp_keeps_it() {
 fn a_saturating_sender_is_bounded_by_its_cpu_and_bad_tx_specs_are_refused() {
     let mut sim = host(Driver::Generic, XpsMap::None);
     let t = thread(&mut sim, 6);
-    let spec = |tx| FlowSpec { key: key(9, Proto::Udp), rate_pps: 0, bytes: 64, readers: vec![t], tx };
+    let spec = |tx| FlowSpec {
+        key: key(9, Proto::Udp),
+        rate_pps: 0,
+        bytes: 64,
+        readers: vec![t],
+        tx,
+    };
     assert!(sim.add_flow(spec(None)).is_err(), "no RX and no TX");
-    assert!(sim.add_flow(spec(Some(TxSpec { rate_pps: 0, bytes: 0, connected: false }))).is_err());
-    assert!(sim.add_flow(FlowSpec { readers: vec![], ..spec(Some(TxSpec { rate_pps: 0, bytes: 1, connected: false })) }).is_err());
-    sim.add_flow(spec(Some(TxSpec { rate_pps: 0, bytes: 1, connected: false }))).unwrap();
+    assert!(sim
+        .add_flow(spec(Some(TxSpec {
+            rate_pps: 0,
+            bytes: 0,
+            connected: false
+        })))
+        .is_err());
+    assert!(sim
+        .add_flow(FlowSpec {
+            readers: vec![],
+            ..spec(Some(TxSpec {
+                rate_pps: 0,
+                bytes: 1,
+                connected: false
+            }))
+        })
+        .is_err());
+    sim.add_flow(spec(Some(TxSpec {
+        rate_pps: 0,
+        bytes: 1,
+        connected: false,
+    })))
+    .unwrap();
     sim.advance_to(Nanos::from_ms(100));
     let s = sim.snapshot();
     let c = sim.config().costs;
     let per_msg = c.tx_send_ns + c.tx_pick_hash_ns;
-    assert_eq!(s.counters.tx_messages, 100_000_000 / per_msg, "one message per {per_msg} ns of CPU 6");
+    assert_eq!(
+        s.counters.tx_messages,
+        100_000_000 / per_msg,
+        "one message per {per_msg} ns of CPU 6"
+    );
     assert_eq!(s.counters.xps_hash_picks, s.counters.tx_messages);
     assert_eq!(s.cpus[6].sys_ns, s.counters.tx_messages * per_msg);
 }

@@ -22,17 +22,27 @@ pub struct Variant {
 
 /// The columns of `specs` (the `--vary` arguments).
 pub fn variants(specs: &[String]) -> Result<Vec<Variant>, String> {
-    let mut out = vec![Variant { label: String::new(), sets: Vec::new() }];
+    let mut out = vec![Variant {
+        label: String::new(),
+        sets: Vec::new(),
+    }];
     for spec in specs {
         let axis = axis(spec)?;
         if out.len() * axis.len() > MAX_VARIANTS {
-            return Err(format!("--vary: {} combinations; at most {MAX_VARIANTS} accepted", out.len() * axis.len()));
+            return Err(format!(
+                "--vary: {} combinations; at most {MAX_VARIANTS} accepted",
+                out.len() * axis.len()
+            ));
         }
         out = out
             .iter()
             .flat_map(|v| {
                 axis.iter().map(move |(label, sets)| Variant {
-                    label: if v.label.is_empty() { label.clone() } else { format!("{} {label}", v.label) },
+                    label: if v.label.is_empty() {
+                        label.clone()
+                    } else {
+                        format!("{} {label}", v.label)
+                    },
                     sets: v.sets.iter().chain(sets).cloned().collect(),
                 })
             })
@@ -46,19 +56,27 @@ fn axis(spec: &str) -> Result<Vec<(String, Vec<String>)>, String> {
     let accepted = "accepted: KEY=V1,V2[,...] items separated by spaces, lists of one length";
     let mut lists: Vec<(&str, Vec<&str>)> = Vec::new();
     for item in spec.split_whitespace() {
-        let (key, values) = item.split_once('=').ok_or_else(|| format!("--vary {item:?}: no '='; {accepted}"))?;
+        let (key, values) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--vary {item:?}: no '='; {accepted}"))?;
         let values: Vec<&str> = values.split(',').collect();
         if key.is_empty() || values.iter().any(|v| v.is_empty()) {
             return Err(format!("--vary {item:?}: empty key or value; {accepted}"));
         }
         if let Some((first_key, first)) = lists.first() {
             if first.len() != values.len() {
-                return Err(format!("--vary {spec:?}: {key} has {} values, {first_key} has {}; {accepted}", values.len(), first.len()));
+                return Err(format!(
+                    "--vary {spec:?}: {key} has {} values, {first_key} has {}; {accepted}",
+                    values.len(),
+                    first.len()
+                ));
             }
         }
         lists.push((key, values));
     }
-    let Some((_, first)) = lists.first() else { return Err(format!("--vary {spec:?}: nothing to vary; {accepted}")) };
+    let Some((_, first)) = lists.first() else {
+        return Err(format!("--vary {spec:?}: nothing to vary; {accepted}"));
+    };
     Ok((0..first.len())
         .map(|i| {
             // Label by the first key's value; the others follow it (a table size and its sock table).
@@ -73,15 +91,31 @@ fn axis(spec: &str) -> Result<Vec<(String, Vec<String>)>, String> {
 pub fn table(rows: &[(String, String)], columns: &[(String, Report)]) -> String {
     let owned: Vec<(String, String)>;
     let rows = if rows.is_empty() {
-        owned = columns.first().map(|(_, r)| r.scalar_paths()).unwrap_or_default().into_iter().map(|p| (p.clone(), p)).collect();
+        owned = columns
+            .first()
+            .map(|(_, r)| r.scalar_paths())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| (p.clone(), p))
+            .collect();
         &owned
     } else {
         rows
     };
-    let cells: Vec<Vec<String>> = rows.iter().map(|(_, path)| columns.iter().map(|(_, r)| cell(r, path)).collect()).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(_, path)| columns.iter().map(|(_, r)| cell(r, path)).collect())
+        .collect();
     let label_w = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0).max(6);
     let col_w: Vec<usize> = (0..columns.len())
-        .map(|c| cells.iter().map(|row| row[c].len()).chain([columns[c].0.len()]).max().unwrap_or(0))
+        .map(|c| {
+            cells
+                .iter()
+                .map(|row| row[c].len())
+                .chain([columns[c].0.len()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = format!("{:<label_w$}", "");
     for (c, (head, _)) in columns.iter().enumerate() {
@@ -104,7 +138,9 @@ pub fn table(rows: &[(String, String)], columns: &[(String, Report)]) -> String 
 /// seconds, anything else as is; "-" when the report has no such metric.
 pub fn cell(r: &Report, path: &str) -> String {
     match r.get(path) {
-        Some(serde_json::Value::Number(n)) if path.ends_with("_ns") => format!("{:.1} s", n.as_f64().unwrap_or(0.0) / 1e9),
+        Some(serde_json::Value::Number(n)) if path.ends_with("_ns") => {
+            format!("{:.1} s", n.as_f64().unwrap_or(0.0) / 1e9)
+        }
         Some(serde_json::Value::Number(n)) => match n.as_u64() {
             Some(i) => thousands(i),
             None => n.to_string(),
@@ -138,11 +174,27 @@ mod tests {
 
     #[test]
     fn zipped_within_a_vary_product_across() {
-        let v = variants(&s(&["rfs.flow_cnt=512,2048 rfs.sock_flow_entries=73728,294912", "nic.driver=ice-hash-match,ice"])).unwrap();
+        let v = variants(&s(&[
+            "rfs.flow_cnt=512,2048 rfs.sock_flow_entries=73728,294912",
+            "nic.driver=ice-hash-match,ice",
+        ]))
+        .unwrap();
         let labels: Vec<&str> = v.iter().map(|x| x.label.as_str()).collect();
-        assert_eq!(labels, ["512 ice-hash-match", "512 ice", "2048 ice-hash-match", "2048 ice"]);
-        assert_eq!(v[3].sets, s(&["rfs.flow_cnt=2048", "rfs.sock_flow_entries=294912", "nic.driver=ice"]));
-        assert_eq!(variants(&[]).unwrap(), vec![Variant { label: String::new(), sets: vec![] }]);
+        assert_eq!(
+            labels,
+            ["512 ice-hash-match", "512 ice", "2048 ice-hash-match", "2048 ice"]
+        );
+        assert_eq!(
+            v[3].sets,
+            s(&["rfs.flow_cnt=2048", "rfs.sock_flow_entries=294912", "nic.driver=ice"])
+        );
+        assert_eq!(
+            variants(&[]).unwrap(),
+            vec![Variant {
+                label: String::new(),
+                sets: vec![]
+            }]
+        );
     }
 
     #[test]
@@ -163,9 +215,22 @@ mod tests {
 
     #[test]
     fn the_table_formats_like_the_seeds() {
-        let r = |u: u64, ns: u64| Report(serde_json::json!({"arfs": {"update": u}, "cpu": {"softirq_ns": ns}, "tc": {"counting": "usesw"}}));
-        let rows = [("aRFS Update".to_string(), "arfs.update".to_string()), ("CPU Softirq".into(), "cpu.softirq_ns".into()), ("counting".into(), "tc.counting".into()), ("absent".into(), "x.y".into())];
-        let t = table(&rows, &[("512 ice-hash-match".into(), r(533_973, 1_245_000_000_000)), ("512 ice".into(), r(59, 920_000_000_000))]);
+        let r = |u: u64, ns: u64| {
+            Report(serde_json::json!({"arfs": {"update": u}, "cpu": {"softirq_ns": ns}, "tc": {"counting": "usesw"}}))
+        };
+        let rows = [
+            ("aRFS Update".to_string(), "arfs.update".to_string()),
+            ("CPU Softirq".into(), "cpu.softirq_ns".into()),
+            ("counting".into(), "tc.counting".into()),
+            ("absent".into(), "x.y".into()),
+        ];
+        let t = table(
+            &rows,
+            &[
+                ("512 ice-hash-match".into(), r(533_973, 1_245_000_000_000)),
+                ("512 ice".into(), r(59, 920_000_000_000)),
+            ],
+        );
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "            | 512 ice-hash-match | 512 ice");
         assert_eq!(lines[2], "aRFS Update |            533,973 |      59");

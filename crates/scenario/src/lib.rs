@@ -5,7 +5,6 @@
 //! Unknown fields are errors naming their path (`nic.drivr: unknown field ...`), values out of
 //! range are errors naming the field and the accepted range.
 #![forbid(unsafe_code)]
-
 #![warn(missing_docs)]
 
 pub mod capture;
@@ -20,7 +19,10 @@ mod spec;
 pub use goal::{all_met, Check, Op};
 pub use lessons::{lesson, lesson_ids, LESSONS};
 pub use report::Report;
-pub use spec::{is_testid, Better, Evidence, FlowGroup, Lesson, Step, Scenario, ThreadGroup, TimedCommand, TxGroup, XdpSection, XpsSection};
+pub use spec::{
+    is_testid, Better, Evidence, FlowGroup, Lesson, Scenario, Step, ThreadGroup, TimedCommand, TxGroup, XdpSection,
+    XpsSection,
+};
 
 use std::fmt;
 
@@ -45,7 +47,10 @@ impl std::error::Error for ScenarioError {}
 /// Parses a scenario from JSON text, then applies `overrides` (`path=value`), then validates.
 pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     if text.len() > MAX_BYTES {
-        return Err(ScenarioError(format!("scenario is {} bytes; at most {MAX_BYTES} accepted", text.len())));
+        return Err(ScenarioError(format!(
+            "scenario is {} bytes; at most {MAX_BYTES} accepted",
+            text.len()
+        )));
     }
     let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ScenarioError(format!("scenario is not valid JSON: {e}")))?;
@@ -80,7 +85,9 @@ fn locate(root: &serde_json::Value, message: &str) -> String {
         }
         Some(format!("{path}: {err}"))
     }
-    let Some(obj) = root.as_object() else { return format!("scenario: {message}") };
+    let Some(obj) = root.as_object() else {
+        return format!("scenario: {message}");
+    };
     for (key, v) in obj {
         let found = match key.as_str() {
             "lesson" => at::<spec::Lesson>(key, v),

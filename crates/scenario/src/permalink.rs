@@ -60,18 +60,28 @@ pub fn encode(state: &State) -> String {
 
 /// Parses a fragment value made by any version.
 pub fn decode(link: &str) -> Result<State, ScenarioError> {
-    let bad = |why: &str| ScenarioError(format!("this link is damaged ({why}); opened the default lesson instead"));
+    let bad = |why: &str| {
+        ScenarioError(format!(
+            "this link is damaged ({why}); opened the default lesson instead"
+        ))
+    };
     if link.len() > MAX_LINK {
-        return Err(ScenarioError(format!("this link is {} characters; at most {MAX_LINK} are accepted", link.len())));
+        return Err(ScenarioError(format!(
+            "this link is {} characters; at most {MAX_LINK} are accepted",
+            link.len()
+        )));
     }
     let (version, body) = link.split_once('.').ok_or_else(|| bad("no version prefix"))?;
     match version {
         "1" => {
             let bytes = URL_SAFE_NO_PAD.decode(body).map_err(|_| bad("not base64url"))?;
-            let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_STATE).map_err(|_| bad("does not decompress, or is larger than 2 MB"))?;
+            let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_STATE)
+                .map_err(|_| bad("does not decompress, or is larger than 2 MB"))?;
             serde_json::from_slice(&json).map_err(|e| bad(&format!("state: {e}")))
         }
-        v => Err(ScenarioError(format!("this link has version {v:?}; this build reads version 1 (is the sandbox older than the link?)"))),
+        v => Err(ScenarioError(format!(
+            "this link has version {v:?}; this build reads version 1 (is the sandbox older than the link?)"
+        ))),
     }
 }
 
@@ -82,7 +92,10 @@ mod tests {
     fn sample() -> State {
         State {
             source: Source::Lesson("rss-basics".into()),
-            commands: vec![Applied { at_ns: 1_500_000_000, command: "ethtool -X eth0 equal 3".into() }],
+            commands: vec![Applied {
+                at_ns: 1_500_000_000,
+                command: "ethtool -X eth0 equal 3".into(),
+            }],
             t_ns: 4_000_000_000,
             view: "sandbox".into(),
         }
@@ -92,7 +105,10 @@ mod tests {
     fn round_trips_and_is_url_safe() {
         let link = encode(&sample());
         assert!(link.starts_with("1."));
-        assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)), "{link}");
+        assert!(
+            link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)),
+            "{link}"
+        );
         assert_eq!(decode(&link).unwrap(), sample());
     }
 

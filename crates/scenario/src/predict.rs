@@ -51,7 +51,9 @@ pub struct Predicted {
 pub fn parse_flow(text: &str) -> Result<FlowKey, String> {
     let form = "expected PROTO SRC:SPORT DST:DPORT, e.g. tcp 203.0.113.7:40000 10.0.0.2:443 (IPv6 in brackets)";
     let words: Vec<&str> = text.split_whitespace().collect();
-    let [proto, src, dst] = words.as_slice() else { return Err(format!("{text:?}: {form}")) };
+    let [proto, src, dst] = words.as_slice() else {
+        return Err(format!("{text:?}: {form}"));
+    };
     let proto = parse_proto(proto).ok_or_else(|| format!("{proto:?} is not tcp or udp; {form}"))?;
     let (s, sp) = endpoint(src).ok_or_else(|| format!("{src:?} is not ADDRESS:PORT; {form}"))?;
     let (d, dp) = endpoint(dst).ok_or_else(|| format!("{dst:?} is not ADDRESS:PORT; {form}"))?;
@@ -103,12 +105,22 @@ pub fn parse_flows(text: &str) -> Result<Vec<FlowKey>, String> {
             continue;
         }
         if let Some(cmd) = t.strip_prefix("$ ") {
-            let flags: String = cmd.split_whitespace().filter(|w| w.starts_with('-') && !w.starts_with("--")).collect();
-            ss_proto = if flags.contains('u') && !flags.contains('t') { Proto::Udp } else { Proto::Tcp };
+            let flags: String = cmd
+                .split_whitespace()
+                .filter(|w| w.starts_with('-') && !w.starts_with("--"))
+                .collect();
+            ss_proto = if flags.contains('u') && !flags.contains('t') {
+                Proto::Udp
+            } else {
+                Proto::Tcp
+            };
             ss = None;
             continue;
         }
-        if let Some(before) = t.split_once("Local Address:Port").map(|(b, _)| b.split_whitespace().count()) {
+        if let Some(before) = t
+            .split_once("Local Address:Port")
+            .map(|(b, _)| b.split_whitespace().count())
+        {
             ss = Some((ss_proto, t.starts_with("Netid"), before));
             continue;
         }
@@ -135,9 +147,15 @@ pub fn parse_flows(text: &str) -> Result<Vec<FlowKey>, String> {
 fn ss_row(t: &str, proto: Proto, netid: bool, local: usize) -> Result<Option<FlowKey>, String> {
     let w: Vec<&str> = t.split_whitespace().collect();
     let (Some(local), Some(peer)) = (w.get(local), w.get(local + 1)) else {
-        return Err(format!("{t:?}: an ss row is [Netid] [State] Recv-Q Send-Q Local:Port Peer:Port, as its header says"));
+        return Err(format!(
+            "{t:?}: an ss row is [Netid] [State] Recv-Q Send-Q Local:Port Peer:Port, as its header says"
+        ));
     };
-    let proto = if netid { parse_proto(w[0]).ok_or_else(|| format!("Netid {:?} is not tcp or udp", w[0]))? } else { proto };
+    let proto = if netid {
+        parse_proto(w[0]).ok_or_else(|| format!("Netid {:?} is not tcp or udp", w[0]))?
+    } else {
+        proto
+    };
     if peer.ends_with(":*") || local.ends_with(":*") {
         return Ok(None);
     }
@@ -152,7 +170,12 @@ pub fn flow_text(key: &FlowKey) -> String {
         IpAddr::V4(a) => format!("{a}:{port}"),
         IpAddr::V6(a) => format!("[{a}]:{port}"),
     };
-    format!("{} {} {}", key.proto().name(), ep(key.src(), key.sport()), ep(key.dst(), key.dport()))
+    format!(
+        "{} {} {}",
+        key.proto().name(),
+        ep(key.src(), key.sport()),
+        ep(key.dst(), key.dport())
+    )
 }
 
 /// The prediction for `key` on `sim` (the host at time 0, timeline applied).
@@ -216,10 +239,20 @@ impl Template {
         if words.len() != 3 || text.matches('*').count() != 1 {
             return Err(format!("{text:?}: {form}"));
         }
-        let word = if words[1].contains('*') { 1 } else if words[2].contains('*') { 2 } else { return Err(format!("{text:?}: {form}")) };
+        let word = if words[1].contains('*') {
+            1
+        } else if words[2].contains('*') {
+            2
+        } else {
+            return Err(format!("{text:?}: {form}"));
+        };
         let w = words[word];
         let port = w.ends_with(":*");
-        let t = Template { text: words.join(" "), word, port };
+        let t = Template {
+            text: words.join(" "),
+            word,
+            port,
+        };
         // The first candidate must parse: the rest differ only in the starred part.
         t.candidate(0).ok_or_else(|| format!("{text:?}: {form}"))?;
         Ok(t)
@@ -256,7 +289,12 @@ impl Template {
 }
 
 /// The first `count` flows of `template`, in candidate order, that `keep` takes.
-fn search(sim: &Sim, template: &Template, count: usize, mut keep: impl FnMut(&Predicted) -> bool) -> Result<Vec<Predicted>, String> {
+fn search(
+    sim: &Sim,
+    template: &Template,
+    count: usize,
+    mut keep: impl FnMut(&Predicted) -> bool,
+) -> Result<Vec<Predicted>, String> {
     let first = template.candidate(0).ok_or("the template has no flow")?;
     let mut out = Vec::new();
     for i in 0..template.span(&first) {
@@ -276,11 +314,18 @@ fn search(sim: &Sim, template: &Template, count: usize, mut keep: impl FnMut(&Pr
 /// order; an error says how many there are when the template has fewer.
 pub fn solve_queue(sim: &Sim, template: &Template, queue: u16, count: usize) -> Result<Vec<Predicted>, String> {
     if queue >= sim.config().rx_queues {
-        return Err(format!("queue {queue}: the host has RX queues 0..={}", sim.config().rx_queues - 1));
+        return Err(format!(
+            "queue {queue}: the host has RX queues 0..={}",
+            sim.config().rx_queues - 1
+        ));
     }
     let out = search(sim, template, count, |p| p.queue == queue)?;
     if out.len() < count {
-        return Err(format!("only {} flows of {:?} land on queue {queue} (asked for {count})", out.len(), template.text));
+        return Err(format!(
+            "only {} flows of {:?} land on queue {queue} (asked for {count})",
+            out.len(),
+            template.text
+        ));
     }
     Ok(out)
 }
@@ -303,8 +348,17 @@ pub fn solve_spread(sim: &Sim, template: &Template, count: usize) -> Result<Vec<
         take
     })?;
     if out.len() < count {
-        let short: Vec<String> = queues.iter().filter(|&&q| quota[usize::from(q)] > 0).map(|q| format!("rx-{q}")).collect();
-        return Err(format!("only {} of {count} flows found: no more flows of {:?} land on {}", out.len(), template.text, short.join(", ")));
+        let short: Vec<String> = queues
+            .iter()
+            .filter(|&&q| quota[usize::from(q)] > 0)
+            .map(|q| format!("rx-{q}"))
+            .collect();
+        return Err(format!(
+            "only {} of {count} flows found: no more flows of {:?} land on {}",
+            out.len(),
+            template.text,
+            short.join(", ")
+        ));
     }
     Ok(out)
 }
@@ -313,8 +367,15 @@ pub fn solve_spread(sim: &Sim, template: &Template, count: usize) -> Result<Vec<
 pub fn table(rows: &[Predicted]) -> String {
     let mut out = String::from("FLOW                                              HASH        FIELDS INDEX QUEUE DECIDED_BY   IRQ_CPU RPS_CPU\n");
     for r in rows {
-        let rps = r.rps_cpu.map_or_else(|| if r.rps == "off" { "-".to_string() } else { r.rps.clone() }, |c| c.to_string());
-        let _ = writeln!(out, "{:<49} {} {:<6} {:>5} {:>5} {:<12} {:>7} {:>7}", r.flow, r.hash, r.fields, r.indir_index, r.queue, r.decided_by, r.irq_cpu, rps);
+        let rps = r.rps_cpu.map_or_else(
+            || if r.rps == "off" { "-".to_string() } else { r.rps.clone() },
+            |c| c.to_string(),
+        );
+        let _ = writeln!(
+            out,
+            "{:<49} {} {:<6} {:>5} {:>5} {:<12} {:>7} {:>7}",
+            r.flow, r.hash, r.fields, r.indir_index, r.queue, r.decided_by, r.irq_cpu, rps
+        );
     }
     let mut notes: Vec<&str> = rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
     notes.sort_unstable();
@@ -362,7 +423,10 @@ pub fn your_host(capture: &str, flows: &str) -> Result<YourHost, String> {
     let imported = crate::capture::import(capture).map_err(|e| format!("capture: {e}"))?;
     let keys = parse_flows(flows).map_err(|e| format!("flows: {e}"))?;
     if keys.len() > MAX_PAGE_FLOWS {
-        return Err(format!("flows: {} flows; the page takes at most {MAX_PAGE_FLOWS} (steerlab predict takes more)", keys.len()));
+        return Err(format!(
+            "flows: {} flows; the page takes at most {MAX_PAGE_FLOWS} (steerlab predict takes more)",
+            keys.len()
+        ));
     }
     let mut sim = imported.scenario.build().map_err(|e| e.to_string())?;
     imported.scenario.apply_due(&mut sim).map_err(|e| e.to_string())?;
@@ -383,7 +447,12 @@ pub fn your_host(capture: &str, flows: &str) -> Result<YourHost, String> {
         .collect();
     let text = json.to_string();
     let scenario = crate::parse(&text, &[]).map_err(|e| e.to_string())?;
-    Ok(YourHost { scenario, text, rows, assumptions: imported.assumptions })
+    Ok(YourHost {
+        scenario,
+        text,
+        rows,
+        assumptions: imported.assumptions,
+    })
 }
 
 #[cfg(test)]
@@ -401,12 +470,26 @@ mod tests {
                   ESTAB  0      0      [::ffff:10.0.0.2]:443 [::ffff:203.0.113.8]:40001\n\
                   ESTAB  0      0      [2001:db8::2]:22    [2001:db8::7]:51000\n";
         let flows: Vec<String> = parse_flows(ss).unwrap().iter().map(flow_text).collect();
-        assert_eq!(flows, ["tcp 203.0.113.7:40000 10.0.0.2:443", "tcp 203.0.113.8:40001 10.0.0.2:443", "tcp [2001:db8::7]:51000 [2001:db8::2]:22"]);
+        assert_eq!(
+            flows,
+            [
+                "tcp 203.0.113.7:40000 10.0.0.2:443",
+                "tcp 203.0.113.8:40001 10.0.0.2:443",
+                "tcp [2001:db8::7]:51000 [2001:db8::2]:22"
+            ]
+        );
         // ss leaves out State when it lists one state; -u makes the rows UDP.
-        let udp = "$ ss -un\nRecv-Q Send-Q Local Address:Port Peer Address:Port Process\n0 0 10.0.0.2:53 198.51.100.1:5353\n";
-        assert_eq!(parse_flows(udp).unwrap().iter().map(flow_text).collect::<Vec<_>>(), ["udp 198.51.100.1:5353 10.0.0.2:53"]);
+        let udp =
+            "$ ss -un\nRecv-Q Send-Q Local Address:Port Peer Address:Port Process\n0 0 10.0.0.2:53 198.51.100.1:5353\n";
+        assert_eq!(
+            parse_flows(udp).unwrap().iter().map(flow_text).collect::<Vec<_>>(),
+            ["udp 198.51.100.1:5353 10.0.0.2:53"]
+        );
         let tun = "Netid State Recv-Q Send-Q Local Address:Port Peer Address:Port\nudp ESTAB 0 0 10.0.0.2:53 198.51.100.1:5353\ntcp LISTEN 0 128 0.0.0.0:22 0.0.0.0:*\n";
-        assert_eq!(parse_flows(tun).unwrap().iter().map(flow_text).collect::<Vec<_>>(), ["udp 198.51.100.1:5353 10.0.0.2:53"]);
+        assert_eq!(
+            parse_flows(tun).unwrap().iter().map(flow_text).collect::<Vec<_>>(),
+            ["udp 198.51.100.1:5353 10.0.0.2:53"]
+        );
         let e = parse_flows("tcp 1.2.3.4:5 6.7.8.9:10\nbogus\n").unwrap_err();
         assert!(e.starts_with("line 2:"), "{e}");
     }

@@ -27,20 +27,46 @@ impl Report {
         let s = sim.snapshot();
         let c = &s.counters;
         let a = &s.arfs;
-        let queues: Vec<Value> = if !arrays { Vec::new() } else {
-            s.queues.iter().enumerate().map(|(i, q)| json!({"queue": i, "packets": q.packets, "drops": q.drops})).collect() };
-        let cpus: Vec<Value> = if !arrays { Vec::new() } else { s
+        let queues: Vec<Value> = if !arrays {
+            Vec::new()
+        } else {
+            s.queues
+                .iter()
+                .enumerate()
+                .map(|(i, q)| json!({"queue": i, "packets": q.packets, "drops": q.drops}))
+                .collect()
+        };
+        let cpus: Vec<Value> = if !arrays {
+            Vec::new()
+        } else {
+            s
             .cpus
             .iter()
             .enumerate()
             .map(|(i, p)| json!({"cpu": i, "softirq_ns": p.softirq_ns, "sys_ns": p.sys_ns, "user_ns": p.user_ns, "packets": p.packets}))
-            .collect() };
-        let txq: Vec<Value> = if !arrays { Vec::new() } else { s.txq.iter().enumerate().map(|(i, &n)| json!({"queue": i, "packets": n})).collect() };
+            .collect()
+        };
+        let txq: Vec<Value> = if !arrays {
+            Vec::new()
+        } else {
+            s.txq
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| json!({"queue": i, "packets": n}))
+                .collect()
+        };
         let secs = (s.now.0 as f64 / 1e9).max(1e-9);
-        let ledger: serde_json::Map<String, Value> = s.ledger.iter().map(|(st, ns)| (format!("{}_ns", st.name()), json!(ns))).collect();
+        let ledger: serde_json::Map<String, Value> = s
+            .ledger
+            .iter()
+            .map(|(st, ns)| (format!("{}_ns", st.name()), json!(ns)))
+            .collect();
         // XDP figures as the seed reports them: ns per packet and packets per second per core.
         let (xdp_ns, xdp_mpps) = match s.xdp_ps {
-            Some(ps) => (json!((ps as f64 / 10.0).round() / 100.0), json!((1e6 / ps as f64 * 1000.0).round() / 1000.0)),
+            Some(ps) => (
+                json!((ps as f64 / 10.0).round() / 100.0),
+                json!((1e6 / ps as f64 * 1000.0).round() / 1000.0),
+            ),
             None => (Value::Null, Value::Null),
         };
         let block = sim.tc_block();
@@ -138,7 +164,11 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     match v {
         Value::Object(m) => {
             for (k, v) in m {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten(&key, v, out);
             }
         }

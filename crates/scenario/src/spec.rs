@@ -10,7 +10,10 @@ use steerlab_engine::config::{MAX_FLOWS, MAX_THREADS};
 use steerlab_engine::rng::Rng;
 use steerlab_engine::tc::Counting;
 use steerlab_engine::xdp::{Strategy, XdpAction, XdpProgram};
-use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, NamedEnum, Nanos, Proto, RecordPolicy, Sim, ThreadSpec, TxSpec, XpsMap};
+use steerlab_engine::{
+    CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, NamedEnum, Nanos, Proto, RecordPolicy, Sim,
+    ThreadSpec, TxSpec, XpsMap,
+};
 
 use crate::{ScenarioError, SCHEMA};
 
@@ -109,11 +112,19 @@ impl<'de> Deserialize<'de> for Step {
                 f.write_str("a step: its text, or {\"text\", \"commands\": [...], \"kernel\", \"cell\": [queue, cpu]}")
             }
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Step, E> {
-                Ok(Step { text: text.to_string(), ..Step::default() })
+                Ok(Step {
+                    text: text.to_string(),
+                    ..Step::default()
+                })
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Step, A::Error> {
                 let f = StepFields::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
-                Ok(Step { text: f.text, commands: f.commands, kernel: f.kernel, cell: f.cell })
+                Ok(Step {
+                    text: f.text,
+                    commands: f.commands,
+                    kernel: f.kernel,
+                    cell: f.cell,
+                })
             }
         }
         d.deserialize_any(V)
@@ -165,7 +176,9 @@ fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<crate::Check>, D::
             f.write_str("a check {\"metric\", \"over_ms\", \"op\", \"value\"} or an array of them")
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
-            Ok(vec![crate::Check::deserialize(serde::de::value::MapAccessDeserializer::new(m))?])
+            Ok(vec![crate::Check::deserialize(
+                serde::de::value::MapAccessDeserializer::new(m),
+            )?])
         }
         fn visit_seq<A: serde::de::SeqAccess<'de>>(self, s: A) -> Result<Self::Value, A::Error> {
             Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
@@ -281,7 +294,11 @@ pub struct TcSection {
 
 impl Default for TcSection {
     fn default() -> Self {
-        TcSection { counting: Named(d().tc_counting), insert_threads: 16, insert_rules: 100_000 }
+        TcSection {
+            counting: Named(d().tc_counting),
+            insert_threads: 16,
+            insert_rules: 100_000,
+        }
     }
 }
 
@@ -361,7 +378,11 @@ pub struct TxGroup {
 
 impl Default for TxGroup {
     fn default() -> Self {
-        TxGroup { rate_pps: 0, bytes: 1, connected: false }
+        TxGroup {
+            rate_pps: 0,
+            bytes: 1,
+            connected: false,
+        }
     }
 }
 
@@ -438,7 +459,10 @@ fn default_kernel() -> Named<Kernel> {
 }
 impl Default for HostSection {
     fn default() -> Self {
-        HostSection { cpus: d().cpus, numa_nodes: d().numa_nodes }
+        HostSection {
+            cpus: d().cpus,
+            numa_nodes: d().numa_nodes,
+        }
     }
 }
 impl Default for NicSection {
@@ -459,32 +483,59 @@ impl Default for NicSection {
 }
 impl Default for RfsSection {
     fn default() -> Self {
-        RfsSection { flow_cnt: d().flow_cnt, sock_flow_entries: d().sock_flow_entries, record: Named(d().record) }
+        RfsSection {
+            flow_cnt: d().flow_cnt,
+            sock_flow_entries: d().sock_flow_entries,
+            record: Named(d().record),
+        }
     }
 }
 impl Default for NetSection {
     fn default() -> Self {
-        NetSection { netdev_max_backlog: d().netdev_max_backlog, flow_limit_cpus: d().flow_limit_cpus, flow_limit_table_len: d().flow_limit_table_len }
+        NetSection {
+            netdev_max_backlog: d().netdev_max_backlog,
+            flow_limit_cpus: d().flow_limit_cpus,
+            flow_limit_table_len: d().flow_limit_table_len,
+        }
     }
 }
 impl Default for XpsSection {
     fn default() -> Self {
-        XpsSection { map: Named(d().xps_map), atr_sample_rate: d().atr_sample_rate }
+        XpsSection {
+            map: Named(d().xps_map),
+            atr_sample_rate: d().atr_sample_rate,
+        }
     }
 }
 impl Default for XdpSection {
     fn default() -> Self {
-        XdpSection { program: String::new(), kfuncs: None, strategy: Named(Strategy::Call), action: None }
+        XdpSection {
+            program: String::new(),
+            kfuncs: None,
+            strategy: Named(Strategy::Call),
+            action: None,
+        }
     }
 }
 impl Default for SimSection {
     fn default() -> Self {
-        SimSection { tick_ns: d().tick_ns, mode: Named(d().mode), seed: d().seed, duration_ms: 1000 }
+        SimSection {
+            tick_ns: d().tick_ns,
+            mode: Named(d().mode),
+            seed: d().seed,
+            duration_ms: 1000,
+        }
     }
 }
 impl Default for ThreadGroup {
     fn default() -> Self {
-        ThreadGroup { count: 1, cpus: "0".into(), pin: false, cpuset: String::new(), migrate_every_ms: 0 }
+        ThreadGroup {
+            count: 1,
+            cpus: "0".into(),
+            pin: false,
+            cpuset: String::new(),
+            migrate_every_ms: 0,
+        }
     }
 }
 impl Default for FlowGroup {
@@ -513,7 +564,9 @@ fn err(path: &str, msg: impl fmt::Display) -> ScenarioError {
 /// type of the field it replaces (so `kernel=6.14` stays a string); new fields take JSON
 /// (number, bool) or else a string. Typing then rejects unknown fields by path.
 pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result<(), ScenarioError> {
-    let (path, text) = spec.split_once('=').ok_or_else(|| ScenarioError(format!("--set {spec:?}: expected KEY=VALUE")))?;
+    let (path, text) = spec
+        .split_once('=')
+        .ok_or_else(|| ScenarioError(format!("--set {spec:?}: expected KEY=VALUE")))?;
     let keys: Vec<&str> = path.split('.').collect();
     if keys.iter().any(|k| k.is_empty()) {
         return Err(ScenarioError(format!("--set {spec:?}: empty key in {path:?}")));
@@ -521,24 +574,49 @@ pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result
     let mut node = root;
     for k in &keys[..keys.len() - 1] {
         let obj = node.as_object_mut().ok_or_else(|| err(path, "is not an object"))?;
-        node = obj.entry((*k).to_string()).or_insert_with(|| serde_json::Value::Object(Default::default()));
+        node = obj
+            .entry((*k).to_string())
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
     }
     let obj = node.as_object_mut().ok_or_else(|| err(path, "is not an object"))?;
     let last = keys[keys.len() - 1];
     let value = match obj.get(last) {
         Some(serde_json::Value::String(_)) => serde_json::Value::String(text.into()),
-        Some(serde_json::Value::Number(_)) => {
-            serde_json::from_str::<serde_json::Number>(text).map(serde_json::Value::Number).map_err(|_| err(path, format!("{text:?} is not a number")))?
-        }
-        Some(serde_json::Value::Bool(_)) => {
-            serde_json::Value::Bool(text.parse().map_err(|_| err(path, format!("{text:?} is not true or false")))?)
-        }
+        Some(serde_json::Value::Number(_)) => serde_json::from_str::<serde_json::Number>(text)
+            .map(serde_json::Value::Number)
+            .map_err(|_| err(path, format!("{text:?} is not a number")))?,
+        Some(serde_json::Value::Bool(_)) => serde_json::Value::Bool(
+            text.parse()
+                .map_err(|_| err(path, format!("{text:?} is not true or false")))?,
+        ),
         _ => match serde_json::from_str::<serde_json::Value>(text) {
             Ok(v @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_))) => {
                 // Fields that hold names take strings even when the name looks like a number.
                 // (`host.cpus` is a count; `rps.cpus` and a thread group's `cpus` are lists.)
                 let list = last == "cpus" && keys[0] != "host";
-                if list || matches!(last, "kernel" | "driver" | "record" | "mode" | "cpuset" | "proto" | "src" | "dst" | "map" | "program" | "strategy" | "action" | "counting" | "flow_limit_cpus") { serde_json::Value::String(text.into()) } else { v }
+                if list
+                    || matches!(
+                        last,
+                        "kernel"
+                            | "driver"
+                            | "record"
+                            | "mode"
+                            | "cpuset"
+                            | "proto"
+                            | "src"
+                            | "dst"
+                            | "map"
+                            | "program"
+                            | "strategy"
+                            | "action"
+                            | "counting"
+                            | "flow_limit_cpus"
+                    )
+                {
+                    serde_json::Value::String(text.into())
+                } else {
+                    v
+                }
             }
             _ => serde_json::Value::String(text.into()),
         },
@@ -550,7 +628,10 @@ pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result
 /// Whether `name` has the shape of the page's `data-testid` names (1 to 64 of `a-z`, `0-9`,
 /// `-`): what a guided step may point at, and what the page may put in a style rule.
 pub fn is_testid(name: &str) -> bool {
-    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 impl Scenario {
@@ -591,7 +672,10 @@ impl Scenario {
     /// Checks everything that typing cannot: schema, ranges, group sizes, addresses.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         if self.schema == 0 || self.schema > SCHEMA {
-            return Err(err("schema", format!("{} is not a known version (accepted: 1..={SCHEMA})", self.schema)));
+            return Err(err(
+                "schema",
+                format!("{} is not a known version (accepted: 1..={SCHEMA})", self.schema),
+            ));
         }
         if self.id.is_empty() || self.id.len() > 64 {
             return Err(err("id", "1 to 64 characters"));
@@ -614,33 +698,57 @@ impl Scenario {
         const DAY_MS: u64 = 86_400_000;
         for (i, c) in self.timeline.iter().enumerate() {
             if c.at_ms > DAY_MS {
-                return Err(err(&format!("timeline[{i}].at_ms"), format!("{} is out of range (accepted: 0..={DAY_MS})", c.at_ms)));
+                return Err(err(
+                    &format!("timeline[{i}].at_ms"),
+                    format!("{} is out of range (accepted: 0..={DAY_MS})", c.at_ms),
+                ));
             }
         }
         for (i, h) in self.lesson.highlight.iter().enumerate() {
             // A step may point at nothing (""); a name is a page's data-testid.
             if !h.is_empty() && !is_testid(h) {
-                return Err(err(&format!("lesson.highlight[{i}]"), format!("{h:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)")));
+                return Err(err(
+                    &format!("lesson.highlight[{i}]"),
+                    format!("{h:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)"),
+                ));
             }
         }
         for (i, step) in self.lesson.steps.iter().enumerate() {
             if let Some([q, c]) = step.cell {
                 if q >= cfg.rx_queues || c >= cfg.cpus {
-                    return Err(err(&format!("lesson.steps[{i}].cell"), format!("[{q}, {c}] is not a cell of this host (RX queues 0..{}, CPUs 0..{})", cfg.rx_queues, cfg.cpus)));
+                    return Err(err(
+                        &format!("lesson.steps[{i}].cell"),
+                        format!(
+                            "[{q}, {c}] is not a cell of this host (RX queues 0..{}, CPUs 0..{})",
+                            cfg.rx_queues, cfg.cpus
+                        ),
+                    ));
                 }
             }
         }
         if !self.lesson.chart.is_empty() && !is_testid(&self.lesson.chart) {
-            return Err(err("lesson.chart", format!("{:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)", self.lesson.chart)));
+            return Err(err(
+                "lesson.chart",
+                format!(
+                    "{:?} is not a data-testid name (accepted: up to 64 of a-z, 0-9, -)",
+                    self.lesson.chart
+                ),
+            ));
         }
         for (i, c) in self.lesson.check.iter().enumerate() {
             if c.over_ms > DAY_MS {
-                return Err(err(&format!("lesson.check[{i}].over_ms"), format!("out of range (accepted: 0..={DAY_MS})")));
+                return Err(err(
+                    &format!("lesson.check[{i}].over_ms"),
+                    format!("out of range (accepted: 0..={DAY_MS})"),
+                ));
             }
         }
         for (i, t) in self.threads.iter().enumerate() {
             if t.migrate_every_ms > DAY_MS {
-                return Err(err(&format!("threads[{i}].migrate_every_ms"), format!("out of range (accepted: 0..={DAY_MS})")));
+                return Err(err(
+                    &format!("threads[{i}].migrate_every_ms"),
+                    format!("out of range (accepted: 0..={DAY_MS})"),
+                ));
             }
             let p = format!("threads[{i}]");
             let cpus = CpuSet::parse_list(&t.cpus).map_err(|e| err(&format!("{p}.cpus"), e))?;
@@ -650,7 +758,10 @@ impl Scenario {
             if !t.cpuset.is_empty() {
                 let set = CpuSet::parse_list(&t.cpuset).map_err(|e| err(&format!("{p}.cpuset"), e))?;
                 if set.end() > cfg.cpus || cpus.iter().any(|c| !set.contains(c)) {
-                    return Err(err(&format!("{p}.cpuset"), "must hold the group's start CPUs and only this host's CPUs"));
+                    return Err(err(
+                        &format!("{p}.cpuset"),
+                        "must hold the group's start CPUs and only this host's CPUs",
+                    ));
                 }
             }
         }
@@ -661,10 +772,19 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");
             if f.proto != "tcp" && f.proto != "udp" {
-                return Err(err(&format!("{p}.proto"), format!("{:?} is not one of tcp | udp", f.proto)));
+                return Err(err(
+                    &format!("{p}.proto"),
+                    format!("{:?} is not one of tcp | udp", f.proto),
+                ));
             }
-            let src: IpAddr = f.src.parse().map_err(|_| err(&format!("{p}.src"), "not an IPv4 or IPv6 address"))?;
-            let dst: IpAddr = f.dst.parse().map_err(|_| err(&format!("{p}.dst"), "not an IPv4 or IPv6 address"))?;
+            let src: IpAddr = f
+                .src
+                .parse()
+                .map_err(|_| err(&format!("{p}.src"), "not an IPv4 or IPv6 address"))?;
+            let dst: IpAddr = f
+                .dst
+                .parse()
+                .map_err(|_| err(&format!("{p}.dst"), "not an IPv4 or IPv6 address"))?;
             if src.is_ipv4() != dst.is_ipv4() {
                 return Err(err(&format!("{p}.dst"), "must be of the same family as src"));
             }
@@ -672,16 +792,31 @@ impl Scenario {
                 return Err(err(&format!("{p}.readers_per_flow"), "needs threads"));
             }
             if f.tx.is_some() && f.readers_per_flow == 0 {
-                return Err(err(&format!("{p}.tx"), "a sending socket needs readers_per_flow >= 1 (its first reader sends)"));
+                return Err(err(
+                    &format!("{p}.tx"),
+                    "a sending socket needs readers_per_flow >= 1 (its first reader sends)",
+                ));
             }
             if f.readers_per_flow > MAX_READERS_PER_FLOW {
-                return Err(err(&format!("{p}.readers_per_flow"), format!("{} is out of range (accepted: 0..={MAX_READERS_PER_FLOW})", f.readers_per_flow)));
+                return Err(err(
+                    &format!("{p}.readers_per_flow"),
+                    format!(
+                        "{} is out of range (accepted: 0..={MAX_READERS_PER_FLOW})",
+                        f.readers_per_flow
+                    ),
+                ));
             }
             if f.reader_base.is_some_and(|b| u64::from(b) >= threads) {
-                return Err(err(&format!("{p}.reader_base"), format!("must name a thread (0..{threads})")));
+                return Err(err(
+                    &format!("{p}.reader_base"),
+                    format!("must name a thread (0..{threads})"),
+                ));
             }
             if u64::from(f.readers_per_flow) > threads.max(1) {
-                return Err(err(&format!("{p}.readers_per_flow"), format!("at most the number of threads ({threads})")));
+                return Err(err(
+                    &format!("{p}.readers_per_flow"),
+                    format!("at most the number of threads ({threads})"),
+                ));
             }
         }
         Ok(())
@@ -700,7 +835,10 @@ impl Scenario {
             sim.set_reta(reta).map_err(|e| err("nic.indir", e))?;
         }
         for (i, g) in self.threads.iter().enumerate() {
-            let cpus: Vec<u16> = CpuSet::parse_list(&g.cpus).map_err(|e| err(&format!("threads[{i}].cpus"), e))?.iter().collect();
+            let cpus: Vec<u16> = CpuSet::parse_list(&g.cpus)
+                .map_err(|e| err(&format!("threads[{i}].cpus"), e))?
+                .iter()
+                .collect();
             for n in 0..g.count {
                 let cpu = cpus[n as usize % cpus.len()];
                 let allowed = if g.pin {
@@ -712,7 +850,11 @@ impl Scenario {
                 } else {
                     CpuSet::parse_list(&g.cpuset).map_err(|e| err(&format!("threads[{i}].cpuset"), e))?
                 };
-                let spec = ThreadSpec { cpu, allowed, migrate_every: Nanos::from_ms(g.migrate_every_ms) };
+                let spec = ThreadSpec {
+                    cpu,
+                    allowed,
+                    migrate_every: Nanos::from_ms(g.migrate_every_ms),
+                };
                 sim.add_thread(spec).map_err(|e| err(&format!("threads[{i}]"), e))?;
             }
         }
@@ -726,7 +868,10 @@ impl Scenario {
             let dst: IpAddr = g.dst.parse().map_err(|_| err(&format!("{p}.dst"), "not an address"))?;
             for n in 0..g.count {
                 let (src, sport) = if g.random {
-                    (offset(base, rng.next_u32() & 0x00ff_ffff), 1024 + (rng.below(64_512) as u16))
+                    (
+                        offset(base, rng.next_u32() & 0x00ff_ffff),
+                        1024 + (rng.below(64_512) as u16),
+                    )
                 } else {
                     (offset(base, n), g.sport.wrapping_add(n as u16))
                 };
@@ -735,11 +880,25 @@ impl Scenario {
                 let (k64, n64) = (u64::from(k), u64::from(n));
                 let readers = match g.reader_base {
                     // Threads base.. (cycling within them).
-                    Some(b) => (0..k64).map(|j| b + ((n64 * k64 + j) % u64::from((nthreads - b).max(1))) as u32).collect(),
-                    None => (0..k64).map(|j| ((u64::from(flow_index) * k64 + j) % u64::from(nthreads.max(1))) as u32).collect(),
+                    Some(b) => (0..k64)
+                        .map(|j| b + ((n64 * k64 + j) % u64::from((nthreads - b).max(1))) as u32)
+                        .collect(),
+                    None => (0..k64)
+                        .map(|j| ((u64::from(flow_index) * k64 + j) % u64::from(nthreads.max(1))) as u32)
+                        .collect(),
                 };
-                let tx = g.tx.as_ref().map(|t| TxSpec { rate_pps: t.rate_pps, bytes: t.bytes, connected: t.connected });
-                let spec = FlowSpec { key, rate_pps: g.rate_pps, bytes: g.bytes, readers, tx };
+                let tx = g.tx.as_ref().map(|t| TxSpec {
+                    rate_pps: t.rate_pps,
+                    bytes: t.bytes,
+                    connected: t.connected,
+                });
+                let spec = FlowSpec {
+                    key,
+                    rate_pps: g.rate_pps,
+                    bytes: g.bytes,
+                    readers,
+                    tx,
+                };
                 match sim.add_flow(spec) {
                     Ok(_) => {}
                     // Random tuples may repeat: draw again is not possible without changing
@@ -758,10 +917,24 @@ impl Scenario {
         if self.nic.rss_key.is_empty() {
             return Ok(None);
         }
-        let key = self.nic.rss_key.split(':').map(|b| if b.len() == 2 { u8::from_str_radix(b, 16).ok() } else { None }).collect::<Option<Vec<u8>>>();
+        let key = self
+            .nic
+            .rss_key
+            .split(':')
+            .map(|b| {
+                if b.len() == 2 {
+                    u8::from_str_radix(b, 16).ok()
+                } else {
+                    None
+                }
+            })
+            .collect::<Option<Vec<u8>>>();
         match key {
             Some(k) if k.len() == 40 => Ok(Some(k)),
-            _ => Err(err("nic.rss_key", "40 hex bytes separated by colons, as ethtool -x prints them (6d:5a:56:…)")),
+            _ => Err(err(
+                "nic.rss_key",
+                "40 hex bytes separated by colons, as ethtool -x prints them (6d:5a:56:…)",
+            )),
         }
     }
 
@@ -771,9 +944,18 @@ impl Scenario {
             return Ok(None);
         }
         if self.nic.indir.len() != self.nic.reta_size as usize {
-            return Err(err("nic.indir", format!("{} entries; nic.reta_size is {}", self.nic.indir.len(), self.nic.reta_size)));
+            return Err(err(
+                "nic.indir",
+                format!(
+                    "{} entries; nic.reta_size is {}",
+                    self.nic.indir.len(),
+                    self.nic.reta_size
+                ),
+            ));
         }
-        steerlab_engine::rss::Reta::from_entries(&self.nic.indir, u32::from(self.nic.rx_queues)).map(Some).map_err(|e| err("nic.indir", e))
+        steerlab_engine::rss::Reta::from_entries(&self.nic.indir, u32::from(self.nic.rx_queues))
+            .map(Some)
+            .map_err(|e| err("nic.indir", e))
     }
 
     /// The XDP program the `xdp` section describes.
@@ -839,7 +1021,9 @@ impl Scenario {
 
     /// Runs timeline command `i`; a failure names it.
     fn apply(sim: &mut Sim, i: usize, c: &TimedCommand) -> Result<(), ScenarioError> {
-        steerlab_console::execute(sim, &c.command).map(drop).map_err(|e| err(&format!("timeline[{i}] {:?}", c.command), e))
+        steerlab_console::execute(sim, &c.command)
+            .map(drop)
+            .map_err(|e| err(&format!("timeline[{i}] {:?}", c.command), e))
     }
 
     fn timeline_sorted(&self) -> Vec<(usize, &TimedCommand)> {

@@ -63,9 +63,25 @@ struct Truth {
 fn truth() -> Truth {
     let lines: Vec<&str> = ICE.lines().collect();
     let at = lines.iter().position(|l| *l == "RSS hash key:").unwrap();
-    let key = lines[at + 1].split(':').map(|b| u8::from_str_radix(b, 16).unwrap()).collect();
-    let start = lines.iter().position(|l| l.starts_with("RX flow hash indirection table")).unwrap() + 1;
-    let table = lines[start..at].iter().flat_map(|l| l.split_once(':').unwrap().1.split_whitespace().map(|q| q.parse().unwrap())).collect();
+    let key = lines[at + 1]
+        .split(':')
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("RX flow hash indirection table"))
+        .unwrap()
+        + 1;
+    let table = lines[start..at]
+        .iter()
+        .flat_map(|l| {
+            l.split_once(':')
+                .unwrap()
+                .1
+                .split_whitespace()
+                .map(|q| q.parse().unwrap())
+        })
+        .collect();
     Truth { key, table }
 }
 
@@ -101,8 +117,18 @@ fn flows() -> Vec<FlowKey> {
         let proto = if i % 2 == 0 { "tcp" } else { "udp" };
         let line = match i % 4 {
             0 | 1 if i % 3 == 0 => format!("{proto} 198.51.100.{}:{sp} 10.0.0.2:{dp}", r as u8),
-            0 | 1 => format!("{proto} {}.{}.{}.{}:{sp} 10.0.0.2:{dp}", (r >> 8) as u8, (r >> 40) as u8, (r >> 48) as u8, (r >> 56) as u8),
-            _ => format!("{proto} [2001:db8::{:x}:{:x}]:{sp} [2001:db8::2]:{dp}", (r >> 40) as u16, (r >> 24) as u16),
+            0 | 1 => format!(
+                "{proto} {}.{}.{}.{}:{sp} 10.0.0.2:{dp}",
+                (r >> 8) as u8,
+                (r >> 40) as u8,
+                (r >> 48) as u8,
+                (r >> 56) as u8
+            ),
+            _ => format!(
+                "{proto} [2001:db8::{:x}:{:x}]:{sp} [2001:db8::2]:{dp}",
+                (r >> 40) as u16,
+                (r >> 24) as u16
+            ),
         };
         out.push(parse_flow(&line).unwrap());
     }
@@ -126,11 +152,23 @@ fn predictions_on_a_captured_ice_host_match_the_independent_computation() {
         let p = predict::predict(&sim, &k);
         let (hash, index, queue, by, irq, rps) = expected(&t, &k);
         assert_eq!(p.hash, format!("0x{hash:08x}"), "{}", p.flow);
-        assert_eq!((p.indir_index, p.queue, p.decided_by.as_str(), p.irq_cpu, p.rps_cpu), (index, queue, by.as_str(), irq, rps), "{}", p.flow);
+        assert_eq!(
+            (p.indir_index, p.queue, p.decided_by.as_str(), p.irq_cpu, p.rps_cpu),
+            (index, queue, by.as_str(), irq, rps),
+            "{}",
+            p.flow
+        );
         seen.insert((k.flow_type().name(), by));
     }
     // Every kind of decision was exercised: both rules, RSS for all four flow types.
-    for want in [("udp4", "ntuple:5"), ("tcp4", "ntuple:1023"), ("tcp4", "rss"), ("udp4", "rss"), ("tcp6", "rss"), ("udp6", "rss")] {
+    for want in [
+        ("udp4", "ntuple:5"),
+        ("tcp4", "ntuple:1023"),
+        ("tcp4", "rss"),
+        ("udp4", "rss"),
+        ("tcp6", "rss"),
+        ("udp6", "rss"),
+    ] {
         assert!(seen.contains(&(want.0, want.1.to_string())), "{want:?} not exercised");
     }
     // UDP over IPv4 hashed without ports: the RPS CPU is the software hash's, not predicted.
@@ -150,14 +188,23 @@ fn a_real_virtio_guest_without_ethtool_imports_with_its_gaps_said() {
     let text = include_str!("fixtures/capture-kvm-virtio.txt");
     let imported = import(text).unwrap();
     let said = imported.assumptions.join("\n");
-    assert!(said.contains("`ethtool -i eth0` printed") && said.contains("ethtool: not found"), "{said}");
+    assert!(
+        said.contains("`ethtool -i eth0` printed") && said.contains("ethtool: not found"),
+        "{said}"
+    );
     assert!(said.contains("tx-0/xps_cpus: No such file or directory"), "{said}");
     let sim = host(text);
-    assert_eq!((sim.config().cpus, sim.config().rx_queues, sim.irq_cpu(0)), (2, 1, Some(1)));
+    assert_eq!(
+        (sim.config().cpus, sim.config().rx_queues, sim.irq_cpu(0)),
+        (2, 1, Some(1))
+    );
     let k = parse_flow("tcp 203.0.113.7:40000 10.0.0.2:443").unwrap();
     let p = predict::predict(&sim, &k);
     let hash = toeplitz(&steerlab_engine::toeplitz::MS_VERIFICATION_KEY, &input(&k, true));
-    assert_eq!((p.hash, p.queue, p.irq_cpu, p.rps_cpu), (format!("0x{hash:08x}"), 0, 1, None));
+    assert_eq!(
+        (p.hash, p.queue, p.irq_cpu, p.rps_cpu),
+        (format!("0x{hash:08x}"), 0, 1, None)
+    );
 }
 
 #[test]
@@ -169,7 +216,12 @@ fn the_same_outputs_pasted_alone_import_with_their_gaps_said() {
     assert_eq!(imported.scenario.nic.reta_size, 512);
     assert_eq!(imported.scenario.nic.rx_queues, 8);
     let said = imported.assumptions.join("\n");
-    for gap in ["no ethtool -i", "no ethtool -l", "no ethtool -n", "IRQ CPUs not in the capture"] {
+    for gap in [
+        "no ethtool -i",
+        "no ethtool -l",
+        "no ethtool -n",
+        "IRQ CPUs not in the capture",
+    ] {
         assert!(said.contains(gap), "{gap:?} not in\n{said}");
     }
 }
@@ -182,16 +234,33 @@ fn affinity_lists_alone_spread_the_vectors_as_the_allocator_does() {
     let text: String = ICE
         .lines()
         .filter(|l| !l.contains("effective_affinity"))
-        .map(|l| match l.strip_prefix("/proc/irq/").and_then(|r| r.split_once("/smp_affinity_list:")) {
-            Some((irq, _)) => format!("/proc/irq/{irq}/smp_affinity_list:0-15"),
-            // Interrupt rows with no counts: nothing says where they fired.
-            None if l.contains("ice-ens1f0-TxRx") => l.split_whitespace().enumerate().map(|(i, w)| if (1..=16).contains(&i) { "0" } else { w }).collect::<Vec<_>>().join(" "),
-            None => l.to_string(),
+        .map(|l| {
+            match l
+                .strip_prefix("/proc/irq/")
+                .and_then(|r| r.split_once("/smp_affinity_list:"))
+            {
+                Some((irq, _)) => format!("/proc/irq/{irq}/smp_affinity_list:0-15"),
+                // Interrupt rows with no counts: nothing says where they fired.
+                None if l.contains("ice-ens1f0-TxRx") => l
+                    .split_whitespace()
+                    .enumerate()
+                    .map(|(i, w)| if (1..=16).contains(&i) { "0" } else { w })
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                None => l.to_string(),
+            }
         })
         .collect::<Vec<_>>()
         .join("\n");
     let imported = import(&text).unwrap();
-    assert!(imported.assumptions.iter().any(|a| a.contains("8 queues' IRQ CPUs chosen from their smp_affinity_list")), "{:?}", imported.assumptions);
+    assert!(
+        imported
+            .assumptions
+            .iter()
+            .any(|a| a.contains("8 queues' IRQ CPUs chosen from their smp_affinity_list")),
+        "{:?}",
+        imported.assumptions
+    );
     let sim = host(&text);
     let mut cpus: Vec<u16> = (0..8).map(|q| sim.irq_cpu(q).unwrap()).collect();
     cpus.sort_unstable();
@@ -209,11 +278,20 @@ fn ss_output_gives_the_answers_of_the_flows_written_out() {
         ESTAB  0      0       [::ffff:10.0.0.2]:8080 [::ffff:192.0.2.77]:33000\n\
         ESTAB  0      0      [2001:db8::2]:443   [2001:db8::99]:40404\n";
     let by_hand = "tcp 203.0.113.7:40000 10.0.0.2:443\ntcp 198.51.100.4:51234 10.0.0.2:22\ntcp 192.0.2.77:33000 10.0.0.2:8080\ntcp [2001:db8::99]:40404 [2001:db8::2]:443\n";
-    let run = |text: &str| -> Vec<Predicted> { parse_flows(text).unwrap().iter().map(|k| predict::predict(&sim, k)).collect() };
+    let run = |text: &str| -> Vec<Predicted> {
+        parse_flows(text)
+            .unwrap()
+            .iter()
+            .map(|k| predict::predict(&sim, k))
+            .collect()
+    };
     let (a, b) = (run(ss), run(by_hand));
     assert_eq!(a.len(), 4);
     assert_eq!(a, b);
-    assert_eq!(a[0].decided_by, "ntuple:1023", "the peer is the source: the rule on 10.0.0.2:443 matches");
+    assert_eq!(
+        a[0].decided_by, "ntuple:1023",
+        "the peer is the source: the rule on 10.0.0.2:443 matches"
+    );
     // ss output and flows written out mix.
     let mixed = format!("{ss}udp 198.51.100.9:5353 10.0.0.2:53\n");
     assert_eq!(run(&mixed).len(), 5);
@@ -238,11 +316,17 @@ fn solve_finds_flows_that_land_where_asked_and_spreads_within_one() {
         let mut per = [0usize; 8];
         spread.iter().for_each(|p| per[usize::from(p.queue)] += 1);
         let used = &per[..6];
-        assert!(used.iter().max().unwrap() - used.iter().min().unwrap() <= 1, "{n}: {per:?}");
+        assert!(
+            used.iter().max().unwrap() - used.iter().min().unwrap() <= 1,
+            "{n}: {per:?}"
+        );
     }
     // An address's last octet as the star.
     let t = Template::parse("udp 192.0.2.*:5353 10.0.0.2:53").unwrap();
-    assert!(predict::solve_queue(&sim, &t, 2, 3).unwrap().iter().all(|p| p.queue == 2 && p.fields == "sd"));
+    assert!(predict::solve_queue(&sim, &t, 2, 3)
+        .unwrap()
+        .iter()
+        .all(|p| p.queue == 2 && p.fields == "sd"));
     assert!(Template::parse("tcp *:1 10.0.0.2:80").is_err());
     assert!(Template::parse("tcp 1.2.3.4:* 10.0.0.2:*").is_err());
 }
@@ -277,17 +361,32 @@ const CAPTURE: &[&str] = &[
 /// runs: it is skipped and said, like any line not read.
 #[test]
 fn an_affinity_that_names_no_cpu_is_skipped_not_written() {
-    for file in ["smp_affinity:0", "effective_affinity:00000000", "smp_affinity_list:", "effective_affinity_list:"] {
+    for file in [
+        "smp_affinity:0",
+        "effective_affinity:00000000",
+        "smp_affinity_list:",
+        "effective_affinity_list:",
+    ] {
         let text = format!("CPU1\n8:0 -TxRx-2\n/proc/irq/8/{file}\n");
         let imported = import(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
         let mut sim = imported.scenario.build().unwrap();
-        imported.scenario.apply_due(&mut sim).unwrap_or_else(|e| panic!("{file}: {e}"));
-        assert!(imported.assumptions.iter().any(|a| a.contains("names no CPU")), "{file}: {:?}", imported.assumptions);
+        imported
+            .scenario
+            .apply_due(&mut sim)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            imported.assumptions.iter().any(|a| a.contains("names no CPU")),
+            "{file}: {:?}",
+            imported.assumptions
+        );
     }
 }
 
 fn capture(sim: &mut Sim) -> String {
-    CAPTURE.iter().map(|cmd| format!("$ {cmd}\n{}\n", steerlab_console::execute(sim, cmd).unwrap())).collect()
+    CAPTURE
+        .iter()
+        .map(|cmd| format!("$ {cmd}\n{}\n", steerlab_console::execute(sim, cmd).unwrap()))
+        .collect()
 }
 
 /// Everything of a host that steers received packets.
@@ -295,7 +394,17 @@ fn steering(sim: &Sim) -> String {
     let c = sim.config();
     let mut s = format!(
         "cpus {} nodes {} rx {} tx {} driver {} ntuple {} kernel {} sock {} backlog {}\nkey {:?}\nreta {:?}\n",
-        c.cpus, c.numa_nodes, c.rx_queues, c.tx_queues, c.driver.module(), c.ntuple, c.kernel, sim.sock_flow_entries(), c.netdev_max_backlog, sim.rss_key(), sim.reta().entries()
+        c.cpus,
+        c.numa_nodes,
+        c.rx_queues,
+        c.tx_queues,
+        c.driver.module(),
+        c.ntuple,
+        c.kernel,
+        sim.sock_flow_entries(),
+        c.netdev_max_backlog,
+        sim.rss_key(),
+        sim.reta().entries()
     );
     for t in FlowType::ALL {
         s += &format!("{} {}\n", t.name(), sim.hash_fields(t));
@@ -304,7 +413,12 @@ fn steering(sim: &Sim) -> String {
         s += &format!("{r:?}\n");
     }
     for q in 0..c.rx_queues {
-        s += &format!("rx-{q} irq {:?} rps {} cnt {}\n", sim.irq_cpu(q), sim.rps_cpus(q).to_list(), sim.flow_cnt(q));
+        s += &format!(
+            "rx-{q} irq {:?} rps {} cnt {}\n",
+            sim.irq_cpu(q),
+            sim.rps_cpus(q).to_list(),
+            sim.flow_cnt(q)
+        );
     }
     for q in 0..c.tx_queues {
         s += &format!("tx-{q} xps {:?}\n", sim.xps_cpus(q).map(|s| s.to_list()));
@@ -392,7 +506,14 @@ fn mutate(text: &str, m: &Mutation) -> String {
             let spans: Vec<(usize, usize)> = line
                 .char_indices()
                 .filter(|&(p, c)| c.is_ascii_digit() && (p == 0 || !line.as_bytes()[p - 1].is_ascii_digit()))
-                .map(|(p, _)| (p, line[p..].find(|c: char| !c.is_ascii_digit()).map_or(line.len(), |e| p + e)))
+                .map(|(p, _)| {
+                    (
+                        p,
+                        line[p..]
+                            .find(|c: char| !c.is_ascii_digit())
+                            .map_or(line.len(), |e| p + e),
+                    )
+                })
                 .collect();
             if let Some(&(a, b)) = spans.get(k % spans.len().max(1)) {
                 lines[i % n] = format!("{}{v}{}", &line[..a], &line[b..]);

@@ -17,17 +17,36 @@ fn every_built_in_lesson_parses_and_validates() {
         assert!(!s.lesson.check.is_empty(), "{id} has a goal check");
         assert!(!s.lesson.evidence.is_empty(), "{id} names its evidence figures");
         assert!(!s.lesson.kernel_files.is_empty(), "{id} names its kernel files");
-        assert!(s.lesson.highlight.is_empty() || s.lesson.highlight.len() == s.lesson.steps.len(), "{id}: one highlight per step");
+        assert!(
+            s.lesson.highlight.is_empty() || s.lesson.highlight.len() == s.lesson.steps.len(),
+            "{id}: one highlight per step"
+        );
     }
 }
 
 #[test]
 fn typing_errors_name_their_path() {
     for (text, sets, want) in [
-        (r#"{"schema":1,"id":"t","nic":{"drvier":"ice"}}"#, &[][..], "nic.drvier: unknown field"),
-        (r#"{"schema":1,"id":"t","nic":{"driver":"e1000"}}"#, &[], "nic.driver: \"e1000\" is not one of"),
-        (r#"{"schema":1,"id":"t","flows":[{},{"rate_pps":"fast"}]}"#, &[], "flows[1].rate_pps"),
-        (r#"{"schema":1,"id":"t","timeline":[{"at_ms":1}]}"#, &[], "timeline[0]: missing field `command`"),
+        (
+            r#"{"schema":1,"id":"t","nic":{"drvier":"ice"}}"#,
+            &[][..],
+            "nic.drvier: unknown field",
+        ),
+        (
+            r#"{"schema":1,"id":"t","nic":{"driver":"e1000"}}"#,
+            &[],
+            "nic.driver: \"e1000\" is not one of",
+        ),
+        (
+            r#"{"schema":1,"id":"t","flows":[{},{"rate_pps":"fast"}]}"#,
+            &[],
+            "flows[1].rate_pps",
+        ),
+        (
+            r#"{"schema":1,"id":"t","timeline":[{"at_ms":1}]}"#,
+            &[],
+            "timeline[0]: missing field `command`",
+        ),
         (MIN, &["rfs.flow_cnt=-3"], "rfs.flow_cnt"),
         (MIN, &["nic.bogus=1"], "nic.bogus: unknown field"),
         (MIN, &["xdp.strategy=fast"], "xdp.strategy"),
@@ -54,20 +73,37 @@ fn values_out_of_range_are_refused_with_the_accepted_range() {
         let e = err(MIN, sets);
         assert!(e.contains(want), "{sets:?}: {e}");
     }
-    let e = err(r#"{"schema":1,"id":"t","threads":[{"count":2,"cpus":"0-1"}],"flows":[{"readers_per_flow":65}]}"#, &[]);
+    let e = err(
+        r#"{"schema":1,"id":"t","threads":[{"count":2,"cpus":"0-1"}],"flows":[{"readers_per_flow":65}]}"#,
+        &[],
+    );
     assert!(e.contains("readers_per_flow") && e.contains("0..=64"), "{e}");
-    let e = err(r#"{"schema":1,"id":"t","timeline":[{"at_ms":18446744073709551615,"command":"help"}]}"#, &[]);
+    let e = err(
+        r#"{"schema":1,"id":"t","timeline":[{"at_ms":18446744073709551615,"command":"help"}]}"#,
+        &[],
+    );
     assert!(e.contains("timeline[0].at_ms"), "{e}");
     // A guided step points at a page element by its data-testid, or at nothing.
-    let e = err(r#"{"schema":1,"id":"t","lesson":{"steps":["a","b"],"highlight":["", "x\"] {}"]}}"#, &[]);
+    let e = err(
+        r#"{"schema":1,"id":"t","lesson":{"steps":["a","b"],"highlight":["", "x\"] {}"]}}"#,
+        &[],
+    );
     assert!(e.contains("lesson.highlight[1]") && e.contains("a-z, 0-9, -"), "{e}");
-    assert!(parse(r#"{"schema":1,"id":"t","lesson":{"steps":["a","b"],"highlight":["", "chart-arfs"]}}"#, &[]).is_ok());
+    assert!(parse(
+        r#"{"schema":1,"id":"t","lesson":{"steps":["a","b"],"highlight":["", "chart-arfs"]}}"#,
+        &[]
+    )
+    .is_ok());
 }
 
 #[test]
 fn overrides_keep_types_and_lists_stay_strings() {
     // host.cpus is a count even where the file does not set it; rps.cpus is a list.
-    let s = parse(MIN, &["host.cpus=8".into(), "nic.rx_queues=8".into(), "rps.cpus=0-7".into()]).unwrap();
+    let s = parse(
+        MIN,
+        &["host.cpus=8".into(), "nic.rx_queues=8".into(), "rps.cpus=0-7".into()],
+    )
+    .unwrap();
     assert_eq!((s.host.cpus, s.rps.cpus.as_str()), (8, "0-7"));
     let s = load("rss-basics", &["kernel=6.14".into(), "nic.driver=ice".into()]).unwrap();
     assert_eq!(s.kernel.0.name(), "6.14");
@@ -84,18 +120,37 @@ fn a_step_is_its_text_or_an_object_and_a_goal_one_check_or_many() {
     .unwrap();
     let l = &s.lesson;
     assert_eq!((l.steps[0].text.as_str(), l.steps[0].commands.len()), ("look", 0));
-    assert_eq!((l.steps[1].commands[0].as_str(), l.steps[1].kernel.as_str()), ("nic driver ice", "why"));
+    assert_eq!(
+        (l.steps[1].commands[0].as_str(), l.steps[1].kernel.as_str()),
+        ("nic driver ice", "why")
+    );
     assert_eq!(l.check.len(), 2);
     assert!(l.evidence[0].rate, "evidence is a rate unless it says not");
-    let one = parse(r#"{"schema":1,"id":"t","lesson":{"check":{"metric":"m","op":"eq","value":0}}}"#, &[]).unwrap();
+    let one = parse(
+        r#"{"schema":1,"id":"t","lesson":{"check":{"metric":"m","op":"eq","value":0}}}"#,
+        &[],
+    )
+    .unwrap();
     assert_eq!(one.lesson.check.len(), 1, "one check object, as older files have it");
     for (text, want) in [
-        (r#"{"schema":1,"id":"t","lesson":{"steps":[{"txt":"b"}]}}"#, "unknown field `txt`"),
+        (
+            r#"{"schema":1,"id":"t","lesson":{"steps":[{"txt":"b"}]}}"#,
+            "unknown field `txt`",
+        ),
         (r#"{"schema":1,"id":"t","lesson":{"steps":[3]}}"#, "a step: its text"),
         (r#"{"schema":1,"id":"t","lesson":{"check":3}}"#, "a check"),
-        (r#"{"schema":1,"id":"t","lesson":{"evidence":[{"label":"x","metric":"m","better":"sideways"}]}}"#, "sideways"),
-        (r#"{"schema":1,"id":"t","lesson":{"chart":"Not A Testid"}}"#, "lesson.chart"),
-        (r#"{"schema":1,"id":"t","lesson":{"steps":[{"text":"x","cell":[99,0]}]}}"#, "lesson.steps[0].cell"),
+        (
+            r#"{"schema":1,"id":"t","lesson":{"evidence":[{"label":"x","metric":"m","better":"sideways"}]}}"#,
+            "sideways",
+        ),
+        (
+            r#"{"schema":1,"id":"t","lesson":{"chart":"Not A Testid"}}"#,
+            "lesson.chart",
+        ),
+        (
+            r#"{"schema":1,"id":"t","lesson":{"steps":[{"text":"x","cell":[99,0]}]}}"#,
+            "lesson.steps[0].cell",
+        ),
     ] {
         let e = err(text, &[]);
         assert!(e.contains(want) && e.contains("lesson"), "{text}: {e}");
@@ -108,7 +163,12 @@ fn every_lessons_goal_and_evidence_name_figures_its_report_has() {
         let s = load(id, &[]).unwrap();
         let sim = s.build().unwrap();
         let report = steerlab_scenario::Report::new(&s, &sim);
-        let metrics = s.lesson.check.iter().map(|c| &c.metric).chain(s.lesson.evidence.iter().map(|e| &e.metric));
+        let metrics = s
+            .lesson
+            .check
+            .iter()
+            .map(|c| &c.metric)
+            .chain(s.lesson.evidence.iter().map(|e| &e.metric));
         for m in metrics {
             assert!(report.get(m).is_some(), "{id}: {m} is not a report path");
         }

@@ -17,9 +17,9 @@ use crate::components::features::Features;
 use crate::components::host::Host;
 use crate::components::icon::{icon, Icon};
 use crate::components::lesson::{EvidenceStrip, LessonPanel};
+use crate::components::matrix::HostMatrix;
 use crate::components::migrate::Migrate;
 use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
-use crate::components::matrix::HostMatrix;
 use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
 use crate::components::transport::Transport;
@@ -41,7 +41,15 @@ fn url_state() -> Option<String> {
 
 /// This page's URL without query and fragment.
 fn base_url() -> String {
-    web_sys::window().and_then(|w| Some(format!("{}{}", w.location().origin().ok()?, w.location().pathname().ok()?))).unwrap_or_default()
+    web_sys::window()
+        .and_then(|w| {
+            Some(format!(
+                "{}{}",
+                w.location().origin().ok()?,
+                w.location().pathname().ok()?
+            ))
+        })
+        .unwrap_or_default()
 }
 
 /// Posts `msg` to the parent window, to each allowed origin (the browser delivers it only to
@@ -69,7 +77,9 @@ fn set_url_lesson(id: &str) {
     let Some(w) = web_sys::window() else { return };
     let path = w.location().pathname().unwrap_or_default();
     let search = w.location().search().unwrap_or_default();
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else { return };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return;
+    };
     params.set("lesson", id);
     if let Ok(h) = w.history() {
         let query: String = params.to_string().into();
@@ -81,7 +91,9 @@ fn set_url_lesson(id: &str) {
 fn initial_action() -> Action {
     match url_state() {
         Some(link) => Action::Restore(link),
-        None => Action::OpenLesson(url_param("lesson").unwrap_or_else(|| crate::controller::DEFAULT_LESSON.to_string())),
+        None => {
+            Action::OpenLesson(url_param("lesson").unwrap_or_else(|| crate::controller::DEFAULT_LESSON.to_string()))
+        }
     }
 }
 
@@ -128,8 +140,15 @@ pub struct SandboxProps {
 /// `steerlab:state` after it.
 fn host_actions(msg: HostMessage) -> Vec<Action> {
     let first = match msg {
-        HostMessage::Command(line) => Some(Action::Command { host: 0, line, from: Origin::Embed }),
-        HostMessage::Load(text) => Some(Action::Load { text, from: Origin::Embed }),
+        HostMessage::Command(line) => Some(Action::Command {
+            host: 0,
+            line,
+            from: Origin::Embed,
+        }),
+        HostMessage::Load(text) => Some(Action::Load {
+            text,
+            from: Origin::Embed,
+        }),
         HostMessage::GetState => None,
         HostMessage::Play => Some(Action::Play),
         HostMessage::Pause => Some(Action::Pause),
@@ -153,7 +172,10 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             SimEvent::Permalink(link) => {
                 let Some(w) = web_sys::window() else { return };
                 let _ = w.location().set_hash(&format!("s={link}"));
-                let _ = w.navigator().clipboard().write_text(&format!("{}#s={link}", base_url()));
+                let _ = w
+                    .navigator()
+                    .clipboard()
+                    .write_text(&format!("{}#s={link}", base_url()));
                 // "copied" for two seconds beside the share link.
                 copied.set(true);
                 let copied = copied.clone();
@@ -164,13 +186,25 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 built.set(None);
                 set_url_lesson(&id);
             }
-            SimEvent::HostImported { rows, assumptions, rx_queues } => built.set(Some(Built { rows: Rc::new(rows), assumptions: Rc::new(assumptions), rx_queues })),
+            SimEvent::HostImported {
+                rows,
+                assumptions,
+                rx_queues,
+            } => built.set(Some(Built {
+                rows: Rc::new(rows),
+                assumptions: Rc::new(assumptions),
+                rx_queues,
+            })),
             SimEvent::Ready | SimEvent::RunEnded => {}
         })
     };
     let session = use_session(initial_action(), on_event);
     let dispatch = session.dispatch.clone();
-    let lesson_id = session.view.as_ref().and_then(|v| v.hosts.first()).map(|h| h.lesson.id.clone());
+    let lesson_id = session
+        .view
+        .as_ref()
+        .and_then(|v| v.hosts.first())
+        .map(|h| h.lesson.id.clone());
 
     // The host page API: validated messages from allowed origins only, mapped to actions.
     {
@@ -178,7 +212,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         use_effect_with((), move |_| {
             let window = web_sys::window().expect("a window");
             let listener = gloo::events::EventListener::new(&window, "message", move |e| {
-                let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else { return };
+                let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else {
+                    return;
+                };
                 if !crate::embed::allowed(&allow, &e.origin()) {
                     return; // not an allowed host page: ignored, never answered
                 }
@@ -201,10 +237,16 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         use_effect_with(lesson_id.is_some(), move |known| {
             let mut interval = None;
             if *known && !allow.is_empty() {
-                post_to_parent(&allow, &serde_json::json!({"type": "steerlab:ready", "lesson": lesson_id}));
+                post_to_parent(
+                    &allow,
+                    &serde_json::json!({"type": "steerlab:ready", "lesson": lesson_id}),
+                );
                 let mut last_height = 0;
                 interval = Some(Interval::new(250, move || {
-                    let h = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()).map_or(0, |e| e.scroll_height());
+                    let h = web_sys::window()
+                        .and_then(|w| w.document())
+                        .and_then(|d| d.document_element())
+                        .map_or(0, |e| e.scroll_height());
                     if h != last_height {
                         last_height = h;
                         post_to_parent(&allow, &serde_json::json!({"type": "steerlab:resize", "height": h}));
@@ -240,7 +282,9 @@ const BIG_HOST_CPUS: usize = 32;
 
 /// Scrolls the element with this `data-testid` into view, if it is off screen.
 fn scroll_to_testid(id: Option<&str>) {
-    let Some(id) = id.filter(|id| steerlab_scenario::is_testid(id)) else { return };
+    let Some(id) = id.filter(|id| steerlab_scenario::is_testid(id)) else {
+        return;
+    };
     let doc = web_sys::window().and_then(|w| w.document());
     if let Some(el) = doc.and_then(|d| d.query_selector(&format!("[data-testid=\"{id}\"]")).ok().flatten()) {
         let opts = web_sys::ScrollIntoViewOptions::new();
@@ -291,7 +335,11 @@ pub fn Page(p: &PageProps) -> Html {
     let on_add = dispatch.reform(Action::AddFlow);
     let on_random = {
         let n = *random_n;
-        dispatch.reform(move |_: MouseEvent| Action::Command { host: 0, line: format!("flow random {n}"), from: Origin::Control })
+        dispatch.reform(move |_: MouseEvent| Action::Command {
+            host: 0,
+            line: format!("flow random {n}"),
+            from: Origin::Control,
+        })
     };
     let on_random_n = {
         let random_n = random_n.clone();
@@ -331,7 +379,10 @@ pub fn Page(p: &PageProps) -> Html {
     // Several commands from one switch (RPS on every queue): each is echoed; the first refusal
     // stops the rest and shows in the banner.
     let on_commands = dispatch.reform(|lines: Vec<String>| Action::Commands { host: 0, lines });
-    let on_upload = dispatch.reform(|text: String| Action::Load { text, from: Origin::Control });
+    let on_upload = dispatch.reform(|text: String| Action::Load {
+        text,
+        from: Origin::Control,
+    });
     let on_build = dispatch.reform(|(capture, flows): (String, String)| Action::ImportHost { capture, flows });
     // A prediction's row marks its cell on the host picture, brought into view.
     let host_picture = if v.wire.is_some() { "wire" } else { "host-matrix" };
@@ -375,16 +426,38 @@ pub fn Page(p: &PageProps) -> Html {
     // it, so the outline holds through re-renders and appears with a target that comes later
     // (the tc panel once the block exists). Scenarios are validated so; the check stays here
     // because only such names may go into a style rule.
-    let outline = v.lesson.highlight.as_deref().filter(|id| steerlab_scenario::is_testid(id));
+    let outline = v
+        .lesson
+        .highlight
+        .as_deref()
+        .filter(|id| steerlab_scenario::is_testid(id));
     // The charts and figure panels, by data-testid: the lesson's own sits beside the host on
     // the first screen, the others further down.
     let mut panels: Vec<(&str, Html)> = vec![
-        ("chart-arfs", html! { <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second, log scale" data={ChartData::Lines { title: "aRFS driver calls per second (log scale)", y: "per second", series: v.arfs_series.clone(), log: true }} /> }),
-        ("chart-locality", html! { <Chart testid="chart-locality" label="local and remote packets per second" data={ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone(), log: false }} /> }),
-        ("chart-rxq", html! { <Chart testid="chart-rxq" label="bar chart of packets per RX queue" data={rxq} /> }),
-        ("chart-cpu", html! { <Chart testid="chart-cpu" label="bar chart of softirq load per CPU" data={cpu} /> }),
-        ("chart-cost", html! { <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone(), log: false }} /> }),
-        ("tc-counters", html! { <div><h2>{ "tc ingress block" }</h2><TcCounters figures={v.figures.clone()} /></div> }),
+        (
+            "chart-arfs",
+            html! { <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second, log scale" data={ChartData::Lines { title: "aRFS driver calls per second (log scale)", y: "per second", series: v.arfs_series.clone(), log: true }} /> },
+        ),
+        (
+            "chart-locality",
+            html! { <Chart testid="chart-locality" label="local and remote packets per second" data={ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone(), log: false }} /> },
+        ),
+        (
+            "chart-rxq",
+            html! { <Chart testid="chart-rxq" label="bar chart of packets per RX queue" data={rxq} /> },
+        ),
+        (
+            "chart-cpu",
+            html! { <Chart testid="chart-cpu" label="bar chart of softirq load per CPU" data={cpu} /> },
+        ),
+        (
+            "chart-cost",
+            html! { <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone(), log: false }} /> },
+        ),
+        (
+            "tc-counters",
+            html! { <div><h2>{ "tc ingress block" }</h2><TcCounters figures={v.figures.clone()} /></div> },
+        ),
     ];
     // The tc counters have a panel of their own where the lesson is about them; elsewhere they
     // sit under the cost ledger, one line while the host has no ingress filter (a panel of
@@ -405,7 +478,9 @@ pub fn Page(p: &PageProps) -> Html {
     let key = panels.iter().position(|(id, _)| *id == v.lesson.chart).unwrap_or(1);
     let shown = |i: usize, id: &str| i != key && (tc_key || id != "tc-counters");
     let focus_console = Callback::from(|_: MouseEvent| {
-        let input = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector("[data-testid=console-input]").ok().flatten());
+        let input = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector("[data-testid=console-input]").ok().flatten());
         if let Some(el) = input.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
             let _ = el.focus();
         }

@@ -21,7 +21,8 @@ pub fn use_css_size() -> std::rc::Rc<CssSize> {
     {
         let size = size.clone();
         use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|w| gloo::events::EventListener::new(&w, "resize", move |_| size.forget()));
+            let listener =
+                web_sys::window().map(|w| gloo::events::EventListener::new(&w, "resize", move |_| size.forget()));
             move || drop(listener)
         });
     }
@@ -41,7 +42,9 @@ pub struct ChartProps {
 
 /// Starts a download of `href` as `name`.
 fn download(href: &str, name: &str) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
     if let Ok(a) = doc.create_element("a") {
         if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
             a.set_href(href);
@@ -106,7 +109,10 @@ pub fn Chart(props: &ChartProps) -> Html {
         use_effect_with((), move |_| {
             let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
                 for e in entries.iter() {
-                    visible.set(e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting());
+                    visible.set(
+                        e.unchecked_into::<web_sys::IntersectionObserverEntry>()
+                            .is_intersecting(),
+                    );
                 }
                 if visible.get() {
                     if let Some(data) = stale.borrow_mut().take() {

@@ -65,7 +65,9 @@ pub fn Compare(p: &CompareProps) -> Html {
     };
     let session = use_session(Action::OpenCompare(p.lesson.to_string()), on_event);
     let dispatch = session.dispatch;
-    let banner = (*error).clone().map(|m| html! { <p class="error" role="alert" data-testid="error-banner">{ m }</p> });
+    let banner = (*error)
+        .clone()
+        .map(|m| html! { <p class="error" role="alert" data-testid="error-banner">{ m }</p> });
     let Some(sv) = session.view.filter(|v| v.hosts.len() == 2) else {
         return html! { <main class="sandbox compare">{ for banner }<p class="notice" role="status" data-testid="loading">{ "Starting the simulation…" }</p></main> };
     };

@@ -41,7 +41,9 @@ pub fn Console(p: &ConsoleProps) -> Html {
     let onkeydown = {
         let (input, recall, typed, cb) = (input.clone(), recall.clone(), p.typed.clone(), p.on_command.clone());
         Callback::from(move |e: KeyboardEvent| {
-            let Some(el) = input.cast::<HtmlInputElement>() else { return };
+            let Some(el) = input.cast::<HtmlInputElement>() else {
+                return;
+            };
             match e.key().as_str() {
                 "Enter" => {
                     let line = el.value();

@@ -43,7 +43,10 @@ pub fn Features(p: &FeaturesProps) -> Html {
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlInputElement = e.target_unchecked_into();
             asked.set(Some(el.checked()));
-            cb.emit(vec![format!("ethtool -K eth0 ntuple {}", if el.checked() { "on" } else { "off" })]);
+            cb.emit(vec![format!(
+                "ethtool -K eth0 ntuple {}",
+                if el.checked() { "on" } else { "off" }
+            )]);
         })
     };
     let sock = {
@@ -57,15 +60,26 @@ pub fn Features(p: &FeaturesProps) -> Html {
         let (cb, queues, cpus) = (p.on_commands.clone(), p.rx_queues, p.cpus);
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let mask = if el.value() == "all" { steerlab_engine::CpuSet::range(0, cpus).to_hex(cpus) } else { "0".into() };
-            cb.emit((0..queues).map(|q| format!("echo {mask} > /sys/class/net/eth0/queues/rx-{q}/rps_cpus")).collect());
+            let mask = if el.value() == "all" {
+                steerlab_engine::CpuSet::range(0, cpus).to_hex(cpus)
+            } else {
+                "0".into()
+            };
+            cb.emit(
+                (0..queues)
+                    .map(|q| format!("echo {mask} > /sys/class/net/eth0/queues/rx-{q}/rps_cpus"))
+                    .collect(),
+            );
         })
     };
     let upload = {
         let cb = p.on_upload.clone();
         Callback::from(move |e: Event| super::read_picked_file(&e, &cb))
     };
-    let href = format!("data:application/json;charset=utf-8,{}", js_sys::encode_uri_component(&p.scenario_json));
+    let href = format!(
+        "data:application/json;charset=utf-8,{}",
+        js_sys::encode_uri_component(&p.scenario_json)
+    );
     let sizes = [0u32, 4096, 32_768, 73_728, 294_912];
     html! {
         <div class="features">

@@ -57,13 +57,23 @@ fn cpu(c: &CpuView, on_migrate: &Callback<(u32, u16)>) -> Html {
         let on_migrate = on_migrate.clone();
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
-            let tid = e.data_transfer().and_then(|d| d.get_data("text/plain").ok()).and_then(|t| t.parse().ok());
+            let tid = e
+                .data_transfer()
+                .and_then(|d| d.get_data("text/plain").ok())
+                .and_then(|t| t.parse().ok());
             if let Some(tid) = tid {
                 on_migrate.emit((tid, target));
             }
         })
     };
-    let label = format!("CPU {}: softirq {}.{}%, {} packets, threads {:?}", c.index, c.softirq_permille / 10, c.softirq_permille % 10, c.packets, c.threads);
+    let label = format!(
+        "CPU {}: softirq {}.{}%, {} packets, threads {:?}",
+        c.index,
+        c.softirq_permille / 10,
+        c.softirq_permille % 10,
+        c.packets,
+        c.threads
+    );
     html! {
         <div data-testid={format!("cpu-{}", c.index)} class="cpu" tabindex="0" title={label.clone()} aria-label={label}
             style={format!("--load:{}", c.softirq_permille)} {ondragover} {ondrop}>

@@ -42,7 +42,11 @@ fn path(i: Icon) -> &'static str {
 /// An icon, sized to the text.
 pub fn icon(i: Icon) -> Html {
     // The link and reset icons are drawn with strokes, the others filled.
-    let (fill, stroke) = if matches!(i, Icon::Link | Icon::Reset) { ("none", "currentColor") } else { ("currentColor", "none") };
+    let (fill, stroke) = if matches!(i, Icon::Link | Icon::Reset) {
+        ("none", "currentColor")
+    } else {
+        ("currentColor", "none")
+    };
     html! {
         <svg class="icon" viewBox="0 0 16 16" width="1em" height="1em" aria-hidden="true" focusable="false">
             <path d={path(i)} fill={fill} stroke={stroke} stroke-width="1.8" stroke-linecap="round" />

@@ -37,8 +37,14 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
     {
         let list = list.clone();
         use_effect_with(l.step, move |_| {
-            if let Some(li) = list.cast::<web_sys::Element>().and_then(|ol| ol.query_selector("li.current").ok().flatten()) {
-                if let (Some(ol), Some(li)) = (list.cast::<web_sys::HtmlElement>(), li.dyn_into::<web_sys::HtmlElement>().ok()) {
+            if let Some(li) = list
+                .cast::<web_sys::Element>()
+                .and_then(|ol| ol.query_selector("li.current").ok().flatten())
+            {
+                if let (Some(ol), Some(li)) = (
+                    list.cast::<web_sys::HtmlElement>(),
+                    li.dyn_into::<web_sys::HtmlElement>().ok(),
+                ) {
                     ol.set_scroll_top(li.offset_top() - ol.offset_top() - 8);
                 }
             }
@@ -119,7 +125,9 @@ fn rich(text: &str) -> Html {
 /// "Goal met", or the change that undid a goal met earlier.
 fn goal_state(l: &LessonView) -> Html {
     match (&l.goal_met, &l.goal_undone_by) {
-        (Some(true), _) => html! { <p class="goal-met" data-testid="lesson-goal-met" role="status">{ "✔ Goal met" }</p> },
+        (Some(true), _) => {
+            html! { <p class="goal-met" data-testid="lesson-goal-met" role="status">{ "✔ Goal met" }</p> }
+        }
         (_, Some(cmd)) => html! {
             <p class="goal-lost" data-testid="lesson-goal-lost" role="status">
                 { "The goal was met; your last change (" }<code>{ cmd }</code>{ ") undid it." }

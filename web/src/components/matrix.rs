@@ -37,7 +37,10 @@ fn rows_height(queues: u16) -> f64 {
 
 /// A cell's width and height for this matrix `width` CSS px wide.
 fn cell_size(m: &MatrixView, width: f64) -> (f64, f64) {
-    ((width - LEFT - RIGHT) / f64::from(m.cpus.max(1)), rows_height(m.queues) / f64::from(m.queues.max(1)))
+    (
+        (width - LEFT - RIGHT) / f64::from(m.cpus.max(1)),
+        rows_height(m.queues) / f64::from(m.queues.max(1)),
+    )
 }
 
 /// The cell under CSS point (x, y), if any.
@@ -98,7 +101,12 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
         let strength = 0.25 + 0.75 * (b % LEVELS) as f64 / (LEVELS - 1) as f64;
         ctx.set_fill_style_str(&rgba(if b >= LEVELS { 5 } else { 2 }, strength));
         for &(q, c) in cells {
-            ctx.fill_rect(LEFT + f64::from(c) * cw, TOP + f64::from(q) * ch, cw.max(1.0), ch.max(1.0));
+            ctx.fill_rect(
+                LEFT + f64::from(c) * cw,
+                TOP + f64::from(q) * ch,
+                cw.max(1.0),
+                ch.max(1.0),
+            );
         }
     }
     // Left margin: each queue's packets per second, as a bar growing leftwards.
@@ -115,7 +123,12 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
         for (k, (&n, colour)) in counts.iter().zip([0usize, 5, 7]).enumerate() {
             if n > 0 {
                 ctx.set_fill_style_str(&rgba(colour, 0.2 + 0.8 * f64::from(n).ln_1p() / log_strip));
-                ctx.fill_rect(width - RIGHT + 3.0 + k as f64 * 7.0, TOP + q as f64 * ch, 6.0, ch.max(1.0));
+                ctx.fill_rect(
+                    width - RIGHT + 3.0 + k as f64 * 7.0,
+                    TOP + q as f64 * ch,
+                    6.0,
+                    ch.max(1.0),
+                );
             }
         }
     }
@@ -124,24 +137,43 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
     for c in cpus.iter().take(usize::from(m.cpus)) {
         let h = 24.0 * f64::from(c.softirq_permille.min(1000)) / f64::from(busiest);
         ctx.set_fill_style_str(&rgba(if c.softirq_permille > 800 { 5 } else { 1 }, 0.9));
-        ctx.fill_rect(LEFT + f64::from(c.index) * cw, TOP + rows_h + 2.0 + 24.0 - h, cw.max(1.0), h);
+        ctx.fill_rect(
+            LEFT + f64::from(c.index) * cw,
+            TOP + rows_h + 2.0 + 24.0 - h,
+            cw.max(1.0),
+            h,
+        );
     }
     if let Some((q, c)) = m.selected {
         ctx.set_stroke_style_str("#1b1f24");
         ctx.set_line_width(1.5);
-        ctx.stroke_rect(LEFT + f64::from(c) * cw - 1.0, TOP + f64::from(q) * ch - 1.0, cw + 2.0, ch + 2.0);
+        ctx.stroke_rect(
+            LEFT + f64::from(c) * cw - 1.0,
+            TOP + f64::from(q) * ch - 1.0,
+            cw + 2.0,
+            ch + 2.0,
+        );
     }
     // The cell the lesson's step points at: a ring in the step outline's colour.
     if let Some((q, c)) = mark {
         ctx.set_stroke_style_str(&rgba(1, 1.0));
         ctx.set_line_width(2.0);
-        ctx.stroke_rect(LEFT + f64::from(c) * cw - 3.0, TOP + f64::from(q) * ch - 3.0, cw + 6.0, ch + 6.0);
+        ctx.stroke_rect(
+            LEFT + f64::from(c) * cw - 3.0,
+            TOP + f64::from(q) * ch - 3.0,
+            cw + 6.0,
+            ch + 6.0,
+        );
     }
 }
 
 /// The busiest CPU's softirq load, per mille (at least 1).
 fn busiest_permille(cpus: &[CpuView]) -> u32 {
-    cpus.iter().map(|c| c.softirq_permille).max().unwrap_or(1).clamp(1, 1000)
+    cpus.iter()
+        .map(|c| c.softirq_permille)
+        .max()
+        .unwrap_or(1)
+        .clamp(1, 1000)
 }
 
 /// Properties of [`HostMatrix`].
@@ -182,10 +214,19 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
         use_effect_with((p.view.clone(), p.mark), move |(m, mark)| {
             let (m, mark, painted) = (m.clone(), *mark, last_paint.clone());
             let draw = move || {
-                let Some(el) = canvas.cast::<HtmlCanvasElement>() else { return };
+                let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
+                    return;
+                };
                 let css = size.of(&el);
                 let scale = fit_to_device_pixels(&el, css);
-                let Some(ctx) = el.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
+                let Some(ctx) = el
+                    .get_context("2d")
+                    .ok()
+                    .flatten()
+                    .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+                else {
+                    return;
+                };
                 let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
                 // A resized backing store is blank: the labels are drawn again.
                 let shape = (el.width(), el.height(), m.queues, m.cpus);
@@ -210,7 +251,9 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
     let point = {
         let (canvas, m) = (canvas.clone(), m.clone());
         move |e: &MouseEvent| {
-            let width = canvas.cast::<HtmlCanvasElement>().map_or(1.0, |c| f64::from(c.client_width()));
+            let width = canvas
+                .cast::<HtmlCanvasElement>()
+                .map_or(1.0, |c| f64::from(c.client_width()));
             cell_at(&m, width, (f64::from(e.offset_x()), f64::from(e.offset_y())))
         }
     };
@@ -227,7 +270,11 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
     let f = m.fates;
     let fates = [
         ("own", "by their own aRFS filter", f.own_filter),
-        ("wrong", "by an aRFS filter to a queue not their reader's", f.wrong_filter),
+        (
+            "wrong",
+            "by an aRFS filter to a queue not their reader's",
+            f.wrong_filter,
+        ),
         ("rss", "by RSS", f.rss),
         ("other", "by another NIC rule", f.other_filter),
         ("dropped", "dropped", f.dropped),
@@ -276,7 +323,11 @@ fn describe(m: &MatrixView, q: u16, c: u16) -> String {
     let cell = m.cells.iter().find(|x| x.queue == q && x.cpu == c);
     let (local, remote) = cell.map_or((0, 0), |x| (x.local, x.remote));
     let n = local + remote;
-    let share = if n == 0 { String::new() } else { format!(", {} % on the reader's CPU", u64::from(local) * 100 / u64::from(n)) };
+    let share = if n == 0 {
+        String::new()
+    } else {
+        format!(", {} % on the reader's CPU", u64::from(local) * 100 / u64::from(n))
+    };
     let [add, update, expire] = m.arfs.get(usize::from(q)).copied().unwrap_or_default();
     format!("rx-{q} → CPU {c}: {n} packets/s{share} · rx-{q}'s aRFS filters per s: {add} added, {update} re-pointed, {expire} expired")
 }

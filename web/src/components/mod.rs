@@ -34,10 +34,15 @@ pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
 pub(crate) fn read_picked_file(e: &yew::Event, cb: &yew::Callback<String>) {
     use yew::TargetCast;
     let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-    let Some(file) = el.files().and_then(|f| f.get(0)) else { return };
+    let Some(file) = el.files().and_then(|f| f.get(0)) else {
+        return;
+    };
     let cb = cb.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string());
+        let text = wasm_bindgen_futures::JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|v| v.as_string());
         cb.emit(text.unwrap_or_default());
     });
 }

@@ -5,7 +5,7 @@
 use yew::prelude::*;
 
 use crate::components::count;
-use crate::controller::{driver_names, FilterRow, Figures};
+use crate::controller::{driver_names, Figures, FilterRow};
 
 /// Properties of [`Metrics`].
 #[derive(Properties, PartialEq)]
@@ -26,7 +26,11 @@ pub struct MetricsProps {
 pub fn Metrics(p: &MetricsProps) -> Html {
     let total = p.local + p.remote;
     let local_pct = p.local * 100 / total.max(1);
-    let label = if total == 0 { "no packet processed yet".to_string() } else { format!("{local_pct}% of packets processed on their reader's CPU") };
+    let label = if total == 0 {
+        "no packet processed yet".to_string()
+    } else {
+        format!("{local_pct}% of packets processed on their reader's CPU")
+    };
     html! {
         <dl class="metrics">
             <div><dt>{ "flows" }</dt><dd data-testid="flow-count">{ p.flow_count }</dd></div>

@@ -58,7 +58,13 @@ pub struct XpsProps {
 /// list, and `xps_rxqs`.
 #[component]
 pub fn XpsMap(p: &XpsProps) -> Html {
-    let or_none = |s: &str| if s.is_empty() { "none".to_string() } else { s.to_string() };
+    let or_none = |s: &str| {
+        if s.is_empty() {
+            "none".to_string()
+        } else {
+            s.to_string()
+        }
+    };
     html! {
         <table data-testid="xps-map">
             <caption>{ "XPS map: which CPUs (and RX queues) pick each TX queue; CPUs in none fall back to skb_tx_hash" }</caption>

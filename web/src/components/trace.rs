@@ -70,7 +70,9 @@ fn reader(t: &FlowTrace) -> String {
     match t.reader_cpu {
         None => "none (consumed in softirq)".into(),
         Some(c) if c == on => format!("thread on CPU {c}, where its packets are processed"),
-        Some(c) => format!("thread on CPU {c}: CPU {on} processes its packets and wakes it with an IPI while it sleeps between them"),
+        Some(c) => format!(
+            "thread on CPU {c}: CPU {on} processes its packets and wakes it with an IPI while it sleeps between them"
+        ),
     }
 }
 
@@ -99,7 +101,9 @@ pub fn BitWalk(p: &BitWalkProps) -> Html {
             *byte ^= 0x80 >> (b % 8);
         }
     }
-    let set: Vec<usize> = (0..input.len() * 8).filter(|&b| input[b / 8] & (0x80 >> (b % 8)) != 0).collect();
+    let set: Vec<usize> = (0..input.len() * 8)
+        .filter(|&b| input[b / 8] & (0x80 >> (b % 8)) != 0)
+        .collect();
     let hash = set.iter().fold(0u32, |h, &b| h ^ window(&p.rss_key, b));
     let toggle = |b: usize| {
         let flipped = flipped.clone();

@@ -48,7 +48,11 @@ pub fn Transport(p: &TransportProps) -> Html {
         let (play_ref, pause_ref, pressed) = (play_ref.clone(), pause_ref.clone(), pressed.clone());
         use_effect_with(p.playing, move |playing| {
             if std::mem::take(&mut *pressed.borrow_mut()) {
-                let (from, to) = if *playing { (&play_ref, &pause_ref) } else { (&pause_ref, &play_ref) };
+                let (from, to) = if *playing {
+                    (&play_ref, &pause_ref)
+                } else {
+                    (&pause_ref, &play_ref)
+                };
                 let doc = web_sys::window().and_then(|w| w.document());
                 let active = doc.as_ref().and_then(|d| d.active_element());
                 let body = doc.as_ref().and_then(|d| d.body()).map(web_sys::Element::from);

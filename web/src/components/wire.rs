@@ -35,7 +35,9 @@ fn queue_colour(q: u16) -> RGBColor {
 }
 
 fn reduced_motion() -> bool {
-    web_sys::window().and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten()).is_some_and(|m| m.matches())
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten())
+        .is_some_and(|m| m.matches())
 }
 
 struct State {
@@ -53,7 +55,13 @@ struct State {
 #[component]
 pub fn Wire(p: &WireProps) -> Html {
     let canvas = use_node_ref();
-    let state = use_mut_ref(|| State { view: Rc::new(WireView::default()), flight: Flight::default(), layout: None, dirty: true, host: None });
+    let state = use_mut_ref(|| State {
+        view: Rc::new(WireView::default()),
+        flight: Flight::default(),
+        layout: None,
+        dirty: true,
+        host: None,
+    });
     let height = use_state(|| 200.0f64);
     let size = use_css_size();
     {
@@ -134,7 +142,11 @@ impl Pen {
         c.set_line_width(width);
         c.begin_path();
         for (i, &(x, y)) in points.iter().enumerate() {
-            if i == 0 { c.move_to(x, y) } else { c.line_to(x, y) }
+            if i == 0 {
+                c.move_to(x, y)
+            } else {
+                c.line_to(x, y)
+            }
         }
         c.stroke();
     }
@@ -194,10 +206,23 @@ fn context(canvas: &HtmlCanvasElement, k: f64) -> Option<CanvasRenderingContext2
 /// flight at `now` over it.
 fn draw(canvas: &HtmlCanvasElement, size: (f64, f64), st: &mut State, now: f64, still: bool) -> Option<()> {
     let k = fit_to_device_pixels(canvas, size);
-    let State { view: v, flight, layout, dirty, host: layer } = st;
+    let State {
+        view: v,
+        flight,
+        layout,
+        dirty,
+        host: layer,
+    } = st;
     let l = layout.as_ref()?;
     if layer.is_none() {
-        *layer = Some(web_sys::window()?.document()?.create_element("canvas").ok()?.dyn_into().ok()?);
+        *layer = Some(
+            web_sys::window()?
+                .document()?
+                .create_element("canvas")
+                .ok()?
+                .dyn_into()
+                .ok()?,
+        );
     }
     let layer = layer.as_ref()?;
     let resized = layer.width() != canvas.width() || layer.height() != canvas.height();
@@ -209,7 +234,14 @@ fn draw(canvas: &HtmlCanvasElement, size: (f64, f64), st: &mut State, now: f64, 
         // The whole layer: a layout shorter than the canvas (until the page resizes it)
         // leaves nothing of the previous drawing below it.
         let (w, h) = (f64::from(canvas.width()) / k, f64::from(canvas.height()) / k);
-        draw_host(&Pen(context(layer, k)?), v, l, flight, still, (w.max(l.width), h.max(l.height)));
+        draw_host(
+            &Pen(context(layer, k)?),
+            v,
+            l,
+            flight,
+            still,
+            (w.max(l.width), h.max(l.height)),
+        );
         *dirty = false;
     }
     let ctx = context(canvas, 1.0)?;
@@ -238,25 +270,41 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
     pen.0.fill_rect(0.0, 0.0, w, h);
     let (warn, q) = (WARN, queue_rgb);
     // Column captions.
-    for (caption, x, align) in [("flows", l.flow_x, "center"), ("NIC", l.reta_x, "left"), ("RX queues", l.queue_x, "center"), ("CPUs", l.cpu_x, "center")] {
+    for (caption, x, align) in [
+        ("flows", l.flow_x, "center"),
+        ("NIC", l.reta_x, "left"),
+        ("RX queues", l.queue_x, "center"),
+        ("CPUs", l.cpu_x, "center"),
+    ] {
         pen.text(caption, (x, 12.0), 12.0, align);
     }
     // The routes now, faint; remote last legs in the warning colour, dashed towards the reader;
     // the routes through the marked cell (a matrix click, a prediction's row) thick.
-    let marked = v.cell.filter(|&(q, c)| usize::from(q) < v.queues.len() && usize::from(c) < v.cpus.len());
+    let marked = v
+        .cell
+        .filter(|&(q, c)| usize::from(q) < v.queues.len() && usize::from(c) < v.cpus.len());
     for (i, f) in v.flows.iter().enumerate() {
         let r = l.route(v, i);
         if marked == Some((f.view.queue, f.view.cpu)) {
             pen.line(&r, &css(q(f.view.queue), 1.0), 3.0, false);
         }
         pen.line(&r[..3], &css(q(f.view.queue), 0.35), 1.2, false);
-        let last = if f.remote() { css(warn, 0.6) } else { css(q(f.view.queue), 0.35) };
+        let last = if f.remote() {
+            css(warn, 0.6)
+        } else {
+            css(q(f.view.queue), 0.35)
+        };
         pen.line(&r[2..], &last, if still { 2.5 } else { 1.2 }, false);
         if f.remote() {
             let node = v.cpus.get(usize::from(f.view.reader_cpu)).map_or(0, |c| c.0);
             let to = l.cpu(f.view.reader_cpu, node);
             let a = r[3];
-            pen.line(&[(a.0 + 26.0, a.1), (a.0 + 40.0, (a.1 + to.1) / 2.0), (to.0 + 26.0, to.1)], &css(warn, 1.0), 1.0, true);
+            pen.line(
+                &[(a.0 + 26.0, a.1), (a.0 + 40.0, (a.1 + to.1) / 2.0), (to.0 + 26.0, to.1)],
+                &css(warn, 1.0),
+                1.0,
+                true,
+            );
         }
     }
     // Flows.
@@ -271,12 +319,22 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
     pen.rect(l.filter, (fw, 32.0), "rgba(0,0,0,0.5)", false);
     pen.text("filters: ntuple, aRFS, ATR", l.filter, 9.0, "center");
     for (i, &queue) in v.reta.iter().enumerate() {
-        pen.rect(l.reta_cell(i as u32), (l.cell - 1.0, l.cell - 1.0), &css(q(queue), 0.45), true);
+        pen.rect(
+            l.reta_cell(i as u32),
+            (l.cell - 1.0, l.cell - 1.0),
+            &css(q(queue), 0.45),
+            true,
+        );
     }
     for f in v.flows.iter().filter(|f| f.view.rule == QueueRule::Rss) {
         pen.rect(l.reta_cell(f.reta_index), (l.cell, l.cell), "#000", false);
     }
-    pen.text(&format!("indirection table ({} entries)", v.reta.len()), (l.reta_x, l.reta_y - 7.0), 10.0, "left");
+    pen.text(
+        &format!("indirection table ({} entries)", v.reta.len()),
+        (l.reta_x, l.reta_y - 7.0),
+        10.0,
+        "left",
+    );
     // Queues and CPUs.
     for (i, &irq) in v.queues.iter().enumerate() {
         let at = l.queue(i as u16);
@@ -308,7 +366,11 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
     let legend = if still {
         "routes only (reduced motion) · vermillion: processed off the reader's CPU".to_string()
     } else {
-        format!("● 1 dot = {} packet{} · vermillion: processed off the reader's CPU · black: dropped", flight.per_dot.max(1), if flight.per_dot > 1 { "s" } else { "" })
+        format!(
+            "● 1 dot = {} packet{} · vermillion: processed off the reader's CPU · black: dropped",
+            flight.per_dot.max(1),
+            if flight.per_dot > 1 { "s" } else { "" }
+        )
     };
     pen.text(&legend, (l.flow_x - 30.0, l.height - 8.0), 10.0, "left");
 }

@@ -68,11 +68,22 @@ impl Summary {
         let most = per_queue.iter().copied().max().unwrap_or(0).max(1);
         let ruled = b.rows.iter().filter(|r| r.decided_by != "rss").count();
         let history = b.rows.iter().filter(|r| r.history.is_some()).count();
-        let mut notes: Vec<&str> = b.rows.iter().map(|r| r.note.as_str()).filter(|n| !n.is_empty()).collect();
+        let mut notes: Vec<&str> = b
+            .rows
+            .iter()
+            .map(|r| r.note.as_str())
+            .filter(|n| !n.is_empty())
+            .collect();
         notes.sort_unstable();
         notes.dedup();
         let notes = notes.into_iter().map(str::to_string).collect();
-        Summary { per_queue, most, ruled, history, notes }
+        Summary {
+            per_queue,
+            most,
+            ruled,
+            history,
+            notes,
+        }
     }
 }
 
@@ -132,7 +143,11 @@ pub fn YourHost(p: &YourHostProps) -> Html {
     // per filter), not per frame.
     let summary = use_memo(p.built.clone(), |b| b.as_ref().map(Summary::of));
     let kept = use_memo((p.built.clone(), *filter), |(b, filter)| {
-        b.as_ref().map_or_else(Vec::new, |b| (0..b.rows.len()).filter(|&i| filter.is_none_or(|q| b.rows[i].queue == q)).collect::<Vec<usize>>())
+        b.as_ref().map_or_else(Vec::new, |b| {
+            (0..b.rows.len())
+                .filter(|&i| filter.is_none_or(|q| b.rows[i].queue == q))
+                .collect::<Vec<usize>>()
+        })
     });
     let results = p.built.as_ref().zip(summary.as_ref().as_ref()).map(|(b, sum)| {
         let rows = &b.rows;

@@ -116,7 +116,11 @@ pub enum Event {
     /// Time reached the scenario's suggested length and stopped (Play goes on).
     RunEnded,
     /// A captured host was built: where each of its flows lands, and what was assumed.
-    HostImported { rows: Vec<steerlab_scenario::predict::Predicted>, assumptions: Vec<String>, rx_queues: u16 },
+    HostImported {
+        rows: Vec<steerlab_scenario::predict::Predicted>,
+        assumptions: Vec<String>,
+        rx_queues: u16,
+    },
 }
 
 /// A message from the worker.
@@ -145,10 +149,17 @@ mod tests {
 
     #[test]
     fn actions_round_trip_and_garbage_is_refused() {
-        let a = Action::Command { host: 1, line: "ethtool -x eth0".into(), from: Origin::Embed };
+        let a = Action::Command {
+            host: 1,
+            line: "ethtool -x eth0".into(),
+            from: Origin::Embed,
+        };
         assert_eq!(decode::<Action>(&encode(&a)), Ok(a.clone()));
         for bad in [&b""[..], b"\xff\xff\xff", &encode(&a)[..3]] {
-            assert!(decode::<Action>(bad).unwrap_err().starts_with("not a steerlab message"), "{bad:?}");
+            assert!(
+                decode::<Action>(bad).unwrap_err().starts_with("not a steerlab message"),
+                "{bad:?}"
+            );
         }
     }
 }

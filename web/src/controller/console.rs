@@ -41,7 +41,10 @@ impl ConsoleLog {
     /// Records a line that is not a typed command (a timeline error, a refused command while
     /// a link restores).
     pub fn note(&mut self, command: &str, output: Result<String, String>) {
-        self.lines.push_back(ConsoleLine { command: command.to_string(), output });
+        self.lines.push_back(ConsoleLine {
+            command: command.to_string(),
+            output,
+        });
         while self.lines.len() > CONSOLE_LINES {
             self.lines.pop_front();
         }

@@ -40,9 +40,18 @@ impl History {
     /// The history of a host at its start: one sample and one snapshot.
     pub fn start(scenario: &Scenario, sim: &Sim) -> History {
         let l = &scenario.lesson;
-        let metrics = l.check.iter().map(|c| &c.metric).chain(l.evidence.iter().map(|e| &e.metric));
-        let arrays = metrics.into_iter().any(|m| m.starts_with("queues") || m.starts_with("cpus"));
-        let mut h = History { arrays, ..History::default() };
+        let metrics = l
+            .check
+            .iter()
+            .map(|c| &c.metric)
+            .chain(l.evidence.iter().map(|e| &e.metric));
+        let arrays = metrics
+            .into_iter()
+            .any(|m| m.starts_with("queues") || m.starts_with("cpus"));
+        let mut h = History {
+            arrays,
+            ..History::default()
+        };
         h.sample(scenario, sim);
         h.checkpoints.push_back((sim.now().0, sim.clone()));
         h
@@ -75,12 +84,17 @@ impl History {
     }
 
     fn sample(&mut self, scenario: &Scenario, sim: &Sim) {
-        let report = if self.arrays { Report::new(scenario, sim) } else { Report::totals(scenario, sim) };
+        let report = if self.arrays {
+            Report::new(scenario, sim)
+        } else {
+            Report::totals(scenario, sim)
+        };
         self.samples.push((sim.now().0, report));
         if self.samples.len() > SAMPLES {
             self.samples.remove(0);
         }
-        self.softirq.push_back(sim.snapshot().cpus.iter().map(|c| c.softirq_ns).collect());
+        self.softirq
+            .push_back(sim.snapshot().cpus.iter().map(|c| c.softirq_ns).collect());
         if self.softirq.len() > 2 {
             self.softirq.pop_front();
         }
@@ -94,7 +108,12 @@ impl History {
 
     /// The latest snapshot at or before `t`, forgetting what came after it.
     fn rewind(&mut self, t: u64) -> Option<Sim> {
-        let sim = self.checkpoints.iter().rev().find(|(at, _)| *at <= t).map(|(_, s)| s.clone())?;
+        let sim = self
+            .checkpoints
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= t)
+            .map(|(_, s)| s.clone())?;
         self.samples.retain(|(at, _)| *at <= sim.now().0);
         self.softirq.clear();
         self.checkpoints.retain(|(at, _)| *at <= t);
@@ -123,7 +142,12 @@ impl Controller {
             self.sim = base;
             let from = self.sim.now().0;
             self.matrix.rewind(from);
-            let replay: Vec<Applied> = self.applied.iter().filter(|a| a.at_ns >= from && a.at_ns <= t.0).cloned().collect();
+            let replay: Vec<Applied> = self
+                .applied
+                .iter()
+                .filter(|a| a.at_ns >= from && a.at_ns <= t.0)
+                .cloned()
+                .collect();
             // Commands after `t` are forgotten: stepping back and acting again makes a new
             // branch, as in an editor's undo.
             self.applied.retain(|a| a.at_ns <= t.0);

@@ -44,7 +44,15 @@ fn line() -> impl Strategy<Value = String> {
         (0u32..5000).prop_map(|n| format!("echo {n} | tee /sys/class/net/eth0/queues/rx-*/rps_flow_cnt")),
         (0u32..70_000).prop_map(|n| format!("sysctl -w net.core.rps_sock_flow_entries={n}")),
         (0u32..0x3f).prop_map(|m| format!("sysctl -w net.core.flow_limit_cpu_bitmap={m:x}")),
-        prop_oneof![Just("generic"), Just("ice"), Just("ice-hash-match"), Just("mlx5"), Just("ixgbe"), Just("e1000")].prop_map(|d| format!("nic driver {d}")),
+        prop_oneof![
+            Just("generic"),
+            Just("ice"),
+            Just("ice-hash-match"),
+            Just("mlx5"),
+            Just("ixgbe"),
+            Just("e1000")
+        ]
+        .prop_map(|d| format!("nic driver {d}")),
         prop_oneof![Just("6.14"), Just("6.15"), Just("6.18"), Just("5.4")].prop_map(|k| format!("kernel {k}")),
         prop_oneof![Just("always"), Just("cpuset")].prop_map(|r| format!("rfs record {r}")),
         (0u32..40, cpu.clone()).prop_map(|(t, c)| format!("thread migrate {t} {c}")),
@@ -53,15 +61,25 @@ fn line() -> impl Strategy<Value = String> {
         (cpu.clone(), 0u32..3).prop_map(|(c, m)| format!("thread add {c} migrate {}", m * 50)),
         (1u32..200, 1u64..5000).prop_map(|(n, r)| format!("flow random {n} rate {r}")),
         (0u32..40).prop_map(|f| format!("flow close {f}")),
-        (0u8..255, 1u16..60000, 0u32..40).prop_map(|(a, p, t)| format!("flow add udp 10.9.0.{a}:{p} 10.0.0.1:53 rate 2000 readers {t}")),
+        (0u8..255, 1u16..60000, 0u32..40)
+            .prop_map(|(a, p, t)| format!("flow add udp 10.9.0.{a}:{p} 10.0.0.1:53 rate 2000 readers {t}")),
         prop_oneof![Just("on"), Just("off")].prop_map(|o| format!("ethtool -K eth0 ntuple {o}")),
         (1u16..65535, q.clone()).prop_map(|(p, q)| format!("ethtool -N eth0 flow-type tcp4 dst-port {p} action {q}")),
-        (q.clone(), cpu.clone(), 0u16..4).prop_map(|(q, c, w)| format!("echo {c}-{} > /proc/irq/{}/smp_affinity_list", c + w, 130 + q)),
-        (0u8..255, 1u16..60000, q.clone()).prop_map(|(m, p, q)| format!("ethtool -N eth0 flow-type udp4 src-ip 10.9.0.0 m 0.0.0.{m} dst-port {p} m 0xff action {q}")),
+        (q.clone(), cpu.clone(), 0u16..4).prop_map(|(q, c, w)| format!(
+            "echo {c}-{} > /proc/irq/{}/smp_affinity_list",
+            c + w,
+            130 + q
+        )),
+        (0u8..255, 1u16..60000, q.clone()).prop_map(|(m, p, q)| format!(
+            "ethtool -N eth0 flow-type udp4 src-ip 10.9.0.0 m 0.0.0.{m} dst-port {p} m 0xff action {q}"
+        )),
         Just("grep -H . /proc/irq/*/effective_affinity_list".to_string()),
         Just("tc qdisc add dev eth0 ingress".to_string()),
-        (1u16..5, 1u16..1000).prop_map(|(p, port)| format!("tc filter add dev eth0 ingress prio {p} flower skip_hw ip_proto udp dst_port {port} action drop")),
-        prop_oneof![Just("xdp_drop"), Just("xdp_hash"), Just("nonsense")].prop_map(|p| format!("ip link set dev eth0 xdp obj {p}")),
+        (1u16..5, 1u16..1000).prop_map(|(p, port)| format!(
+            "tc filter add dev eth0 ingress prio {p} flower skip_hw ip_proto udp dst_port {port} action drop"
+        )),
+        prop_oneof![Just("xdp_drop"), Just("xdp_hash"), Just("nonsense")]
+            .prop_map(|p| format!("ip link set dev eth0 xdp obj {p}")),
         Just("ip link set dev eth0 xdp off".to_string()),
         "[ -~]{0,24}",
     ]
@@ -98,7 +116,11 @@ fn open(id: &str) -> Session {
 /// Applies a move; a permalink it took is returned with the digest of its moment.
 fn play(s: &mut Session, m: &Move) -> Option<(String, String)> {
     match m {
-        Move::Line(line) => s.apply(Action::Command { host: 0, line: line.clone(), from: Origin::Console }),
+        Move::Line(line) => s.apply(Action::Command {
+            host: 0,
+            line: line.clone(),
+            from: Origin::Console,
+        }),
         Move::Step(n) => (0..*n).for_each(|_| s.apply(Action::Step)),
         Move::StepBack => s.apply(Action::StepBack),
         Move::Seek(ms) => s.apply(Action::Seek(*ms)),
@@ -119,7 +141,14 @@ fn play(s: &mut Session, m: &Move) -> Option<(String, String)> {
 /// aRFS calls, tc drops).
 fn monotonic(s: &Session) -> [u64; 6] {
     let c = s.host(0).expect("a host").sim().snapshot().counters;
-    [c.offered, c.delivered, c.dropped(), c.sock_flow_updates, c.arfs_calls, c.tc_drop]
+    [
+        c.offered,
+        c.delivered,
+        c.dropped(),
+        c.sock_flow_updates,
+        c.arfs_calls,
+        c.tc_drop,
+    ]
 }
 
 /// The invariants after a move.
@@ -127,12 +156,30 @@ fn check(s: &Session, before: &[u64; 6], forward: bool, what: &Move) -> Result<(
     let sim = s.host(0).expect("a host").sim();
     let snap = sim.snapshot();
     let c = &snap.counters;
-    prop_assert!(sim.conserved(), "{what:?}: offered {} != delivered {} + in flight {} + dropped {}", c.offered, c.delivered, snap.in_flight, c.dropped());
+    prop_assert!(
+        sim.conserved(),
+        "{what:?}: offered {} != delivered {} + in flight {} + dropped {}",
+        c.offered,
+        c.delivered,
+        snap.in_flight,
+        c.dropped()
+    );
     let booked: u64 = snap.ledger.iter().map(|(_, ns)| ns).sum();
-    prop_assert_eq!(booked, c.user_ns + c.sys_ns + c.softirq_ns, "{:?}: the ledger adds up", what);
+    prop_assert_eq!(
+        booked,
+        c.user_ns + c.sys_ns + c.softirq_ns,
+        "{:?}: the ledger adds up",
+        what
+    );
     if forward {
         let now = monotonic(s);
-        prop_assert!(now.iter().zip(before).all(|(a, b)| a >= b), "{:?}: counters went back {:?} -> {:?}", what, before, now);
+        prop_assert!(
+            now.iter().zip(before).all(|(a, b)| a >= b),
+            "{:?}: counters went back {:?} -> {:?}",
+            what,
+            before,
+            now
+        );
     }
     Ok(())
 }
@@ -155,7 +202,12 @@ fn learn(id: &str, moves: &[Move]) -> Result<(), TestCaseError> {
     for m in moves {
         play(&mut again, m);
     }
-    prop_assert_eq!(digest(&again), live, "{}: replaying the moves gives the live run's digest", id);
+    prop_assert_eq!(
+        digest(&again),
+        live,
+        "{}: replaying the moves gives the live run's digest",
+        id
+    );
     for (link, at) in links {
         let mut r = Session::default();
         r.apply(Action::Restore(link));
@@ -168,7 +220,9 @@ fn learn(id: &str, moves: &[Move]) -> Result<(), TestCaseError> {
 /// The fuzz target's body: the first byte picks the lesson, the rest are the moves (8 bytes
 /// each, up to 300). A broken invariant panics with the lesson, what broke and the moves.
 pub fn fuzz(data: &[u8]) {
-    let Some((&pick, stream)) = data.split_first() else { return };
+    let Some((&pick, stream)) = data.split_first() else {
+        return;
+    };
     let ids: Vec<&str> = steerlab_scenario::lesson_ids().collect();
     let id = ids[usize::from(pick) % ids.len()];
     let moves = moves_from(stream);
@@ -192,7 +246,8 @@ fn moves_from(stream: &[u8]) -> Vec<Move> {
             for (i, b) in seed.iter_mut().enumerate() {
                 *b = chunk.get(i % 8).copied().unwrap_or(0) ^ (0x5a + i as u8);
             }
-            let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::XorShift, &seed));
+            let mut runner =
+                TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::XorShift, &seed));
             a_move().new_tree(&mut runner).expect("a move always draws").current()
         })
         .collect()
@@ -202,9 +257,16 @@ fn moves_from(stream: &[u8]) -> Vec<Move> {
 #[cfg(test)]
 #[test]
 fn random_learners_keep_every_invariant_on_every_lesson() {
-    let cases = std::env::var("LEARNER_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let cases = std::env::var("LEARNER_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     for id in steerlab_scenario::lesson_ids() {
-        let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        });
         runner
             .run(&proptest::collection::vec(a_move(), 1..30), |moves| learn(id, &moves))
             .unwrap_or_else(|e| panic!("{id}: {e}"));

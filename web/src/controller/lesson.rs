@@ -59,7 +59,10 @@ fn same_line(a: &str, b: &str) -> bool {
 impl Progress {
     /// The start of `lesson`.
     pub fn start(lesson: &Lesson) -> Progress {
-        Progress { typed: lesson.steps.iter().map(|s| vec![false; s.commands.len()]).collect(), ..Progress::default() }
+        Progress {
+            typed: lesson.steps.iter().map(|s| vec![false; s.commands.len()]).collect(),
+            ..Progress::default()
+        }
     }
 
     /// Moves to the next step (wrapping to the first).
@@ -101,7 +104,10 @@ impl Progress {
 
     /// Per step, whether all its commands were run (steps without commands: `false`).
     pub fn steps_done(&self) -> Vec<bool> {
-        self.typed.iter().map(|t| !t.is_empty() && t.iter().all(|&x| x)).collect()
+        self.typed
+            .iter()
+            .map(|t| !t.is_empty() && t.iter().all(|&x| x))
+            .collect()
     }
 
     /// The evidence strip now: each figure before the last change and over the last second
@@ -122,8 +128,18 @@ impl Progress {
                     _ => Trend::Unknown,
                 };
                 // Just after a change the window is too short to measure a rate: say so.
-                let now_text = if now.is_none() && self.before.is_some() { "measuring…".to_string() } else { format_value(e, now) };
-                EvidenceView { label: e.label.clone(), before: format_value(e, before), now: now_text, better: e.better, trend }
+                let now_text = if now.is_none() && self.before.is_some() {
+                    "measuring…".to_string()
+                } else {
+                    format_value(e, now)
+                };
+                EvidenceView {
+                    label: e.label.clone(),
+                    before: format_value(e, before),
+                    now: now_text,
+                    better: e.better,
+                    trend,
+                }
             })
             .collect()
     }
@@ -149,7 +165,11 @@ fn measure(e: &Evidence, samples: &[(u64, Report)], since_ns: u64) -> Option<f64
 /// A figure as people read it: `6.1M/s`, `620k/s`, `41.80 ns`, "—" when there is none.
 fn format_value(e: &Evidence, v: Option<f64>) -> String {
     let Some(v) = v else { return "—".to_string() };
-    let unit = if e.unit.is_empty() && e.rate { "/s" } else { e.unit.as_str() };
+    let unit = if e.unit.is_empty() && e.rate {
+        "/s"
+    } else {
+        e.unit.as_str()
+    };
     let h = human(v);
     match h.strip_suffix(['k', 'M', 'G']) {
         // A unit of its own takes the multiplier: 2.12 GB/s, 41.80 ns.
@@ -193,12 +213,26 @@ mod tests {
         assert_eq!(human(620_400.0), "620k");
         assert_eq!(human(1_630_000.0), "1.63M");
         assert_eq!(human(13_200_000_000.0), "13.2G");
-        let e = Evidence { label: "x".into(), metric: "m".into(), rate: true, unit: String::new(), better: Better::Down };
+        let e = Evidence {
+            label: "x".into(),
+            metric: "m".into(),
+            rate: true,
+            unit: String::new(),
+            better: Better::Down,
+        };
         assert_eq!(format_value(&e, Some(620_400.0)), "620k/s");
         assert_eq!(format_value(&e, None), "—");
-        let ns = Evidence { rate: false, unit: "ns".into(), ..e };
+        let ns = Evidence {
+            rate: false,
+            unit: "ns".into(),
+            ..e
+        };
         assert_eq!(format_value(&ns, Some(41.8)), "41.80 ns");
-        let bytes = Evidence { rate: true, unit: "B/s".into(), ..ns };
+        let bytes = Evidence {
+            rate: true,
+            unit: "B/s".into(),
+            ..ns
+        };
         assert_eq!(format_value(&bytes, Some(2.12e9)), "2.12 GB/s");
     }
 }

@@ -43,7 +43,11 @@ pub(super) struct MatrixHistory {
 impl MatrixHistory {
     /// Takes a sample of `sim` now.
     pub(super) fn sample(&mut self, sim: &Sim) {
-        self.samples.push_back(Sample { at_ns: sim.now().0, sent: sim.flows_sent().collect(), arfs: sim.arfs_per_queue().to_vec() });
+        self.samples.push_back(Sample {
+            at_ns: sim.now().0,
+            sent: sim.flows_sent().collect(),
+            arfs: sim.arfs_per_queue().to_vec(),
+        });
         if self.samples.len() > SAMPLES {
             self.samples.pop_front();
         }
@@ -56,7 +60,9 @@ impl MatrixHistory {
 
     /// The oldest sample within the window before `now`.
     fn window_start(&self, now: u64) -> Option<&Sample> {
-        self.samples.iter().find(|s| s.at_ns + WINDOW_NS >= now && s.at_ns < now)
+        self.samples
+            .iter()
+            .find(|s| s.at_ns + WINDOW_NS >= now && s.at_ns < now)
     }
 }
 
@@ -162,7 +168,9 @@ impl Controller {
             selected: self.matrix_cell,
             selected_flows: Vec::new(),
         };
-        let Some(start) = self.matrix.window_start(now) else { return view };
+        let Some(start) = self.matrix.window_start(now) else {
+            return view;
+        };
         let span = now - start.at_ns;
         view.window_ms = (span / 1_000_000) as u32;
         let per_s = |n: u64| (n as f64 * 1e9 / span as f64).round() as u32;
@@ -183,20 +191,39 @@ impl Controller {
             .iter()
             .enumerate()
             .filter(|(_, [l, r])| l + r > 0)
-            .map(|(i, [l, r])| Cell { queue: (i / usize::from(cpus)) as u16, cpu: (i % usize::from(cpus)) as u16, local: per_s(*l), remote: per_s(*r) })
+            .map(|(i, [l, r])| Cell {
+                queue: (i / usize::from(cpus)) as u16,
+                cpu: (i % usize::from(cpus)) as u16,
+                local: per_s(*l),
+                remote: per_s(*r),
+            })
             .collect();
         let tallies = self.sim.arfs_per_queue();
         view.arfs = (0..usize::from(queues))
             .map(|q| {
-                let (t, b) = (tallies.get(q).copied().unwrap_or_default(), start.arfs.get(q).copied().unwrap_or_default());
-                [per_s(t.add.saturating_sub(b.add)), per_s(t.update.saturating_sub(b.update)), per_s(t.expire.saturating_sub(b.expire))]
+                let (t, b) = (
+                    tallies.get(q).copied().unwrap_or_default(),
+                    start.arfs.get(q).copied().unwrap_or_default(),
+                );
+                [
+                    per_s(t.add.saturating_sub(b.add)),
+                    per_s(t.update.saturating_sub(b.update)),
+                    per_s(t.expire.saturating_sub(b.expire)),
+                ]
             })
             .collect();
         listed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         view.selected_flows = listed
             .into_iter()
             .take(CELL_FLOWS)
-            .filter_map(|(n, f, remote)| Some(CellFlow { flow: f, label: format!("#{f} {}", self.sim.flow_key(f)?), pps: per_s(n), remote }))
+            .filter_map(|(n, f, remote)| {
+                Some(CellFlow {
+                    flow: f,
+                    label: format!("#{f} {}", self.sim.flow_key(f)?),
+                    pps: per_s(n),
+                    remote,
+                })
+            })
             .collect();
         view
     }
@@ -217,19 +244,32 @@ mod tests {
         let m = c.matrix_view(&flows);
         assert_eq!((m.queues, m.cpus, m.window_ms), (144, 144, 1000));
         let f = m.fates;
-        assert_eq!(f.own_filter + f.wrong_filter + f.other_filter + f.rss + f.dropped, 16_384);
+        assert_eq!(
+            f.own_filter + f.wrong_filter + f.other_filter + f.rss + f.dropped,
+            16_384
+        );
         assert!(f.wrong_filter > 0, "the old driver sends flows by wrong filters: {f:?}");
         let total: u64 = m.cells.iter().map(|c| u64::from(c.local + c.remote)).sum();
         // 16,384 flows at 200 packets/s, less the flows whose last packet was dropped.
-        assert!((3_000_000..=3_300_000).contains(&total), "{total} packets/s in the cells");
+        assert!(
+            (3_000_000..=3_300_000).contains(&total),
+            "{total} packets/s in the cells"
+        );
         let updates: u64 = m.arfs.iter().map(|a| u64::from(a[1])).sum();
         assert!(updates > 1000, "the update storm shows per queue: {updates}/s");
         let busiest = *m.cells.iter().max_by_key(|c| c.local + c.remote).unwrap();
         c.select_cell(Some((busiest.queue, busiest.cpu)));
         let m = c.matrix_view(&flows);
         assert!(!m.selected_flows.is_empty() && m.selected_flows.len() <= CELL_FLOWS);
-        assert!(m.selected_flows.windows(2).all(|w| w[0].pps >= w[1].pps), "busiest first");
+        assert!(
+            m.selected_flows.windows(2).all(|w| w[0].pps >= w[1].pps),
+            "busiest first"
+        );
         c.select_cell(Some((999, 0)));
-        assert_eq!(c.matrix_view(&flows).selected, None, "a cell the host does not have is refused");
+        assert_eq!(
+            c.matrix_view(&flows).selected,
+            None,
+            "a cell the host does not have is refused"
+        );
     }
 }

@@ -42,7 +42,10 @@ pub use lesson::{EvidenceView, Progress, Trend};
 pub use matrix::{Cell, CellFlow, Fates, MatrixView};
 pub use pacer::{Pacer, SPEEDS};
 pub use session::{Next, Session, FLOWS_PER_SLICE};
-pub use view::{driver_names, CpuView, FilterRow, Figures, LessonView, QueueView, RfsView, Series, StepView, TableRow, ThreadView, ViewModel, XpsRow, FILTER_WINDOW};
+pub use view::{
+    driver_names, CpuView, Figures, FilterRow, LessonView, QueueView, RfsView, Series, StepView, TableRow, ThreadView,
+    ViewModel, XpsRow, FILTER_WINDOW,
+};
 
 use restore::Restore;
 
@@ -75,15 +78,33 @@ impl FlowForm {
     /// shows beside each field.
     pub fn field_errors(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
-        for (id, name, text) in [("flow-src", "source", &self.src), ("flow-dst", "destination", &self.dst)] {
+        for (id, name, text) in [
+            ("flow-src", "source", &self.src),
+            ("flow-dst", "destination", &self.dst),
+        ] {
             if text.trim().parse::<IpAddr>().is_err() {
-                let what = if text.trim().is_empty() { "empty".to_string() } else { format!("{:?} is not", text.trim()) };
-                out.push((id, format!("{name}: {what} an IPv4 or IPv6 address, e.g. 10.0.0.1 or fd00::1").replace("empty an", "empty: type an")));
+                let what = if text.trim().is_empty() {
+                    "empty".to_string()
+                } else {
+                    format!("{:?} is not", text.trim())
+                };
+                out.push((
+                    id,
+                    format!("{name}: {what} an IPv4 or IPv6 address, e.g. 10.0.0.1 or fd00::1")
+                        .replace("empty an", "empty: type an"),
+                ));
             }
         }
-        for (id, name, text) in [("flow-sport", "source port", &self.sport), ("flow-dport", "destination port", &self.dport)] {
+        for (id, name, text) in [
+            ("flow-sport", "source port", &self.sport),
+            ("flow-dport", "destination port", &self.dport),
+        ] {
             if text.trim().parse::<u16>().is_err() {
-                let what = if text.trim().is_empty() { "empty: type".to_string() } else { format!("{:?} is not", text.trim()) };
+                let what = if text.trim().is_empty() {
+                    "empty: type".to_string()
+                } else {
+                    format!("{:?} is not", text.trim())
+                };
                 out.push((id, format!("{name}: {what} a port number, 0 to 65535")));
             }
         }
@@ -93,10 +114,14 @@ impl FlowForm {
     /// Validates the form into a flow key, naming the first bad field.
     pub fn parse(&self) -> Result<FlowKey, String> {
         let ip = |name: &str, text: &str| -> Result<IpAddr, String> {
-            text.trim().parse().map_err(|_| format!("{name}: {text:?} is not an IPv4 or IPv6 address"))
+            text.trim()
+                .parse()
+                .map_err(|_| format!("{name}: {text:?} is not an IPv4 or IPv6 address"))
         };
         let port = |name: &str, text: &str| -> Result<u16, String> {
-            text.trim().parse().map_err(|_| format!("{name}: {text:?} is not a port (0-65535)"))
+            text.trim()
+                .parse()
+                .map_err(|_| format!("{name}: {text:?} is not a port (0-65535)"))
         };
         let proto = match self.proto.as_str() {
             "tcp" | "" => Proto::Tcp,
@@ -118,14 +143,17 @@ fn flow_command(key: &FlowKey, readers: &[u32]) -> String {
         IpAddr::V6(a) => format!("[{a}]:{p}"),
     };
     let proto = if key.proto() == Proto::Udp { "udp" } else { "tcp" };
-    let mut cmd = format!("flow add {proto} {} {} rate 1000", ep(key.src(), key.sport()), ep(key.dst(), key.dport()));
+    let mut cmd = format!(
+        "flow add {proto} {} {} rate 1000",
+        ep(key.src(), key.sport()),
+        ep(key.dst(), key.dport())
+    );
     if !readers.is_empty() {
         let r: Vec<String> = readers.iter().map(u32::to_string).collect();
         cmd.push_str(&format!(" readers {}", r.join(",")));
     }
     cmd
 }
-
 
 /// A command that succeeded, for the embedding page (`steerlab:event`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -262,7 +290,11 @@ impl Controller {
             return Ok(String::new());
         }
         if let Some(p) = self.restore_progress() {
-            let e = format!("restoring the shared state ({}.{} %): wait for it to finish", p / 10, p % 10);
+            let e = format!(
+                "restoring the shared state ({}.{} %): wait for it to finish",
+                p / 10,
+                p % 10
+            );
             self.console.note(line, Err(e.clone()));
             return Err(e);
         }
@@ -274,15 +306,23 @@ impl Controller {
         self.finish_tick();
         let out = steerlab_console::execute(&mut self.sim, line);
         if let Ok(output) = &out {
-            self.applied.push(Applied { at_ns: self.sim.now().0, command: line.to_string() });
-            self.progress.command(&self.scenario.lesson, line, self.sim.now().0, self.history.samples());
+            self.applied.push(Applied {
+                at_ns: self.sim.now().0,
+                command: line.to_string(),
+            });
+            self.progress
+                .command(&self.scenario.lesson, line, self.sim.now().0, self.history.samples());
             let kind = match line.split_whitespace().take(2).collect::<Vec<_>>().as_slice() {
                 ["flow", "add"] => "flow-added",
                 ["flow", "close"] => "flow-closed",
                 ["thread", "migrate"] | ["taskset", _] => "thread-migrated",
                 _ => "command",
             };
-            self.done.push(Done { kind, command: line.to_string(), output: output.clone() });
+            self.done.push(Done {
+                kind,
+                command: line.to_string(),
+                output: output.clone(),
+            });
         }
         self.console.record(line, out.clone());
         out
@@ -298,7 +338,11 @@ impl Controller {
     pub fn add_flow(&mut self, form: &FlowForm) -> Result<(), String> {
         let key = form.parse()?;
         let threads = self.sim.thread_count();
-        let readers = if threads == 0 { Vec::new() } else { vec![self.sim.flow_count() % threads] };
+        let readers = if threads == 0 {
+            Vec::new()
+        } else {
+            vec![self.sim.flow_count() % threads]
+        };
         self.command(&flow_command(&key, &readers)).map(drop)
     }
 
@@ -461,25 +505,52 @@ mod tests {
 
     #[test]
     fn the_flow_form_names_every_bad_field() {
-        let form = FlowForm { src: "abc".into(), dst: "10.0.0.2".into(), sport: "".into(), dport: "99999".into(), proto: "tcp".into() };
+        let form = FlowForm {
+            src: "abc".into(),
+            dst: "10.0.0.2".into(),
+            sport: "".into(),
+            dport: "99999".into(),
+            proto: "tcp".into(),
+        };
         let errors = form.field_errors();
         let ids: Vec<&str> = errors.iter().map(|(id, _)| *id).collect();
         assert_eq!(ids, ["flow-src", "flow-sport", "flow-dport"]);
-        assert!(errors[0].1.contains("\"abc\" is not an IPv4 or IPv6 address"), "{errors:?}");
+        assert!(
+            errors[0].1.contains("\"abc\" is not an IPv4 or IPv6 address"),
+            "{errors:?}"
+        );
         assert!(errors[1].1.contains("empty: type a port number"), "{errors:?}");
-        assert!(errors[2].1.contains("\"99999\" is not a port number, 0 to 65535"), "{errors:?}");
-        let ok = FlowForm { src: "10.0.0.1".into(), dst: "10.0.0.2".into(), sport: "1".into(), dport: "80".into(), proto: "tcp".into() };
+        assert!(
+            errors[2].1.contains("\"99999\" is not a port number, 0 to 65535"),
+            "{errors:?}"
+        );
+        let ok = FlowForm {
+            src: "10.0.0.1".into(),
+            dst: "10.0.0.2".into(),
+            sport: "1".into(),
+            dport: "80".into(),
+            proto: "tcp".into(),
+        };
         assert!(ok.field_errors().is_empty());
     }
 
     #[test]
     fn bad_form_names_the_field_and_changes_nothing() {
         let mut c = Controller::new_default();
-        let form = FlowForm { src: "10.0.0.1".into(), dst: "nope".into(), sport: "1".into(), dport: "2".into(), proto: "tcp".into() };
+        let form = FlowForm {
+            src: "10.0.0.1".into(),
+            dst: "nope".into(),
+            sport: "1".into(),
+            dport: "2".into(),
+            proto: "tcp".into(),
+        };
         let err = c.add_flow(&form).unwrap_err();
         assert!(err.starts_with("destination:"), "{err}");
         assert_eq!(c.view().flow_count, 13);
-        let form = FlowForm { dst: "::1".into(), ..form };
+        let form = FlowForm {
+            dst: "::1".into(),
+            ..form
+        };
         assert!(c.add_flow(&form).unwrap_err().contains("both be IPv4"));
     }
 
@@ -495,7 +566,11 @@ mod tests {
             ("xps-pick-tx", &["echo 40 > /sys/class/net/eth0/queues/tx-2/xps_cpus"]),
             ("xdp-kfunc-cost", &["xdp strategy inline"]),
         ];
-        assert_eq!(plans.len(), steerlab_scenario::lesson_ids().count(), "a plan per lesson");
+        assert_eq!(
+            plans.len(),
+            steerlab_scenario::lesson_ids().count(),
+            "a plan per lesson"
+        );
         for (id, actions) in plans {
             assert!(actions.len() <= 3);
             let mut c = Controller::for_lesson(id).unwrap();
@@ -504,7 +579,11 @@ mod tests {
             for a in *actions {
                 c.command(a).unwrap_or_else(|e| panic!("{id}: {a}: {e}"));
             }
-            assert_eq!(c.goal_met(), None, "{id}: assessed only on what happens after the change");
+            assert_eq!(
+                c.goal_met(),
+                None,
+                "{id}: assessed only on what happens after the change"
+            );
             run(&mut c, 2500);
             assert_eq!(c.goal_met(), Some(true), "{id}: goal after {actions:?}");
         }
@@ -522,10 +601,16 @@ mod tests {
             let mut met_after = None;
             for (k, step) in lesson.steps.iter().enumerate() {
                 for line in &step.commands {
-                    c.command(line).unwrap_or_else(|e| panic!("{id} step {}: {line}: {e}", k + 1));
+                    c.command(line)
+                        .unwrap_or_else(|e| panic!("{id} step {}: {line}: {e}", k + 1));
                 }
                 if !step.commands.is_empty() {
-                    assert_eq!(c.view().lesson.step, (k + 1).min(lesson.steps.len() - 1), "{id}: the current step follows step {}", k + 1);
+                    assert_eq!(
+                        c.view().lesson.step,
+                        (k + 1).min(lesson.steps.len() - 1),
+                        "{id}: the current step follows step {}",
+                        k + 1
+                    );
                     assert!(c.view().lesson.steps[k].done, "{id}: step {} is marked done", k + 1);
                 }
                 run(&mut c, 2500);
@@ -533,15 +618,27 @@ mod tests {
                 if v.goal_met == Some(true) {
                     met_after.get_or_insert(k);
                 } else if met_after.is_some() {
-                    assert_eq!(v.goal_undone_by.as_deref(), step.commands.last().map(String::as_str), "{id}: the page names the change that undid the goal");
+                    assert_eq!(
+                        v.goal_undone_by.as_deref(),
+                        step.commands.last().map(String::as_str),
+                        "{id}: the page names the change that undid the goal"
+                    );
                 }
                 assert_eq!(v.evidence.len(), lesson.evidence.len());
-                assert!(v.evidence.iter().all(|e| e.now != "—"), "{id} step {}: every evidence figure has a value: {:?}", k + 1, v.evidence);
+                assert!(
+                    v.evidence.iter().all(|e| e.now != "—"),
+                    "{id} step {}: every evidence figure has a value: {:?}",
+                    k + 1,
+                    v.evidence
+                );
             }
             assert!(met_after.is_some(), "{id}: following the steps meets the goal");
             if id == "arfs-collision" {
                 // The one-line form for 144 queues really wrote every queue.
-                assert_eq!(c.command("cat /sys/class/net/eth0/queues/rx-143/rps_flow_cnt").unwrap(), "2048\n");
+                assert_eq!(
+                    c.command("cat /sys/class/net/eth0/queues/rx-143/rps_flow_cnt").unwrap(),
+                    "2048\n"
+                );
             }
         }
     }
@@ -551,14 +648,25 @@ mod tests {
     fn the_evidence_strip_shows_the_change_and_its_direction() {
         let mut c = Controller::for_lesson("arfs-collision").unwrap();
         run(&mut c, 2000);
-        assert!(c.view().lesson.evidence.iter().all(|e| e.before == "—" && e.trend == Trend::Unknown), "no change yet");
+        assert!(
+            c.view()
+                .lesson
+                .evidence
+                .iter()
+                .all(|e| e.before == "—" && e.trend == Trend::Unknown),
+            "no change yet"
+        );
         c.command("nic driver ice").unwrap();
         run(&mut c, 2000);
         let ev = c.view().lesson.evidence;
         let updates = &ev[0];
         assert_eq!(updates.label, "aRFS updates");
         assert!(updates.before.ends_with("/s") && updates.before != "0/s", "{updates:?}");
-        assert_eq!((updates.trend, updates.better), (Trend::Down, steerlab_scenario::Better::Down), "{updates:?}");
+        assert_eq!(
+            (updates.trend, updates.better),
+            (Trend::Down, steerlab_scenario::Better::Down),
+            "{updates:?}"
+        );
     }
 
     #[test]
@@ -587,7 +695,11 @@ mod tests {
         c.command("rfs record cpuset").unwrap();
         run(&mut c, 250);
         let link = c.permalink();
-        assert_eq!(Controller::from_permalink(&link).unwrap().view().digest, c.view().digest, "at once");
+        assert_eq!(
+            Controller::from_permalink(&link).unwrap().view().digest,
+            c.view().digest,
+            "at once"
+        );
         let mut d = Controller::restoring(&link).unwrap();
         assert_eq!(d.view().restoring, Some(0));
         let mut frames = 0;
@@ -607,7 +719,10 @@ mod tests {
         }
         assert!(frames > 10, "restored over many frames ({frames})");
         let (restored, original) = (d.view(), c.view());
-        assert_eq!((restored.digest, restored.sim_time), (original.digest, original.sim_time));
+        assert_eq!(
+            (restored.digest, restored.sim_time),
+            (original.digest, original.sim_time)
+        );
         assert!(!d.playing(), "opens paused at the link's time");
         assert_eq!(d.permalink(), link, "the same link again");
         assert_eq!(d.take_link_error(), None);
@@ -617,7 +732,16 @@ mod tests {
     fn a_link_whose_command_fails_stops_there_and_says_why() {
         let state = permalink::State {
             source: Source::Lesson("rss-basics".into()),
-            commands: vec![Applied { at_ns: 2_000_000, command: "ethtool -X eth0 equal 2".into() }, Applied { at_ns: 5_000_000, command: "thread migrate 99 1".into() }],
+            commands: vec![
+                Applied {
+                    at_ns: 2_000_000,
+                    command: "ethtool -X eth0 equal 2".into(),
+                },
+                Applied {
+                    at_ns: 5_000_000,
+                    command: "thread migrate 99 1".into(),
+                },
+            ],
             t_ns: 9_000_000,
             view: "sandbox".into(),
         };
@@ -640,7 +764,11 @@ mod tests {
         assert_eq!(c.view().sim_time, "1.200s");
         assert!(c.permalink().len() > 2);
         c.seek(Nanos::from_ms(3000));
-        assert_ne!(c.view().digest, at3, "the command after 1.2 s was forgotten by stepping back before it");
+        assert_ne!(
+            c.view().digest,
+            at3,
+            "the command after 1.2 s was forgotten by stepping back before it"
+        );
         c.step_back();
         assert_eq!(c.view().sim_time, "2.999s", "one tick (1 ms) back");
     }
@@ -655,11 +783,18 @@ mod tests {
             run(&mut c, 2000);
             let now = c.sim.now().0;
             assert!(now > 1_800_000_000 && now <= 2_000_000_000, "{tick}: {now}");
-            assert!(c.history.samples().len() >= 10, "{tick}: {} samples", c.history.samples().len());
+            assert!(
+                c.history.samples().len() >= 10,
+                "{tick}: {} samples",
+                c.history.samples().len()
+            );
             c.step();
             assert!(c.sim.now().0 > now, "{tick}: step advances");
             c.seek(Nanos::from_ms(1000));
-            assert!(c.sim.now().0 <= 1_000_000_000 && c.sim.now().0 > 700_000_000, "{tick}: seek");
+            assert!(
+                c.sim.now().0 <= 1_000_000_000 && c.sim.now().0 > 700_000_000,
+                "{tick}: seek"
+            );
         }
     }
 }

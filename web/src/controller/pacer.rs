@@ -6,7 +6,13 @@
 /// Playback speeds: simulated ns per real ms (`u64::MAX`: as fast as the engine runs),
 /// named as simulated seconds per real second. "1 s/s" is real time while the engine keeps
 /// up; when it cannot, the page says the rate it really runs at ([`Pacer::behind`]).
-pub const SPEEDS: [(&str, u64); 5] = [("0.1 s/s", 100_000), ("1 s/s", 1_000_000), ("10 s/s", 10_000_000), ("100 s/s", 100_000_000), ("max", u64::MAX)];
+pub const SPEEDS: [(&str, u64); 5] = [
+    ("0.1 s/s", 100_000),
+    ("1 s/s", 1_000_000),
+    ("10 s/s", 10_000_000),
+    ("100 s/s", 100_000_000),
+    ("max", u64::MAX),
+];
 
 /// Real time over which the achieved rate is measured, ms.
 const MEASURE_MS: f64 = 2000.0;
@@ -33,7 +39,12 @@ pub struct Pacer {
 
 impl Default for Pacer {
     fn default() -> Pacer {
-        Pacer { speed: DEFAULT_SPEED, anchor: None, window: None, achieved: 0.0 }
+        Pacer {
+            speed: DEFAULT_SPEED,
+            anchor: None,
+            window: None,
+            achieved: 0.0,
+        }
     }
 }
 
@@ -97,7 +108,9 @@ impl Pacer {
     pub fn wait_ms(&self, now_ms: f64, next_ns: u64) -> f64 {
         let rate = SPEEDS[self.speed].1;
         match self.anchor {
-            Some((t0, s0)) if rate != u64::MAX => (t0 + next_ns.saturating_sub(s0) as f64 / rate as f64 - now_ms).max(0.0),
+            Some((t0, s0)) if rate != u64::MAX => {
+                (t0 + next_ns.saturating_sub(s0) as f64 / rate as f64 - now_ms).max(0.0)
+            }
             _ => 0.0,
         }
     }
@@ -111,7 +124,11 @@ mod tests {
     fn real_time_is_one_simulated_second_per_second_and_forgets_a_long_lag() {
         let mut p = Pacer::default();
         assert_eq!(p.target(1000.0, 0), 0, "anchored at the first call");
-        assert_eq!(p.target(1100.0, 0), 100_000_000, "100 ms later: 100 ms of simulated time");
+        assert_eq!(
+            p.target(1100.0, 0),
+            100_000_000,
+            "100 ms later: 100 ms of simulated time"
+        );
         assert!((p.wait_ms(1100.0, 150_000_000) - 50.0).abs() < 1e-9);
         // Far behind (the engine could not keep up): the debt is capped, then counts from there.
         assert_eq!(p.target(5000.0, 200_000_000), 200_000_000 + 250_000_000);

@@ -45,20 +45,34 @@ impl Controller {
             }
         };
         if state.commands.len() > MAX_LINK_COMMANDS {
-            return Err(format!("this link carries {} commands; at most {MAX_LINK_COMMANDS} are replayed", state.commands.len()));
+            return Err(format!(
+                "this link carries {} commands; at most {MAX_LINK_COMMANDS} are replayed",
+                state.commands.len()
+            ));
         }
         let max = c.latest().0;
-        if state.t_ns > max || state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns) || state.commands.iter().any(|a| a.at_ns > state.t_ns) {
-            return Err("this link is damaged (times out of order or beyond the scenario); opened the default lesson instead".into());
+        if state.t_ns > max
+            || state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns)
+            || state.commands.iter().any(|a| a.at_ns > state.t_ns)
+        {
+            return Err(
+                "this link is damaged (times out of order or beyond the scenario); opened the default lesson instead"
+                    .into(),
+            );
         }
-        c.restoring = Some(Restore { commands: state.commands.into(), until: state.t_ns });
+        c.restoring = Some(Restore {
+            commands: state.commands.into(),
+            until: state.t_ns,
+        });
         c.playing = true;
         Ok(c)
     }
 
     /// How far a permalink's restore is, per mille (`None` when not restoring).
     pub fn restore_progress(&self) -> Option<u32> {
-        self.restoring.as_ref().map(|r| (u128::from(self.sim.now().0) * 1000 / u128::from(r.until.max(1))).min(1000) as u32)
+        self.restoring
+            .as_ref()
+            .map(|r| (u128::from(self.sim.now().0) * 1000 / u128::from(r.until.max(1))).min(1000) as u32)
     }
 
     /// Between ticks of a restore: applies the link's commands that are due (those the next
@@ -93,7 +107,11 @@ impl Controller {
 
     /// The permalink fragment value of the current state.
     pub fn permalink(&self) -> String {
-        permalink::encode(&State { source: self.source.clone(), commands: self.applied.clone(), t_ns: self.sim.now().0, view: "sandbox".into() })
+        permalink::encode(&State {
+            source: self.source.clone(),
+            commands: self.applied.clone(),
+            t_ns: self.sim.now().0,
+            view: "sandbox".into(),
+        })
     }
 }
-

@@ -15,7 +15,6 @@ use crate::embed;
 /// command) waits at most that long.
 pub const FLOWS_PER_SLICE: u32 = 16_384;
 
-
 /// One host and what its page has been told of it.
 struct Host {
     c: Controller,
@@ -27,7 +26,11 @@ struct Host {
 
 impl Host {
     fn new(c: Controller) -> Host {
-        Host { c, scenario_sent: false, goal_sent: false }
+        Host {
+            c,
+            scenario_sent: false,
+            goal_sent: false,
+        }
     }
 }
 
@@ -171,7 +174,9 @@ impl Session {
                 }
                 Err(e) => {
                     self.replace(vec![Controller::new_default()]);
-                    self.event(Event::Banner(Some(format!("?lesson={id}: {e}; opened the default lesson"))));
+                    self.event(Event::Banner(Some(format!(
+                        "?lesson={id}: {e}; opened the default lesson"
+                    ))));
                 }
             },
             Action::OpenCompare(id) => {
@@ -192,13 +197,22 @@ impl Session {
             Action::ImportHost { capture, flows } => {
                 let built = steerlab_scenario::predict::your_host(&capture, &flows).and_then(|h| {
                     let rx_queues = h.scenario.nic.rx_queues;
-                    Ok((Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?, h.rows, h.assumptions, rx_queues))
+                    Ok((
+                        Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?,
+                        h.rows,
+                        h.assumptions,
+                        rx_queues,
+                    ))
                 });
                 match built {
                     Ok((c, rows, assumptions, rx_queues)) => {
                         self.replace(vec![c]);
                         self.event(Event::Banner(None));
-                        self.event(Event::HostImported { rows, assumptions, rx_queues });
+                        self.event(Event::HostImported {
+                            rows,
+                            assumptions,
+                            rx_queues,
+                        });
                     }
                     Err(e) => self.event(Event::Banner(Some(format!("Your host: {e}")))),
                 }
@@ -297,7 +311,14 @@ impl Session {
         let c = &self.hosts[0].c;
         let snap = c.sim().snapshot();
         let report = steerlab_scenario::Report::new(c.scenario(), c.sim());
-        embed::state(&c.scenario().id, &snap.now.to_string(), &snap.digest.hex(), c.goal_met(), &c.permalink(), &report.0)
+        embed::state(
+            &c.scenario().id,
+            &snap.now.to_string(),
+            &snap.digest.hex(),
+            c.goal_met(),
+            &c.permalink(),
+            &report.0,
+        )
     }
 
     /// One slice of engine work: a slice of the host's tick, or in the compare view of A's
@@ -356,14 +377,22 @@ impl Session {
         if !restoring && !self.playing() {
             return Next::Idle;
         }
-        let stop = if restoring { u64::MAX } else { self.stop_at.unwrap_or(u64::MAX) };
+        let stop = if restoring {
+            u64::MAX
+        } else {
+            self.stop_at.unwrap_or(u64::MAX)
+        };
         if self.between_ticks() && self.now_ns() >= stop {
             self.stop_at_end();
             return Next::Idle;
         }
         let t0 = clock();
         let sim0 = self.now_ns();
-        let target = if restoring { u64::MAX } else { self.pacer.target(t0, sim0).min(stop) };
+        let target = if restoring {
+            u64::MAX
+        } else {
+            self.pacer.target(t0, sim0).min(stop)
+        };
         let mut stalled = false;
         while !(self.between_ticks() && self.now_ns() >= target) && clock() - t0 < budget_ms {
             if !self.slice() {
@@ -416,7 +445,10 @@ impl Session {
     pub fn take(&mut self) -> Vec<ToPage> {
         for i in 0..self.hosts.len() {
             for d in self.hosts[i].c.take_done() {
-                self.host_message(embed::event(d.kind, json!({ "command": d.command, "output": d.output })));
+                self.host_message(embed::event(
+                    d.kind,
+                    json!({ "command": d.command, "output": d.output }),
+                ));
             }
             let h = &mut self.hosts[i];
             if !h.goal_sent && h.c.goal_met() == Some(true) {
@@ -452,8 +484,19 @@ impl Session {
             let left = c.duration().0.saturating_sub(c.sim().now().0) as f64;
             format!("about {:.0} s to the end", left / self.rate / 1000.0)
         });
-        let behind = self.playing().then(|| self.pacer.behind()).flatten().map(|r| format!("running at {r:.2} s/s: the engine cannot keep up with this host"));
-        SessionView { hosts, playing: self.playing(), speed: self.pacer.speed(), eta, behind, run_ended: self.run_ended }
+        let behind = self
+            .playing()
+            .then(|| self.pacer.behind())
+            .flatten()
+            .map(|r| format!("running at {r:.2} s/s: the engine cannot keep up with this host"));
+        SessionView {
+            hosts,
+            playing: self.playing(),
+            speed: self.pacer.speed(),
+            eta,
+            behind,
+            run_ended: self.run_ended,
+        }
     }
 }
 
@@ -471,11 +514,15 @@ mod tests {
     }
 
     fn views(out: &[ToPage]) -> Vec<&SessionView> {
-        out.iter().filter_map(|m| if let ToPage::View(v) = m { Some(&**v) } else { None }).collect()
+        out.iter()
+            .filter_map(|m| if let ToPage::View(v) = m { Some(&**v) } else { None })
+            .collect()
     }
 
     fn events(out: &[ToPage]) -> Vec<&Event> {
-        out.iter().filter_map(|m| if let ToPage::Event(e) = m { Some(e) } else { None }).collect()
+        out.iter()
+            .filter_map(|m| if let ToPage::Event(e) = m { Some(e) } else { None })
+            .collect()
     }
 
     fn host(m: &str) -> serde_json::Value {
@@ -517,7 +564,10 @@ mod tests {
         drive(&mut b, &mut tb, 0.02, 41.0, 2000, 100_000);
         for t in [ta, tb] {
             let real = t / 1000.0;
-            assert!((real - 2.0).abs() < 0.1, "1×: 2 simulated seconds took {real:.3} s of wall time");
+            assert!(
+                (real - 2.0).abs() < 0.1,
+                "1×: 2 simulated seconds took {real:.3} s of wall time"
+            );
         }
         // Forward from where each pump stopped: the pumped run is what is compared.
         for s in [&mut a, &mut b] {
@@ -539,24 +589,46 @@ mod tests {
         let mut s = Session::default();
         s.take();
         let before = s.hosts[0].c.scenario().id.clone();
-        s.apply(Action::ImportHost { capture: capture.replace("Total 2 rules", "Total 5 rules"), flows: String::new() });
+        s.apply(Action::ImportHost {
+            capture: capture.replace("Total 2 rules", "Total 5 rules"),
+            flows: String::new(),
+        });
         let out = s.take();
-        assert!(events(&out).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.starts_with("Your host: capture: line "))), "{out:?}");
+        assert!(
+            events(&out)
+                .iter()
+                .any(|e| matches!(e, Event::Banner(Some(m)) if m.starts_with("Your host: capture: line "))),
+            "{out:?}"
+        );
         assert_eq!(s.hosts[0].c.scenario().id, before, "a refused capture leaves the host");
         let flows = "tcp 203.0.113.7:40000 10.0.0.2:443\nudp 198.51.100.9:5353 10.0.0.2:53\ntcp 203.0.113.7:40000 10.0.0.2:443\n";
-        s.apply(Action::ImportHost { capture: capture.into(), flows: flows.into() });
+        s.apply(Action::ImportHost {
+            capture: capture.into(),
+            flows: flows.into(),
+        });
         let out = s.take();
         let rows = events(&out).iter().find_map(|e| match e {
             Event::HostImported { rows, rx_queues, .. } => Some((rows.clone(), *rx_queues)),
             _ => None,
         });
         let (rows, rx_queues) = rows.expect("the predictions come");
-        assert_eq!((rows.len(), rx_queues), (3, 8), "a row per flow given, the host's queue count");
-        assert_eq!(s.hosts[0].c.sim().flow_count(), 2, "the same connection twice is one flow");
+        assert_eq!(
+            (rows.len(), rx_queues),
+            (3, 8),
+            "a row per flow given, the host's queue count"
+        );
+        assert_eq!(
+            s.hosts[0].c.sim().flow_count(),
+            2,
+            "the same connection twice is one flow"
+        );
         assert_eq!((rows[0].queue, rows[0].decided_by.as_str()), (6, "ntuple:1023"));
         s.apply(Action::MatrixCell(Some((rows[0].queue, rows[0].irq_cpu))));
         let view = s.hosts[0].c.view();
-        assert_eq!(view.wire.expect("a small host is drawn flow by flow").cell, Some((6, 12)));
+        assert_eq!(
+            view.wire.expect("a small host is drawn flow by flow").cell,
+            Some((6, 12))
+        );
         // Thousands of flows make a link too long to open again: Share says so instead.
         let mut x = 0x2545_f491_4f6c_dd1d_u64;
         let many: String = (0..10_000)
@@ -565,15 +637,30 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 let b = x.to_be_bytes();
-                format!("udp {}.{}.{}.{}:{} 10.0.0.2:53\n", b[0], b[1], b[2], b[3], u16::from_be_bytes([b[4], b[5]]))
+                format!(
+                    "udp {}.{}.{}.{}:{} 10.0.0.2:53\n",
+                    b[0],
+                    b[1],
+                    b[2],
+                    b[3],
+                    u16::from_be_bytes([b[4], b[5]])
+                )
             })
             .collect();
-        s.apply(Action::ImportHost { capture: capture.into(), flows: many });
+        s.apply(Action::ImportHost {
+            capture: capture.into(),
+            flows: many,
+        });
         s.take();
         s.apply(Action::Share);
         let out = s.take();
-        assert!(!events(&out).iter().any(|e| matches!(e, Event::Permalink(_))), "no link too long to open");
-        assert!(events(&out).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("download its scenario"))));
+        assert!(
+            !events(&out).iter().any(|e| matches!(e, Event::Permalink(_))),
+            "no link too long to open"
+        );
+        assert!(events(&out)
+            .iter()
+            .any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("download its scenario"))));
     }
 
     #[test]
@@ -582,7 +669,10 @@ mod tests {
         s.apply(Action::OpenLesson("rss-basics".into()));
         let out = s.take();
         assert_eq!(views(&out).len(), 1, "the first view");
-        assert!(views(&out)[0].hosts[0].scenario_json.is_some(), "the first view carries the scenario for the download");
+        assert!(
+            views(&out)[0].hosts[0].scenario_json.is_some(),
+            "the first view carries the scenario for the download"
+        );
         assert!(events(&out).contains(&&Event::Lesson("rss-basics".into())));
         let mut t = 0.0;
         s.apply(Action::Speed(SPEEDS.len() - 1));
@@ -600,23 +690,50 @@ mod tests {
     fn a_console_command_round_trips_and_refusals_go_where_they_came_from() {
         let mut s = Session::default();
         s.take();
-        s.apply(Action::Command { host: 0, line: "ethtool -X eth0 equal 2".into(), from: Origin::Console });
+        s.apply(Action::Command {
+            host: 0,
+            line: "ethtool -X eth0 equal 2".into(),
+            from: Origin::Console,
+        });
         s.apply(Action::ViewShown);
         let out = s.take();
         let line = views(&out)[0].hosts[0].console.last().unwrap().clone();
-        assert_eq!((line.command.as_str(), line.output.is_ok()), ("ethtool -X eth0 equal 2", true));
+        assert_eq!(
+            (line.command.as_str(), line.output.is_ok()),
+            ("ethtool -X eth0 equal 2", true)
+        );
         assert!(events(&out).iter().any(|e| matches!(e, Event::Host(m) if host(m)["kind"] == "command" && host(m)["detail"]["command"] == "ethtool -X eth0 equal 2")));
-        s.apply(Action::Command { host: 0, line: "ethtool -X eth0 equal 99".into(), from: Origin::Embed });
+        s.apply(Action::Command {
+            host: 0,
+            line: "ethtool -X eth0 equal 99".into(),
+            from: Origin::Embed,
+        });
         let out = s.take();
         assert!(events(&out).iter().any(|e| matches!(e, Event::Host(m) if host(m)["kind"] == "error" && host(m)["message"].as_str().unwrap().contains("equal 99"))));
-        s.apply(Action::Command { host: 0, line: "thread migrate 99 1".into(), from: Origin::Control });
-        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("99"))));
-        s.apply(Action::Command { host: 7, line: "ethtool -x eth0".into(), from: Origin::Embed });
-        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Host(m) if host(m)["message"].as_str().unwrap().contains("no host 7"))));
+        s.apply(Action::Command {
+            host: 0,
+            line: "thread migrate 99 1".into(),
+            from: Origin::Control,
+        });
+        assert!(events(&s.take())
+            .iter()
+            .any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("99"))));
+        s.apply(Action::Command {
+            host: 7,
+            line: "ethtool -x eth0".into(),
+            from: Origin::Embed,
+        });
+        assert!(events(&s.take())
+            .iter()
+            .any(|e| matches!(e, Event::Host(m) if host(m)["message"].as_str().unwrap().contains("no host 7"))));
         s.apply(Action::OpenLesson("nope".into()));
-        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("opened the default lesson"))));
+        assert!(events(&s.take())
+            .iter()
+            .any(|e| matches!(e, Event::Banner(Some(m)) if m.contains("opened the default lesson"))));
         s.apply(Action::GetState);
-        assert!(events(&s.take()).iter().any(|e| matches!(e, Event::Host(m) if host(m)["type"] == "steerlab:state")));
+        assert!(events(&s.take())
+            .iter()
+            .any(|e| matches!(e, Event::Host(m) if host(m)["type"] == "steerlab:state")));
     }
 
     /// Step back, a permalink restored by the pump, and run to the end, through actions.
@@ -627,22 +744,44 @@ mod tests {
         s.apply(Action::Speed(SPEEDS.len() - 1));
         drive(&mut s, &mut t, 0.01, 0.0, 700, 10_000);
         s.apply(Action::Pause);
-        s.apply(Action::Command { host: 0, line: "thread migrate 0 3".into(), from: Origin::Console });
+        s.apply(Action::Command {
+            host: 0,
+            line: "thread migrate 0 3".into(),
+            from: Origin::Console,
+        });
         let at = (now_ms(&s), digest(&s));
         s.apply(Action::Step);
         assert_ne!(digest(&s), at.1);
         s.apply(Action::StepBack);
-        assert_eq!((now_ms(&s), digest(&s)), at, "one step back is the state before the step");
+        assert_eq!(
+            (now_ms(&s), digest(&s)),
+            at,
+            "one step back is the state before the step"
+        );
         s.apply(Action::Share);
         let link = events(&s.take())
             .into_iter()
-            .find_map(|e| if let Event::Permalink(l) = e { Some(l.clone()) } else { None })
+            .find_map(|e| {
+                if let Event::Permalink(l) = e {
+                    Some(l.clone())
+                } else {
+                    None
+                }
+            })
             .unwrap();
         let mut r = Session::default();
         r.apply(Action::Restore(link));
-        r.apply(Action::Command { host: 0, line: "ethtool -X eth0 equal 2".into(), from: Origin::Console });
+        r.apply(Action::Command {
+            host: 0,
+            line: "ethtool -X eth0 equal 2".into(),
+            from: Origin::Console,
+        });
         drive(&mut r, &mut t, 0.01, 0.0, u64::MAX, 10_000);
-        assert_eq!((now_ms(&r), digest(&r)), at, "restored to the same state, the command refused while restoring");
+        assert_eq!(
+            (now_ms(&r), digest(&r)),
+            at,
+            "restored to the same state, the command refused while restoring"
+        );
         assert!(!r.playing(), "opens paused");
         let speed = s.view().speed;
         s.apply(Action::RunToEnd);
@@ -679,7 +818,11 @@ mod tests {
     fn compare_hosts_advance_in_lockstep_and_diverge_by_their_own_commands() {
         let mut s = Session::default();
         s.apply(Action::OpenCompare("rss-basics".into()));
-        s.apply(Action::Command { host: 1, line: "ethtool -X eth0 equal 3".into(), from: Origin::Console });
+        s.apply(Action::Command {
+            host: 1,
+            line: "ethtool -X eth0 equal 3".into(),
+            from: Origin::Console,
+        });
         s.apply(Action::Speed(SPEEDS.len() - 1));
         let mut t = 0.0;
         drive(&mut s, &mut t, 0.01, 0.0, 500, 10_000);

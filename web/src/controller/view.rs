@@ -257,8 +257,18 @@ pub struct Figures {
 
 /// The report paths of [`Figures::values`].
 const FIGURES: [&str; 13] = [
-    "xdp.ns_per_pkt", "xdp.mpps_per_core", "xps.hash_picks", "xps.map_picks", "xps.msgs_per_sec",
-    "tc.counting", "tc.filtercnt", "tc.skipswcnt", "tc.useswcnt", "tc.bypass_sw", "tc.sw_classified", "tc.sw_missed",
+    "xdp.ns_per_pkt",
+    "xdp.mpps_per_core",
+    "xps.hash_picks",
+    "xps.map_picks",
+    "xps.msgs_per_sec",
+    "tc.counting",
+    "tc.filtercnt",
+    "tc.skipswcnt",
+    "tc.useswcnt",
+    "tc.bypass_sw",
+    "tc.sw_classified",
+    "tc.sw_missed",
     "packets.offered",
 ];
 
@@ -267,20 +277,30 @@ impl Figures {
         let ledger = r
             .get("ledger")
             .and_then(|v| v.as_object())
-            .map(|m| m.iter().filter_map(|(k, v)| Some((k.trim_end_matches("_ns").to_string(), v.as_u64()?))).collect())
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.trim_end_matches("_ns").to_string(), v.as_u64()?)))
+                    .collect()
+            })
             .unwrap_or_default();
         let show = |v: &serde_json::Value| match v {
             serde_json::Value::Null => "—".to_string(),
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        let values = FIGURES.iter().map(|&p| (p.to_string(), r.get(p).map_or("—".to_string(), show))).collect();
+        let values = FIGURES
+            .iter()
+            .map(|&p| (p.to_string(), r.get(p).map_or("—".to_string(), show)))
+            .collect();
         Figures { ledger, values }
     }
 
     /// A figure by report path, as printed ("—" when absent).
     pub fn get(&self, path: &str) -> &str {
-        self.values.iter().find(|(p, _)| p == path).map_or("—", |(_, v)| v.as_str())
+        self.values
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or("—", |(_, v)| v.as_str())
     }
 }
 
@@ -293,11 +313,17 @@ impl Controller {
             .map(|&(name, path)| {
                 let values = self
                     .history
-                    .samples().iter()
+                    .samples()
+                    .iter()
                     .zip(self.history.samples().iter().skip(1))
-                    .map(|((t0, a), (t1, b))| (b.int(path).saturating_sub(a.int(path))) as f64 / per(t1 - t0, a, b).max(1e-9))
+                    .map(|((t0, a), (t1, b))| {
+                        (b.int(path).saturating_sub(a.int(path))) as f64 / per(t1 - t0, a, b).max(1e-9)
+                    })
                     .collect();
-                Series { name: name.to_string(), values }
+                Series {
+                    name: name.to_string(),
+                    values,
+                }
             })
             .collect()
     }
@@ -309,14 +335,26 @@ impl Controller {
 
     /// The wire view, for hosts small enough to draw flow by flow, from the view's flows,
     /// queues and CPUs.
-    fn wire_view(&self, flows: &[(u32, FlowView)], queues: &[QueueView], cpus: &[CpuView]) -> Option<std::rc::Rc<crate::wire::WireView>> {
+    fn wire_view(
+        &self,
+        flows: &[(u32, FlowView)],
+        queues: &[QueueView],
+        cpus: &[CpuView],
+    ) -> Option<std::rc::Rc<crate::wire::WireView>> {
         use crate::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
         if flows.len() > MAX_FLOWS as usize || queues.len() > MAX_QUEUES || cpus.len() > MAX_QUEUES {
             return None;
         }
         let reta = self.sim.reta();
         Some(std::rc::Rc::new(WireView {
-            flows: flows.iter().map(|&(index, view)| WireFlow { index, reta_index: reta.index(view.hash), view }).collect(),
+            flows: flows
+                .iter()
+                .map(|&(index, view)| WireFlow {
+                    index,
+                    reta_index: reta.index(view.hash),
+                    view,
+                })
+                .collect(),
             reta: reta.entries().to_vec(),
             queues: queues.iter().map(|q| q.irq_cpu).collect(),
             cpus: cpus.iter().map(|c| (c.node, c.threads.clone())).collect(),
@@ -338,10 +376,22 @@ impl Controller {
             .queues
             .iter()
             .enumerate()
-            .map(|(i, q)| QueueView { index: i as u16, packets: q.packets, drops: q.drops, flows: flows[i], irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0) })
+            .map(|(i, q)| QueueView {
+                index: i as u16,
+                packets: q.packets,
+                drops: q.drops,
+                flows: flows[i],
+                irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0),
+            })
             .collect();
         let threads: Vec<ThreadView> = (0..sim.thread_count())
-            .filter_map(|t| sim.thread(t).map(|(cpu, set)| ThreadView { id: t, cpu, cpuset: set.to_list() }))
+            .filter_map(|t| {
+                sim.thread(t).map(|(cpu, set)| ThreadView {
+                    id: t,
+                    cpu,
+                    cpuset: set.to_list(),
+                })
+            })
             .collect();
         // Softirq load over the last sample window.
         let before = self.history.softirq_before();
@@ -358,7 +408,11 @@ impl Controller {
                     node: sim.node_of(i as u16),
                     softirq_permille: load,
                     packets: c.packets,
-                    threads: threads.iter().filter(|t| usize::from(t.cpu) == i).map(|t| t.id).collect(),
+                    threads: threads
+                        .iter()
+                        .filter(|t| usize::from(t.cpu) == i)
+                        .map(|t| t.id)
+                        .collect(),
                 }
             })
             .collect();
@@ -369,12 +423,22 @@ impl Controller {
         }
         let mut filters: Vec<FilterRow> = all
             .iter()
-            .map(|f| FilterRow { id: f.id, flow: f.flow, flow_id: f.flow_id, queue: f.queue, pending: f.pending, collision: per_slot[&f.flow_id] > 1 })
+            .map(|f| FilterRow {
+                id: f.id,
+                flow: f.flow,
+                flow_id: f.flow_id,
+                queue: f.queue,
+                pending: f.pending,
+                collision: per_slot[&f.flow_id] > 1,
+            })
             .collect();
         filters.sort_by_key(|f| (!f.collision, f.flow_id, f.id));
         let filters_total = filters.len();
         let filters_first = self.filters_first.min(filters_total as u32);
-        let filters: Vec<FilterRow> = filters.drain(filters_first as usize..).take(FILTER_WINDOW as usize).collect();
+        let filters: Vec<FilterRow> = filters
+            .drain(filters_first as usize..)
+            .take(FILTER_WINDOW as usize)
+            .collect();
         // Where each open flow's packets go now, by flow id: the wire view and the host matrix
         // draw them (a closed flow has no path).
         let flow_views = open_flows(sim);
@@ -403,33 +467,71 @@ impl Controller {
                 id: self.scenario.id.clone(),
                 title: l.title.clone(),
                 goal: l.goal.clone(),
-                steps: l.steps.iter().zip(self.progress.steps_done()).map(|(s, done)| StepView { text: s.text.clone(), commands: s.commands.clone(), kernel: s.kernel.clone(), done, cell: s.cell.map(|[q, c]| (q, c)) }).collect(),
+                steps: l
+                    .steps
+                    .iter()
+                    .zip(self.progress.steps_done())
+                    .map(|(s, done)| StepView {
+                        text: s.text.clone(),
+                        commands: s.commands.clone(),
+                        kernel: s.kernel.clone(),
+                        done,
+                        cell: s.cell.map(|[q, c]| (q, c)),
+                    })
+                    .collect(),
                 step: self.progress.step,
                 lesson_ids: steerlab_scenario::lesson_ids().map(String::from).collect(),
                 kernel_files: l.kernel_files.clone(),
                 source: l.source.clone(),
                 goal_met,
-                goal_undone_by: (self.progress.met_once && goal_met == Some(false)).then(|| self.applied.last().map(|a| a.command.clone())).flatten(),
+                goal_undone_by: (self.progress.met_once && goal_met == Some(false))
+                    .then(|| self.applied.last().map(|a| a.command.clone()))
+                    .flatten(),
                 evidence: self.progress.evidence(l, self.history.samples()),
-                chart: if l.chart.is_empty() { "chart-locality".to_string() } else { l.chart.clone() },
+                chart: if l.chart.is_empty() {
+                    "chart-locality".to_string()
+                } else {
+                    l.chart.clone()
+                },
                 highlight: l.highlight.get(self.progress.step).filter(|h| !h.is_empty()).cloned(),
             },
             console: self.console.lines().cloned().collect(),
             typed: self.console.typed().to_vec(),
-            arfs_series: self.rate_series(&[("add", "arfs.add"), ("update", "arfs.update"), ("skip", "arfs.skip"), ("expire", "arfs.expire")]),
+            arfs_series: self.rate_series(&[
+                ("add", "arfs.add"),
+                ("update", "arfs.update"),
+                ("skip", "arfs.skip"),
+                ("expire", "arfs.expire"),
+            ]),
             locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
             // CPU time per packet offered: what a host pays for each packet, by account.
-            cost_series: self.delta_series(&[("softirq", "cpu.softirq_ns"), ("sys", "cpu.sys_ns"), ("user", "cpu.user_ns")], |_, a, b| {
-                b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64
-            }),
+            cost_series: self.delta_series(
+                &[
+                    ("softirq", "cpu.softirq_ns"),
+                    ("sys", "cpu.sys_ns"),
+                    ("user", "cpu.user_ns"),
+                ],
+                |_, a, b| b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64,
+            ),
             figures: Figures::of(&totals),
-            table: l.table.iter().map(|(label, path)| TableRow { label: label.clone(), value: steerlab_scenario::compare::cell(&totals, path), raw: totals.get(path).and_then(serde_json::Value::as_f64) }).collect(),
+            table: l
+                .table
+                .iter()
+                .map(|(label, path)| TableRow {
+                    label: label.clone(),
+                    value: steerlab_scenario::compare::cell(&totals, path),
+                    raw: totals.get(path).and_then(serde_json::Value::as_f64),
+                })
+                .collect(),
             // Every view carries its link (a few µs of deflate for a learner's commands): the
             // share link and the embed's "open full sandbox" are real links while time runs too;
             // the share button asks for the state at its click.
             permalink: self.permalink(),
             now_ns: snap.now.0,
-            flow_labels: (0..sim.flow_count().min(256)).filter(|&f| !sim.flow_closed(f)).filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}")))).collect(),
+            flow_labels: (0..sim.flow_count().min(256))
+                .filter(|&f| !sim.flow_closed(f))
+                .filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}"))))
+                .collect(),
             traced: self.traced,
             trace: sim.trace_flow(self.traced),
             rss_key: sim.rss_key().to_vec(),
@@ -442,7 +544,10 @@ impl Controller {
                     let cpus = sim.xps_cpus(q);
                     XpsRow {
                         queue: q,
-                        cpus_mask: cpus.map_or_else(|| CpuSet::default().to_hex(sim.config().cpus), |s| s.to_hex(sim.config().cpus)),
+                        cpus_mask: cpus.map_or_else(
+                            || CpuSet::default().to_hex(sim.config().cpus),
+                            |s| s.to_hex(sim.config().cpus),
+                        ),
                         cpus: cpus.map(|s| s.to_list()).unwrap_or_default(),
                         rxqs: sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default(),
                     }
@@ -470,7 +575,14 @@ impl Controller {
                     .enumerate()
                     .filter(|(_, e)| e.cpu != NO_CPU)
                     .take(128)
-                    .map(|(i, e)| (i as u32, e.cpu, (e.filter != NO_FILTER).then_some(e.filter), e.last_qtail))
+                    .map(|(i, e)| {
+                        (
+                            i as u32,
+                            e.cpu,
+                            (e.filter != NO_FILTER).then_some(e.filter),
+                            e.last_qtail,
+                        )
+                    })
                     .collect()
             }),
         }
@@ -484,7 +596,9 @@ impl Controller {
 
 /// The view of every open flow with its id (a closed flow has none, and ids stay).
 pub(super) fn open_flows(sim: &steerlab_engine::Sim) -> Vec<(u32, FlowView)> {
-    (0..sim.flow_count()).filter_map(|f| sim.flow_view(f).map(|v| (f, v))).collect()
+    (0..sim.flow_count())
+        .filter_map(|f| sim.flow_view(f).map(|v| (f, v)))
+        .collect()
 }
 
 /// The driver names for the driver select.

@@ -8,7 +8,13 @@ use steerlab_engine::{CpuSet, FlowKey, FlowSpec, HostConfig, Nanos, Proto, Sim, 
 
 /// An 8-CPU, 4-queue host (16-entry table) with three threads and four flows, run for 20 ticks.
 pub(crate) fn host() -> Sim {
-    host_with(HostConfig { cpus: 8, rx_queues: 4, tx_queues: 4, reta_size: 16, ..HostConfig::default() })
+    host_with(HostConfig {
+        cpus: 8,
+        rx_queues: 4,
+        tx_queues: 4,
+        reta_size: 16,
+        ..HostConfig::default()
+    })
 }
 
 /// `host()` on another configuration.
@@ -16,11 +22,22 @@ pub(crate) fn host_with(cfg: HostConfig) -> Sim {
     let ncpus = cfg.cpus;
     let mut sim = Sim::new(cfg).expect("valid config");
     for cpu in [1, 2, 5].map(|c| c % ncpus) {
-        sim.add_thread(ThreadSpec { cpu, allowed: CpuSet::EMPTY, migrate_every: Nanos::ZERO }).expect("thread");
+        sim.add_thread(ThreadSpec {
+            cpu,
+            allowed: CpuSet::EMPTY,
+            migrate_every: Nanos::ZERO,
+        })
+        .expect("thread");
     }
     for (i, sport) in [40000u16, 40001, 40002, 40003].into_iter().enumerate() {
         let key = FlowKey::new([10, 0, 0, 1].into(), [10, 0, 0, 2].into(), sport, 80, Proto::Tcp).expect("key");
-        let spec = FlowSpec { key, rate_pps: 100_000, bytes: 1500, readers: vec![i as u32 % 3], tx: None };
+        let spec = FlowSpec {
+            key,
+            rate_pps: 100_000,
+            bytes: 1500,
+            readers: vec![i as u32 % 3],
+            tx: None,
+        };
         sim.add_flow(spec).expect("flow");
     }
     sim.run_ticks(20);
@@ -45,7 +62,14 @@ pub(crate) fn err(sim: &mut Sim, line: &str) -> String {
 /// Everything a console command can change, for "a failing command changes nothing".
 pub(crate) fn fingerprint(sim: &Sim) -> String {
     let c = sim.config();
-    let mut s = format!("{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n", sim.snapshot(), c, sim.reta(), sim.rss_key(), sim.ntuple_rules());
+    let mut s = format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n",
+        sim.snapshot(),
+        c,
+        sim.reta(),
+        sim.rss_key(),
+        sim.ntuple_rules()
+    );
     s += &format!("{:?}\n{:?}\n{}\n", sim.xdp(), sim.tc_block(), sim.sock_flow_entries());
     for ty in steerlab_engine::FlowType::ALL {
         s += &format!("{:?} ", sim.hash_fields(ty));

@@ -30,7 +30,9 @@ impl Arfs {
     /// sandbox skips). The hardware changes when [`Arfs::ice_writes_done`] says the writes ended.
     pub fn ice_sync(&mut self, now: Nanos, oracle: &impl ExpiryOracle, expire: bool) -> u32 {
         let walked = self.live;
-        let Model::Ice { buckets, entries, .. } = &mut self.model else { return 0 };
+        let Model::Ice { buckets, entries, .. } = &mut self.model else {
+            return 0;
+        };
         let mut adds = Vec::new();
         if !expire {
             // Only INACTIVE entries change: those an add or update left since the last walk.

@@ -29,7 +29,16 @@ impl Arfs {
     /// `rps_may_expire_flow` would let go are found once and kept in the walk's order (table,
     /// chain, newest first); a pending one joins them when its work is done.
     pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> bool {
-        let Model::Mlx5 { rules, by_flow, pending, chain, .. } = &mut self.model else { return false };
+        let Model::Mlx5 {
+            rules,
+            by_flow,
+            pending,
+            chain,
+            ..
+        } = &mut self.model
+        else {
+            return false;
+        };
         if pending.is_empty() {
             return false;
         }
@@ -49,7 +58,9 @@ impl Arfs {
         }
         ready.sort_unstable();
         for idx in core::mem::take(pending) {
-            let Some(rule) = rules[idx as usize].as_mut() else { continue };
+            let Some(rule) = rules[idx as usize].as_mut() else {
+                continue;
+            };
             if rule.pending {
                 // A failed add leaves the rule without hardware (`rule == NULL`, `arfs_err`);
                 // it is tried again only if it moves.

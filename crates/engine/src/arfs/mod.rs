@@ -30,8 +30,8 @@ use crate::flow::FlowKey;
 mod ice;
 mod mlx5;
 
-use mlx5::mlx5_chain;
 use crate::time::Nanos;
+use mlx5::mlx5_chain;
 
 /// Filter ids wrap below `RPS_NO_FILTER` (`% 0xffff` in both drivers).
 const FILTER_ID_SPACE: u32 = 0xffff;
@@ -189,8 +189,18 @@ enum Model {
     /// Each bucket lists `(flow_id, entry)`: the walk compares the flow_id first, and keeping
     /// it beside the index spares a visit to every entry that does not match (the kernel's
     /// hlist holds the entries themselves).
-    Ice { hash_match_only: bool, buckets: Vec<Vec<(u32, u32)>>, entries: Vec<Option<IceEntry>> },
-    Mlx5 { rules: Vec<Option<Mlx5Rule>>, by_flow: Vec<u32>, pending: Vec<u32>, chain: Vec<u16>, seq: u32 },
+    Ice {
+        hash_match_only: bool,
+        buckets: Vec<Vec<(u32, u32)>>,
+        entries: Vec<Option<IceEntry>>,
+    },
+    Mlx5 {
+        rules: Vec<Option<Mlx5Rule>>,
+        by_flow: Vec<u32>,
+        pending: Vec<u32>,
+        chain: Vec<u16>,
+        seq: u32,
+    },
 }
 
 /// The NIC's aRFS state for one driver model.
@@ -263,12 +273,32 @@ impl Arfs {
                 buckets: vec![Vec::new(); ICE_BUCKETS as usize],
                 entries: Vec::new(),
             },
-            Driver::Mlx5 => Model::Mlx5 { rules: Vec::new(), by_flow: Vec::new(), pending: Vec::new(), chain: Vec::new(), seq: 0 },
+            Driver::Mlx5 => Model::Mlx5 {
+                rules: Vec::new(),
+                by_flow: Vec::new(),
+                pending: Vec::new(),
+                chain: Vec::new(),
+                seq: 0,
+            },
         };
         // ice: `fltr_id = (++last_fltr_id) % 0xffff` (first id 1); mlx5:
         // `filter_id = last_filter_id++ % RPS_NO_FILTER` (first id 0).
         let last_id = if driver == Driver::Mlx5 { FILTER_ID_SPACE - 1 } else { 0 };
-        Arfs { model, free: Vec::new(), live: 0, hw: HwTable { queue: Vec::new(), len: 0, limit }, last_id, pending: Vec::new(), writes: Vec::new(), counters: ArfsCounters::default(), per_queue: Vec::new() }
+        Arfs {
+            model,
+            free: Vec::new(),
+            live: 0,
+            hw: HwTable {
+                queue: Vec::new(),
+                len: 0,
+                limit,
+            },
+            last_id,
+            pending: Vec::new(),
+            writes: Vec::new(),
+            counters: ArfsCounters::default(),
+            per_queue: Vec::new(),
+        }
     }
 
     /// Whether the driver implements `ndo_rx_flow_steer`.
@@ -323,7 +353,11 @@ impl Arfs {
         let add_id = ((self.last_id + 1) % FILTER_ID_SPACE) as u16;
         let (answer, entry, avoided) = match &self.model {
             Model::None => (Steer::NotSupported, NONE, false),
-            Model::Ice { hash_match_only, buckets, entries } => {
+            Model::Ice {
+                hash_match_only,
+                buckets,
+                entries,
+            } => {
                 let mut avoided = false;
                 let mut found = None;
                 // The bucket's head is the end of the vector (hlist_add_head).
@@ -395,14 +429,39 @@ impl Arfs {
                 pending.push(d.entry);
             }
             (Steer::Add(id), Model::Ice { buckets, entries, .. }) => {
-                let entry = IceEntry { flow: req.flow, flow_id: req.flow_id, q_index: req.rxq, fltr_id: id, state: IceState::Inactive, udp: req.udp, activated: Nanos::ZERO };
+                let entry = IceEntry {
+                    flow: req.flow,
+                    flow_id: req.flow_id,
+                    q_index: req.rxq,
+                    fltr_id: id,
+                    state: IceState::Inactive,
+                    udp: req.udp,
+                    activated: Nanos::ZERO,
+                };
                 let idx = Self::alloc(&mut self.free, entries, entry);
                 buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push((req.flow_id, idx));
                 self.pending.push(idx);
             }
-            (Steer::Add(id), Model::Mlx5 { rules, by_flow, pending, seq, .. }) => {
+            (
+                Steer::Add(id),
+                Model::Mlx5 {
+                    rules,
+                    by_flow,
+                    pending,
+                    seq,
+                    ..
+                },
+            ) => {
                 *seq += 1;
-                let rule = Mlx5Rule { flow: req.flow, flow_id: req.flow_id, rxq: req.rxq, filter_id: id, pending: true, seq: *seq, waiting: false };
+                let rule = Mlx5Rule {
+                    flow: req.flow,
+                    flow_id: req.flow_id,
+                    rxq: req.rxq,
+                    filter_id: id,
+                    pending: true,
+                    seq: *seq,
+                    waiting: false,
+                };
                 let idx = Self::alloc(&mut self.free, rules, rule);
                 by_flow[req.flow as usize] = idx;
                 pending.push(idx);
@@ -442,12 +501,24 @@ impl Arfs {
                 .iter()
                 .flat_map(|b| b.iter().rev())
                 .filter_map(|&(_, i)| entries[i as usize].as_ref())
-                .map(|e| FilterView { flow: e.flow, flow_id: e.flow_id, queue: e.q_index, id: e.fltr_id, pending: e.state == IceState::Inactive })
+                .map(|e| FilterView {
+                    flow: e.flow,
+                    flow_id: e.flow_id,
+                    queue: e.q_index,
+                    id: e.fltr_id,
+                    pending: e.state == IceState::Inactive,
+                })
                 .collect(),
             Model::Mlx5 { rules, .. } => rules
                 .iter()
                 .flatten()
-                .map(|r| FilterView { flow: r.flow, flow_id: r.flow_id, queue: r.rxq, id: r.filter_id, pending: r.pending })
+                .map(|r| FilterView {
+                    flow: r.flow,
+                    flow_id: r.flow_id,
+                    queue: r.rxq,
+                    id: r.filter_id,
+                    pending: r.pending,
+                })
                 .collect(),
         }
     }

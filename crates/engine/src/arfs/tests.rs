@@ -20,7 +20,16 @@ fn tracked(driver: Driver, limit: u32, n: u32) -> Arfs {
     let mut a = Arfs::new(driver, limit);
     for f in 0..n {
         let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
-        a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 1000 + f as u16, 80, crate::flow::Proto::Tcp).unwrap());
+        a.track_flow(
+            &FlowKey::new(
+                ip,
+                core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)),
+                1000 + f as u16,
+                80,
+                crate::flow::Proto::Tcp,
+            )
+            .unwrap(),
+        );
     }
     a
 }
@@ -32,7 +41,14 @@ fn service(a: &mut Arfs, now: Nanos, oracle: &impl ExpiryOracle) {
 }
 
 fn req(flow: u32, hash: u32, rxq: u16, flow_id: u32) -> SteerRequest {
-    SteerRequest { flow, hash, rxq, flow_id, udp: false, calls: 1 }
+    SteerRequest {
+        flow,
+        hash,
+        rxq,
+        flow_id,
+        udp: false,
+        calls: 1,
+    }
 }
 
 /// Seed 000's scenario: flow 1 at q10, then flow 2 with the same hash wants q20. Hash-only
@@ -43,11 +59,17 @@ fn ice_hash_only_match_reprograms_the_wrong_filter() {
     assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Add(1), true)));
     service(&mut a, Nanos::ZERO, &Never);
     assert_eq!(a.hw_queue(0), Some(10));
-    assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Update(1), true)));
+    assert!(matches!(
+        a.rx_flow_steer(req(1, 0xabc, 20, 7)),
+        (Steer::Update(1), true)
+    ));
     service(&mut a, Nanos::from_secs(1), &Never);
     assert_eq!(a.hw_queue(0), Some(20), "flow 0 now lands on flow 1's queue");
     assert_eq!(a.hw_queue(1), None, "flow 1 never gets a filter");
-    assert_eq!((a.counters.add, a.counters.update, a.counters.misprogram_avoided), (1, 1, 0));
+    assert_eq!(
+        (a.counters.add, a.counters.update, a.counters.misprogram_avoided),
+        (1, 1, 0)
+    );
 }
 
 #[test]
@@ -61,7 +83,10 @@ fn ice_full_tuple_match_adds_a_second_filter_and_counts_the_avoided_match() {
     assert_eq!((a.counters.update, a.counters.misprogram_avoided), (0, 1));
     // Same queue again: skip, repeatable, nothing changes.
     assert!(matches!(a.rx_flow_steer(req(1, 0xabc, 20, 7)), (Steer::Skip(2), false)));
-    assert_eq!(a.counters.misprogram_avoided, 1, "flow 1's entry is the bucket head: found first");
+    assert_eq!(
+        a.counters.misprogram_avoided, 1,
+        "flow 1's entry is the bucket head: found first"
+    );
     // Flow 0 walks past flow 1's entry (same flow_id, other tuple) to its own.
     assert!(matches!(a.rx_flow_steer(req(0, 0xabc, 10, 7)), (Steer::Skip(1), false)));
     assert_eq!(a.counters.misprogram_avoided, 2);
@@ -71,7 +96,10 @@ fn ice_full_tuple_match_adds_a_second_filter_and_counts_the_avoided_match() {
 fn ice_skips_while_inactive_and_expires_in_the_service_task() {
     let mut a = tracked(Driver::Ice, 100, 1);
     a.rx_flow_steer(req(0, 5, 3, 5));
-    assert!(matches!(a.rx_flow_steer(req(0, 5, 4, 5)), (Steer::Skip(1), false)), "INACTIVE: skip");
+    assert!(
+        matches!(a.rx_flow_steer(req(0, 5, 4, 5)), (Steer::Skip(1), false)),
+        "INACTIVE: skip"
+    );
     service(&mut a, Nanos::ZERO, &Always);
     assert_eq!(a.hw_queue(0), Some(3), "programmed, not expired in the same pass");
     service(&mut a, Nanos::from_secs(1), &Always);
@@ -81,7 +109,10 @@ fn ice_skips_while_inactive_and_expires_in_the_service_task() {
 #[test]
 fn ice_udp_filters_expire_by_age() {
     let mut a = tracked(Driver::Ice, 100, 1);
-    a.rx_flow_steer(SteerRequest { udp: true, ..req(0, 5, 3, 5) });
+    a.rx_flow_steer(SteerRequest {
+        udp: true,
+        ..req(0, 5, 3, 5)
+    });
     service(&mut a, Nanos::from_secs(1), &Never);
     service(&mut a, Nanos::from_secs(5), &Never);
     assert_eq!(a.active(), 1);
@@ -98,11 +129,27 @@ fn a_full_table_keeps_the_entry_without_a_rule() {
     for driver in [Driver::Ice, Driver::Mlx5] {
         let mut a = tracked(driver, 1, 2);
         assert!(matches!(a.rx_flow_steer(req(0, 1, 1, 1)).0, Steer::Add(_)));
-        assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)).0, Steer::Add(_)), "{driver}: no refusal");
-        let sync = |a: &mut Arfs| if driver == Driver::Mlx5 { a.mlx5_work(&Never); } else { service(a, Nanos::ZERO, &Never) };
+        assert!(
+            matches!(a.rx_flow_steer(req(1, 2, 1, 2)).0, Steer::Add(_)),
+            "{driver}: no refusal"
+        );
+        let sync = |a: &mut Arfs| {
+            if driver == Driver::Mlx5 {
+                a.mlx5_work(&Never);
+            } else {
+                service(a, Nanos::ZERO, &Never)
+            }
+        };
         sync(&mut a);
-        assert_eq!((a.hw_queue(0), a.hw_queue(1), a.counters.full, a.active()), (Some(1), None, 1, 2), "{driver}");
-        assert!(matches!(a.rx_flow_steer(req(1, 2, 1, 2)), (Steer::Skip(_), false)), "{driver}: no retry");
+        assert_eq!(
+            (a.hw_queue(0), a.hw_queue(1), a.counters.full, a.active()),
+            (Some(1), None, 1, 2),
+            "{driver}"
+        );
+        assert!(
+            matches!(a.rx_flow_steer(req(1, 2, 1, 2)), (Steer::Skip(_), false)),
+            "{driver}: no retry"
+        );
     }
 }
 
@@ -117,7 +164,16 @@ fn mlx5_expires_after_each_work_item() {
         let mut a = Arfs::new(Driver::Mlx5, 1000);
         for f in 0..n {
             let ip = core::net::IpAddr::V4(core::net::Ipv4Addr::from(0x0a00_0000 + f));
-            a.track_flow(&FlowKey::new(ip, core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)), 5000, 80, crate::flow::Proto::Tcp).unwrap());
+            a.track_flow(
+                &FlowKey::new(
+                    ip,
+                    core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 0, 1)),
+                    5000,
+                    80,
+                    crate::flow::Proto::Tcp,
+                )
+                .unwrap(),
+            );
         }
         for f in 0..n - late {
             a.rx_flow_steer(req(f, f, 1, f));
@@ -129,8 +185,16 @@ fn mlx5_expires_after_each_work_item() {
         assert!(a.mlx5_work(&Always));
         a.counters.expire
     };
-    assert_eq!(expired(101, 1), 62, "one work item, one pass: the chain's walk stops at 62");
-    assert_eq!(expired(102, 2), 102, "62 after the first item, the other 40 after the second");
+    assert_eq!(
+        expired(101, 1),
+        62,
+        "one work item, one pass: the chain's walk stops at 62"
+    );
+    assert_eq!(
+        expired(102, 2),
+        102,
+        "62 after the first item, the other 40 after the second"
+    );
 }
 
 /// mlx5 rules match the full tuple and are written by their work item; each work item's
@@ -143,22 +207,37 @@ fn mlx5_matches_full_tuple_programs_in_work_and_expires_by_quota() {
         a.rx_flow_steer(req(f, 7, 1, 7)); // same hash, distinct tuples: distinct rules
     }
     assert_eq!(a.counters.add, 100);
-    assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Skip(_)), "work pending: skip");
+    assert!(
+        matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Skip(_)),
+        "work pending: skip"
+    );
     assert!(a.mlx5_work(&Never));
     assert_eq!(a.hw_queue(99), Some(1));
     assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Update(_)));
     assert!(a.mlx5_work(&Always));
     // One work item, one pass: 62 rules, then the first rule of every later chain.
     let chains_after_62 = {
-        let Model::Mlx5 { chain, .. } = &a.model else { unreachable!() };
-        let mut order: Vec<(u16, core::cmp::Reverse<u32>)> = (0..100u32).map(|f| (chain[f as usize], core::cmp::Reverse(f + 1))).collect();
+        let Model::Mlx5 { chain, .. } = &a.model else {
+            unreachable!()
+        };
+        let mut order: Vec<(u16, core::cmp::Reverse<u32>)> = (0..100u32)
+            .map(|f| (chain[f as usize], core::cmp::Reverse(f + 1)))
+            .collect();
         order.sort_unstable();
         let cut = order[61].0;
-        order.iter().filter(|o| o.0 > cut).map(|o| o.0).collect::<alloc::collections::BTreeSet<_>>().len() as u64
+        order
+            .iter()
+            .filter(|o| o.0 > cut)
+            .map(|o| o.0)
+            .collect::<alloc::collections::BTreeSet<_>>()
+            .len() as u64
     };
     assert_eq!(a.counters.expire, 62 + chains_after_62);
     // The per-queue tallies add up to the driver's counters.
     let sum = |f: fn(&QueueTally) -> u64| a.per_queue.iter().map(f).sum::<u64>();
-    assert_eq!((sum(|t| t.add), sum(|t| t.update), sum(|t| t.expire)), (a.counters.add, a.counters.update, a.counters.expire));
+    assert_eq!(
+        (sum(|t| t.add), sum(|t| t.update), sum(|t| t.expire)),
+        (a.counters.add, a.counters.update, a.counters.expire)
+    );
     assert!(!a.mlx5_work(&Always), "no work, no expiry");
 }

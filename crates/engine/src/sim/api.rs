@@ -56,7 +56,6 @@ pub enum DropPoint {
     Tc,
 }
 
-
 /// What the page and the CLI read: totals, per-queue and per-CPU figures.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {

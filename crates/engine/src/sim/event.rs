@@ -51,9 +51,23 @@ impl Event {
             Event::Migrate { tid, cpu } => digest.event(&[1, t, u64::from(tid), u64::from(cpu)]),
             Event::MigrationPeriod { tid, every } => digest.event(&[1, t, u64::from(tid), every.0 | 1 << 63]),
             Event::Step { flow, fate } => digest.event(&[2, t, flow as u64, fate.word()]),
-            Event::Tick { counters: c, queues, cpus } => {
-                digest.event(&[3, t, c.offered, c.delivered, c.dropped(), c.local, c.remote, c.sock_flow_updates, c.tx_messages, queues, cpus])
-            }
+            Event::Tick {
+                counters: c,
+                queues,
+                cpus,
+            } => digest.event(&[
+                3,
+                t,
+                c.offered,
+                c.delivered,
+                c.dropped(),
+                c.local,
+                c.remote,
+                c.sock_flow_updates,
+                c.tx_messages,
+                queues,
+                cpus,
+            ]),
             Event::SockRecord { flow, cpu } => digest.event(&[4, t, flow as u64, u64::from(cpu)]),
             Event::AtrFilter { flow, queue } => digest.event(&[5, t, flow as u64, u64::from(queue)]),
             Event::TxQueueCached { flow, queue } => digest.event(&[5, t, flow as u64, u64::from(queue) | 1 << 32]),

@@ -4,8 +4,8 @@ use crate::ledger::Stage;
 use crate::tc::{Classify, FilterId, FilterSpec, SwResult, TcBlock};
 use crate::xdp::{XdpAction, XdpProgram};
 
-use super::records::Fate;
 use super::event::Event;
+use super::records::Fate;
 use super::{Sim, SimError};
 
 impl Sim {
@@ -17,7 +17,10 @@ impl Sim {
             let c = crate::xdp::cost(&p, self.cfg.driver, costs.xdp_kfunc_call_ps, costs.xdp_fallback_ps);
             (p, c)
         });
-        let (calls, action) = self.xdp.as_ref().map_or((0, 0), |(p, c)| (c.calls + 1, p.action as u64));
+        let (calls, action) = self
+            .xdp
+            .as_ref()
+            .map_or((0, 0), |(p, c)| (c.calls + 1, p.action as u64));
         self.record(Event::Xdp { calls, action });
     }
 
@@ -40,7 +43,10 @@ impl Sim {
     pub fn tc_add(&mut self, spec: FilterSpec) -> Result<FilterId, SimError> {
         let block = self.tc.as_mut().ok_or(SimError::NoIngressBlock)?;
         let id = block.add(spec)?;
-        self.record(Event::TcFilter { prio: u64::from(id.prio), handle: u64::from(id.handle) });
+        self.record(Event::TcFilter {
+            prio: u64::from(id.prio),
+            handle: u64::from(id.handle),
+        });
         Ok(id)
     }
 
@@ -48,7 +54,10 @@ impl Sim {
     pub fn tc_del(&mut self, prio: Option<u16>) -> Result<u32, SimError> {
         let block = self.tc.as_mut().ok_or(SimError::NoIngressBlock)?;
         let n = block.del(prio)?;
-        self.record(Event::TcFilter { prio: u64::from(prio.unwrap_or(0)), handle: u64::MAX });
+        self.record(Event::TcFilter {
+            prio: u64::from(prio.unwrap_or(0)),
+            handle: u64::MAX,
+        });
         Ok(n)
     }
 
@@ -56,7 +65,10 @@ impl Sim {
     pub fn tc_del_filter(&mut self, prio: u16, handle: u32) -> Result<(), SimError> {
         let block = self.tc.as_mut().ok_or(SimError::NoIngressBlock)?;
         block.del_filter(prio, handle)?;
-        self.record(Event::TcFilter { prio: u64::from(prio), handle: u64::from(handle) });
+        self.record(Event::TcFilter {
+            prio: u64::from(prio),
+            handle: u64::from(handle),
+        });
         Ok(())
     }
 
@@ -94,7 +106,11 @@ impl Sim {
                 Some(Fate::XdpDrop { queue: q })
             }
             XdpAction::Tx | XdpAction::Redirect => {
-                if action == XdpAction::Tx { self.counters.xdp_tx += m } else { self.counters.xdp_redirect += m }
+                if action == XdpAction::Tx {
+                    self.counters.xdp_tx += m
+                } else {
+                    self.counters.xdp_redirect += m
+                }
                 self.counters.delivered += m;
                 Some(Fate::XdpOut { queue: q })
             }

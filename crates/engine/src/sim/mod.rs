@@ -66,7 +66,6 @@ use crate::error::{range_err, SimError};
 use crate::ntuple::NtupleRule;
 use records::{Cpu, Flow, FlowInfo, RxQueue, Thread};
 
-
 /// A simulated host.
 #[derive(Clone, Debug)]
 pub struct Sim {
@@ -125,14 +124,17 @@ impl Sim {
         let rps_map: Vec<u16> = if cfg.rps_cpus.is_empty() {
             Vec::new()
         } else {
-            CpuSet::parse_list(&cfg.rps_cpus).map(|s| s.iter().collect()).unwrap_or_default()
+            CpuSet::parse_list(&cfg.rps_cpus)
+                .map(|s| s.iter().collect())
+                .unwrap_or_default()
         };
         let queues = (0..cfg.rx_queues)
             .map(|q| RxQueue::new(q % cfg.cpus, rps_map.clone(), cfg.flow_cnt))
             .collect();
         let mut cpus = vec![Cpu::default(); usize::from(cfg.cpus)];
         if let Ok(set) = CpuSet::parse_list(&cfg.flow_limit_cpus) {
-            set.iter().for_each(|c| cpus[usize::from(c)].flow_limit = Some(FlowLimit::new(cfg.flow_limit_table_len)));
+            set.iter()
+                .for_each(|c| cpus[usize::from(c)].flow_limit = Some(FlowLimit::new(cfg.flow_limit_table_len)));
         }
         let mut sim = Sim {
             now: Nanos::ZERO,
@@ -194,6 +196,10 @@ mod tests {
     /// The tick loop streams through every flow: its per-tick part stays within a cache line.
     #[test]
     fn a_flow_fits_a_cache_line() {
-        assert!(core::mem::size_of::<super::Flow>() <= 64, "{}", core::mem::size_of::<super::Flow>());
+        assert!(
+            core::mem::size_of::<super::Flow>() <= 64,
+            "{}",
+            core::mem::size_of::<super::Flow>()
+        );
     }
 }

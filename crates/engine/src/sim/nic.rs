@@ -8,8 +8,8 @@ use alloc::vec::Vec;
 use crate::arfs::Arfs;
 use crate::cpuset::CpuSet;
 use crate::driver::Driver;
-use crate::ntuple;
 use crate::flow::{FlowKey, FlowType};
+use crate::ntuple;
 use crate::rng::Rng;
 use crate::rps::NO_FILTER;
 use crate::rss::{hash_input, HashFields, Reta, RetaError};
@@ -31,7 +31,11 @@ impl Sim {
         for (c, slot) in rmap.iter_mut().enumerate() {
             if *slot == u16::MAX {
                 let node = self.nodes[c];
-                *slot = self.queues.iter().rposition(|q| self.nodes[usize::from(q.irq_cpu)] == node).unwrap_or(0) as u16;
+                *slot = self
+                    .queues
+                    .iter()
+                    .rposition(|q| self.nodes[usize::from(q.irq_cpu)] == node)
+                    .unwrap_or(0) as u16;
             }
         }
         self.rmap = rmap;
@@ -52,7 +56,14 @@ impl Sim {
         let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
         let (p, q) = (key.sport().min(key.dport()), key.sport().max(key.dport()));
         let mut h = self.soft_key;
-        for w in [lo.0, lo.1, hi.0, hi.1, (u64::from(p) << 16) | u64::from(q), u64::from(key.proto().ip_proto())] {
+        for w in [
+            lo.0,
+            lo.1,
+            hi.0,
+            hi.1,
+            (u64::from(p) << 16) | u64::from(q),
+            u64::from(key.proto().ip_proto()),
+        ] {
             h = Rng::new(h ^ w).next_u64();
         }
         let soft = (h >> 32) as u32;
@@ -92,7 +103,11 @@ impl Sim {
 
     /// `ethtool -N DEV delete L`.
     pub fn delete_ntuple(&mut self, loc: u32) -> Result<(), SimError> {
-        let i = self.ntuple.iter().position(|r| r.loc == loc).ok_or(SimError::NoRule(loc))?;
+        let i = self
+            .ntuple
+            .iter()
+            .position(|r| r.loc == loc)
+            .ok_or(SimError::NoRule(loc))?;
         self.ntuple.remove(i);
         self.refresh_flows();
         Ok(())
@@ -141,7 +156,10 @@ impl Sim {
             return Err(range_err("indirection table", "the device's table size"));
         }
         if let Some(&q) = reta.entries().iter().find(|&&q| q >= self.cfg.rx_queues) {
-            return Err(SimError::Reta(RetaError::QueueOutOfRange { queue: u32::from(q), rings: u32::from(self.cfg.rx_queues) }));
+            return Err(SimError::Reta(RetaError::QueueOutOfRange {
+                queue: u32::from(q),
+                rings: u32::from(self.cfg.rx_queues),
+            }));
         }
         self.reta = reta;
         Ok(())
@@ -168,7 +186,10 @@ impl Sim {
         };
         if let Some(r) = self.ntuple.iter().find(|r| r.queue >= combined) {
             // ethtool_set_channels refuses while a rule steers to a queue that would vanish.
-            return Err(SimError::RuleUsesQueue { loc: r.loc, queue: r.queue });
+            return Err(SimError::RuleUsesQueue {
+                loc: r.loc,
+                queue: r.queue,
+            });
         }
         let rps_map = self.queues.first().map(|q| q.rps_map.clone()).unwrap_or_default();
         let flow_cnt = self.cfg.flow_cnt;
@@ -182,7 +203,10 @@ impl Sim {
         self.txq_packets = vec![0; usize::from(combined)];
         self.xps = tx::initial_xps(&self.cfg);
         self.flows.iter_mut().for_each(|f| f.atr_queue = None);
-        self.info.iter_mut().filter_map(|i| i.tx.as_mut()).for_each(tx::TxState::forget_queue);
+        self.info
+            .iter_mut()
+            .filter_map(|i| i.tx.as_mut())
+            .for_each(tx::TxState::forget_queue);
         self.rebuild_rmap();
         self.set_driver(self.cfg.driver);
         self.refresh_flows();
@@ -206,7 +230,13 @@ impl Sim {
         if usize::from(q) >= self.queues.len() {
             return Err(range_err("irq", "a queue vector of this device"));
         }
-        let vectors_on = |c: u16| self.queues.iter().enumerate().filter(|&(i, r)| i != usize::from(q) && r.irq_cpu == c).count();
+        let vectors_on = |c: u16| {
+            self.queues
+                .iter()
+                .enumerate()
+                .filter(|&(i, r)| i != usize::from(q) && r.irq_cpu == c)
+                .count()
+        };
         let cpu = cpus.iter().min_by_key(|&c| (vectors_on(c), c)).unwrap_or(0);
         let rxq = &mut self.queues[usize::from(q)];
         rxq.affinity = cpus;
@@ -257,7 +287,9 @@ impl Sim {
         // The ingress block now sits on another NIC: its filters are played back to it.
         if let Some(b) = &mut self.tc {
             if b.reoffload(driver.tc_offload()) > 0 {
-                self.record(Event::TcReoffload { offload: driver.tc_offload() });
+                self.record(Event::TcReoffload {
+                    offload: driver.tc_offload(),
+                });
             }
         }
     }

@@ -90,6 +90,16 @@ impl Sim {
             Driver::Ixgbe if !self.cfg.ntuple && key.proto() == Proto::Tcp => Some(History::Atr),
             _ => None,
         };
-        Prediction { fields, hash, indir_index, queue, rule: rule.map(|r| r.loc), irq_cpu: rxq.irq_cpu, rps, rfs, history }
+        Prediction {
+            fields,
+            hash,
+            indir_index,
+            queue,
+            rule: rule.map(|r| r.loc),
+            irq_cpu: rxq.irq_cpu,
+            rps,
+            rfs,
+            history,
+        }
     }
 }

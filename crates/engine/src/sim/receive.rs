@@ -15,8 +15,8 @@ use crate::tc::{Classify, SwResult};
 use crate::time::Nanos;
 use crate::xdp::XdpAction;
 
-use super::records::{Admit, Fate, RpsChoice, Step};
 use super::event::Event;
+use super::records::{Admit, Fate, RpsChoice, Step};
 use super::{QueueRule, Sim};
 
 impl Sim {
@@ -57,7 +57,11 @@ impl Sim {
         // has not been read yet. When the read cannot change the sock table (the entry already
         // holds this reader's CPU, or there is no table or reader), where it falls in the
         // burst changes nothing: the burst runs whole and the read follows it.
-        let mut before_read = if self.read_changes_nothing(f, reader_cpu) { 0 } else { left - left / 2 };
+        let mut before_read = if self.read_changes_nothing(f, reader_cpu) {
+            0
+        } else {
+            left - left / 2
+        };
         // Packets that reached the socket since the last read.
         let (mut unread, mut last) = (0, Fate::RingDrop);
         while left > 0 {
@@ -65,7 +69,10 @@ impl Sim {
             let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
             last = step.fate;
             if step.structural {
-                self.record(Event::Step { flow: f, fate: step.fate });
+                self.record(Event::Step {
+                    flow: f,
+                    fate: step.fate,
+                });
             }
             if matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. }) {
                 unread += m;
@@ -109,27 +116,41 @@ impl Sim {
         // the same results; only where the limit lies must be exact).
         let stale = self.cpus[usize::from(cpu)].backlog.in_flight();
         if stale < free_below {
-            return Admit { room: free_below - stale, sample: false };
+            return Admit {
+                room: free_below - stale,
+                sample: false,
+            };
         }
         self.head_now(cpu);
         let qlen = self.cpus[usize::from(cpu)].backlog.in_flight();
         if qlen < free_below {
-            return Admit { room: free_below - qlen, sample: false };
+            return Admit {
+                room: free_below - qlen,
+                sample: false,
+            };
         }
-        Admit { room: (max + 1).saturating_sub(qlen), sample: limited }
+        Admit {
+            room: (max + 1).saturating_sub(qlen),
+            sample: limited,
+        }
     }
 
     /// `skb_flow_limit` on the enqueuing CPU `irq` for one packet of flow `f`: true = dropped.
     #[inline(never)]
     fn flow_limited(&mut self, irq: u16, f: usize) -> bool {
         let hash = self.flows[f].skb_hash;
-        self.cpus[usize::from(irq)].flow_limit.as_mut().is_some_and(|fl| fl.sample(hash))
+        self.cpus[usize::from(irq)]
+            .flow_limit
+            .as_mut()
+            .is_some_and(|fl| fl.sample(hash))
     }
 
     /// Whether the reader's read of flow `f` would leave `rps_sock_flow_table` as it is.
     #[inline]
     pub(super) fn read_changes_nothing(&self, f: usize, reader_cpu: Option<u16>) -> bool {
-        let (Some(sock), Some(cpu), true) = (&self.sock, reader_cpu, self.flows[f].established) else { return true };
+        let (Some(sock), Some(cpu), true) = (&self.sock, reader_cpu, self.flows[f].established) else {
+            return true;
+        };
         let hash = self.flows[f].skb_hash;
         sock.ents[sock.index(hash)] == SockFlowTable::value(hash, cpu, self.cpu_mask)
     }
@@ -144,7 +165,9 @@ impl Sim {
     #[inline]
     pub(super) fn recvmsg(&mut self, f: usize, delivered: u64) {
         let reader = self.flows[f].reader as usize;
-        let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else { return };
+        let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else {
+            return;
+        };
         let reads = if self.reader_sleeps(f) {
             delivered
         } else {
@@ -155,14 +178,19 @@ impl Sim {
         self.charge(cpu, Stage::AppRead, reads);
         self.charge(cpu, Stage::SysRead, reads);
         let hash = self.flows[f].skb_hash;
-        let (Some(sock), true) = (self.sock.as_mut(), self.flows[f].established) else { return };
+        let (Some(sock), true) = (self.sock.as_mut(), self.flows[f].established) else {
+            return;
+        };
         let idx = sock.index(hash);
         let val = SockFlowTable::value(hash, cpu, self.cpu_mask);
         let old = sock.ents[idx];
         if old == val {
             return;
         }
-        if self.cfg.record == RecordPolicy::Cpuset && (old ^ hash) & !self.cpu_mask == 0 && self.threads[reader].allowed.contains((old & self.cpu_mask) as u16) {
+        if self.cfg.record == RecordPolicy::Cpuset
+            && (old ^ hash) & !self.cpu_mask == 0
+            && self.threads[reader].allowed.contains((old & self.cpu_mask) as u16)
+        {
             self.counters.sock_flow_skipped += 1;
             return;
         }
@@ -183,7 +211,11 @@ impl Sim {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
         let tc = self.tc.as_ref().map(|b| b.classify(&self.info[f].key));
-        if let Some(Classify { sw: SwResult::DroppedInHw, .. }) = tc {
+        if let Some(Classify {
+            sw: SwResult::DroppedInHw,
+            ..
+        }) = tc
+        {
             let m = want;
             // An offloaded filter (in_hw) dropped the packet in the NIC: no queue, no CPU.
             if let (Some(b), Some(c)) = (self.tc.as_mut(), &tc) {
@@ -191,7 +223,13 @@ impl Sim {
             }
             self.counters.tc_drop += m;
             self.counters.tc_hw_drop += m;
-            return (Step { fate: Fate::TcHwDrop, structural: false }, m);
+            return (
+                Step {
+                    fate: Fate::TcHwDrop,
+                    structural: false,
+                },
+                m,
+            );
         }
         let (q, rule) = self.rx_queue(f);
         let qi = usize::from(q);
@@ -201,11 +239,23 @@ impl Sim {
             let m = want;
             self.counters.ring_full += m;
             self.queues[qi].stats.drops += m;
-            return (Step { fate: Fate::RingDrop, structural: false }, m);
+            return (
+                Step {
+                    fate: Fate::RingDrop,
+                    structural: false,
+                },
+                m,
+            );
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
-        let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) { self.get_rps_cpu(q, f) } else { RpsChoice::INLINE };
-        let plan = rps.switch.map(|(next_cpu, from)| self.plan_set_rps_cpu(from, next_cpu, f));
+        let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
+            self.get_rps_cpu(q, f)
+        } else {
+            RpsChoice::INLINE
+        };
+        let plan = rps
+            .switch
+            .map(|(next_cpu, from)| self.plan_set_rps_cpu(from, next_cpu, f));
         let mut m = want.min(ring);
         if plan.is_some_and(|p| p.structural) {
             m = 1;
@@ -227,7 +277,13 @@ impl Sim {
         self.charge(irq, Stage::DriverRx, m);
         if self.xdp.is_some() {
             if let Some(fate) = self.run_xdp(irq, q, m) {
-                return (Step { fate, structural: false }, m);
+                return (
+                    Step {
+                        fate,
+                        structural: false,
+                    },
+                    m,
+                );
             }
         }
         let (target, stamp, structural) = self.apply_rps(m, rps, plan);
@@ -243,7 +299,13 @@ impl Sim {
         if let (Some(c), false) = (tc, backlog_drop) {
             let tc_cpu = target.unwrap_or(irq);
             if self.tc_ingress(c, tc_cpu, m) {
-                return (Step { fate: Fate::TcDrop { queue: q, cpu: tc_cpu }, structural }, m);
+                return (
+                    Step {
+                        fate: Fate::TcDrop { queue: q, cpu: tc_cpu },
+                        structural,
+                    },
+                    m,
+                );
             }
         }
         let (cpu, fate) = match target {
@@ -254,7 +316,13 @@ impl Sim {
                     // enqueue_to_backlog: qlen > netdev_max_backlog, or the flow limit.
                     self.counters.backlog_full += m;
                     self.cpus[ci].stats.dropped += m;
-                    return (Step { fate: Fate::BacklogDrop { queue: q, cpu: c }, structural }, m);
+                    return (
+                        Step {
+                            fate: Fate::BacklogDrop { queue: q, cpu: c },
+                            structural,
+                        },
+                        m,
+                    );
                 }
                 let (elapsed, each) = (self.elapsed, self.backlog_ns());
                 let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
@@ -321,11 +389,19 @@ impl Sim {
     /// The flow entry at (queue, slot).
     #[inline]
     pub(super) fn entry(&self, (q, slot): (u16, u32)) -> DevFlow {
-        self.queues[usize::from(q)].table.as_ref().expect("entries live in a table").flows[slot as usize]
+        self.queues[usize::from(q)]
+            .table
+            .as_ref()
+            .expect("entries live in a table")
+            .flows[slot as usize]
     }
 
     #[inline]
     pub(super) fn entry_mut(&mut self, (q, slot): (u16, u32)) -> &mut DevFlow {
-        &mut self.queues[usize::from(q)].table.as_mut().expect("stamped entries live in a table").flows[slot as usize]
+        &mut self.queues[usize::from(q)]
+            .table
+            .as_mut()
+            .expect("stamped entries live in a table")
+            .flows[slot as usize]
     }
 }

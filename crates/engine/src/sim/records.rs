@@ -5,9 +5,9 @@ use alloc::vec::Vec;
 
 use crate::arfs::{Decision, SteerRequest};
 use crate::backlog::Backlog;
-use crate::flow_limit::FlowLimit;
 use crate::cpuset::CpuSet;
 use crate::flow::FlowKey;
+use crate::flow_limit::FlowLimit;
 use crate::ledger::Work;
 use crate::metrics::{CpuStats, QueueStats};
 use crate::rps::DevFlowTable;
@@ -84,7 +84,14 @@ impl RxQueue {
     /// A queue with its IRQ on `irq_cpu`, an `rps_cpus` map and a flow table of `flow_cnt`
     /// entries (none when 0); its counters start at zero.
     pub(super) fn new(irq_cpu: u16, rps_map: Vec<u16>, flow_cnt: u32) -> RxQueue {
-        RxQueue { irq_cpu, affinity: CpuSet::range(irq_cpu, irq_cpu + 1), rps_map, table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)), budget: 0, stats: QueueStats::default() }
+        RxQueue {
+            irq_cpu,
+            affinity: CpuSet::range(irq_cpu, irq_cpu + 1),
+            rps_map,
+            table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)),
+            budget: 0,
+            stats: QueueStats::default(),
+        }
     }
 }
 
@@ -109,14 +116,29 @@ pub(super) enum Fate {
     /// Dropped by an offloaded tc filter in the NIC.
     TcHwDrop,
     /// Dropped by a tc filter in software on the processing CPU.
-    TcDrop { queue: u16, cpu: u16 },
+    TcDrop {
+        queue: u16,
+        cpu: u16,
+    },
     /// XDP_DROP / XDP_ABORTED.
-    XdpDrop { queue: u16 },
+    XdpDrop {
+        queue: u16,
+    },
     /// XDP_TX / XDP_REDIRECT: the packet leaves through the device (counted delivered).
-    XdpOut { queue: u16 },
-    BacklogDrop { queue: u16, cpu: u16 },
-    Inline { queue: u16 },
-    Backlog { queue: u16, cpu: u16 },
+    XdpOut {
+        queue: u16,
+    },
+    BacklogDrop {
+        queue: u16,
+        cpu: u16,
+    },
+    Inline {
+        queue: u16,
+    },
+    Backlog {
+        queue: u16,
+        cpu: u16,
+    },
 }
 
 impl Fate {
@@ -180,7 +202,12 @@ pub(super) struct RpsChoice {
 
 impl RpsChoice {
     /// Processed on the IRQ CPU, nothing stamped, nothing switched.
-    pub(super) const INLINE: RpsChoice = RpsChoice { cpu: None, stamp: None, switch: None, why: RpsWhy::Off };
+    pub(super) const INLINE: RpsChoice = RpsChoice {
+        cpu: None,
+        stamp: None,
+        switch: None,
+        why: RpsWhy::Off,
+    };
 }
 
 /// `get_rps_cpu`'s branch, in the order of its tests.

@@ -2,8 +2,8 @@
 //! aRFS's `ndo_rx_flow_steer` call, and the backlog head they read.
 
 use crate::arfs::SteerRequest;
-use crate::ledger::Stage;
 use crate::kernel::Kernel;
+use crate::ledger::Stage;
 use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, SockFlowTable, NO_FILTER};
 use crate::time::Nanos;
 
@@ -32,20 +32,40 @@ fn head_at(cpu: &mut Cpu, delivered: &mut u64, elapsed: u64, each: u64) -> u32 {
 /// and why. `head(cpu)` is that CPU's `input_queue_head` now. The receive path and the trace
 /// both ask this function, so the trace explains exactly what the path does.
 #[inline(always)]
-pub(super) fn decide_rps(rfs: &RfsTables<'_>, rxq: &RxQueue, q: u16, hash: u32, mut head: impl FnMut(u16) -> u32) -> RpsChoice {
+pub(super) fn decide_rps(
+    rfs: &RfsTables<'_>,
+    rxq: &RxQueue,
+    q: u16,
+    hash: u32,
+    mut head: impl FnMut(u16) -> u32,
+) -> RpsChoice {
     if rxq.table.is_none() && rxq.rps_map.is_empty() {
-        return RpsChoice { why: RpsWhy::Off, ..RpsChoice::INLINE };
+        return RpsChoice {
+            why: RpsWhy::Off,
+            ..RpsChoice::INLINE
+        };
     }
     if hash == 0 {
-        return RpsChoice { why: RpsWhy::NoHash, ..RpsChoice::INLINE };
+        return RpsChoice {
+            why: RpsWhy::NoHash,
+            ..RpsChoice::INLINE
+        };
     }
     // Plain RPS: the high bits of the hash pick a CPU of the map; no entry is stamped.
     let plain = |why: RpsWhy| {
         let map = &rxq.rps_map;
-        RpsChoice { cpu: (!map.is_empty()).then(|| map[reciprocal_scale(hash, map.len() as u32) as usize]), why, ..RpsChoice::INLINE }
+        RpsChoice {
+            cpu: (!map.is_empty()).then(|| map[reciprocal_scale(hash, map.len() as u32) as usize]),
+            why,
+            ..RpsChoice::INLINE
+        }
     };
     let (Some(ft), Some(sock)) = (&rxq.table, rfs.sock) else {
-        return plain(if rxq.table.is_some() { RpsWhy::RfsOff } else { RpsWhy::RpsOnly });
+        return plain(if rxq.table.is_some() {
+            RpsWhy::RfsOff
+        } else {
+            RpsWhy::RpsOnly
+        });
     };
     let ident = sock.ents[sock.index(hash)];
     if (ident ^ hash) & !rfs.cpu_mask != 0 {
@@ -58,10 +78,23 @@ pub(super) fn decide_rps(rfs: &RfsTables<'_>, rxq: &RxQueue, q: u16, hash: u32, 
     // enqueued there (head has passed last_qtail), or the old CPU is unset.
     let was = rflow.cpu;
     let switch = was != next_cpu && (was >= rfs.ncpus || head(was).wrapping_sub(rflow.last_qtail) as i32 >= 0);
-    let (tcpu, switch) = if switch { (next_cpu, Some((next_cpu, (q, slot)))) } else { (was, None) };
-    let why = RpsWhy::Recorded { slot, was, next: next_cpu };
+    let (tcpu, switch) = if switch {
+        (next_cpu, Some((next_cpu, (q, slot))))
+    } else {
+        (was, None)
+    };
+    let why = RpsWhy::Recorded {
+        slot,
+        was,
+        next: next_cpu,
+    };
     if tcpu < rfs.ncpus {
-        return RpsChoice { cpu: Some(tcpu), stamp: Some((q, slot)), switch, why };
+        return RpsChoice {
+            cpu: Some(tcpu),
+            stamp: Some((q, slot)),
+            switch,
+            why,
+        };
     }
     RpsChoice { switch, ..plain(why) }
 }
@@ -76,7 +109,12 @@ impl Sim {
         let (elapsed, each) = (self.elapsed, self.backlog_ns());
         let (cpus, delivered) = (&mut self.cpus, &mut self.counters.delivered);
         let head = |c: u16| head_at(&mut cpus[usize::from(c)], delivered, elapsed, each);
-        let rfs = RfsTables { sock: self.sock.as_ref(), kernel: self.cfg.kernel, cpu_mask: self.cpu_mask, ncpus: self.cfg.cpus };
+        let rfs = RfsTables {
+            sock: self.sock.as_ref(),
+            kernel: self.cfg.kernel,
+            cpu_mask: self.cpu_mask,
+            ncpus: self.cfg.cpus,
+        };
         decide_rps(&rfs, &self.queues[usize::from(q)], q, hash, head)
     }
 
@@ -84,8 +122,15 @@ impl Sim {
     /// entry is then the one stamped. Returns the target CPU, the entry to stamp, and whether
     /// state other than counters changed.
     #[inline]
-    pub(super) fn apply_rps(&mut self, m: u64, choice: RpsChoice, plan: Option<Switch>) -> (Option<u16>, Option<(u16, u32)>, bool) {
-        let Some(plan) = plan else { return (choice.cpu, choice.stamp, false) };
+    pub(super) fn apply_rps(
+        &mut self,
+        m: u64,
+        choice: RpsChoice,
+        plan: Option<Switch>,
+    ) -> (Option<u16>, Option<(u16, u32)>, bool) {
+        let Some(plan) = plan else {
+            return (choice.cpu, choice.stamp, false);
+        };
         let loc = self.set_rps_cpu(plan, m);
         (choice.cpu, choice.stamp.map(|_| loc), plan.structural)
     }
@@ -94,7 +139,8 @@ impl Sim {
     /// last enqueue.
     #[inline]
     pub(super) fn flow_is_active(&mut self, e: &DevFlow, log: u32) -> bool {
-        usize::from(e.cpu) < self.cpus.len() && (self.head_now(e.cpu).wrapping_sub(e.last_qtail) as i32) < active_window(self.cfg.kernel, log)
+        usize::from(e.cpu) < self.cpus.len()
+            && (self.head_now(e.cpu).wrapping_sub(e.last_qtail) as i32) < active_window(self.cfg.kernel, log)
     }
 
     /// The stack's per-packet time in a backlog (`process_backlog`), at least 1 ns.
@@ -107,7 +153,12 @@ impl Sim {
     #[inline]
     pub(super) fn head_now(&mut self, cpu: u16) -> u32 {
         let (elapsed, each) = (self.elapsed, self.backlog_ns());
-        head_at(&mut self.cpus[usize::from(cpu)], &mut self.counters.delivered, elapsed, each)
+        head_at(
+            &mut self.cpus[usize::from(cpu)],
+            &mut self.counters.delivered,
+            elapsed,
+            each,
+        )
     }
 
     /// `set_rps_cpu` (net/core/dev.c, kernel-semantics §2.5), planned before anything
@@ -121,11 +172,21 @@ impl Sim {
         let kernel = self.cfg.kernel;
         let hash = self.flows[f].skb_hash;
         let q = from.0;
-        let mut plan = Switch { from, next_cpu, call: None, loc: from, structural: false };
+        let mut plan = Switch {
+            from,
+            next_cpu,
+            call: None,
+            loc: from,
+            structural: false,
+        };
         if usize::from(next_cpu) < self.cpus.len() {
             let rxq_index = self.rmap[usize::from(next_cpu)];
             let arfs_on = self.cfg.ntuple && self.arfs.supported();
-            if let (true, true, Some(t)) = (arfs_on, rxq_index != q, self.queues[usize::from(rxq_index)].table.as_ref()) {
+            if let (true, true, Some(t)) = (
+                arfs_on,
+                rxq_index != q,
+                self.queues[usize::from(rxq_index)].table.as_ref(),
+            ) {
                 let flow_id = rfs_slot(kernel, hash, t.log);
                 let (tmp, log) = (t.flows[flow_id as usize], t.log);
                 // 6.18: do not overwrite a slot another live flow owns, nor re-steer in place.
@@ -134,7 +195,14 @@ impl Sim {
                     && self.flow_is_active(&tmp, log)
                     && (hash != tmp.hash || next_cpu == tmp.cpu);
                 if !skip {
-                    let req = SteerRequest { flow: f as u32, hash, rxq: rxq_index, flow_id, udp: self.flows[f].udp, calls: 1 };
+                    let req = SteerRequest {
+                        flow: f as u32,
+                        hash,
+                        rxq: rxq_index,
+                        flow_id,
+                        udp: self.flows[f].udp,
+                        calls: 1,
+                    };
                     let decision = self.arfs.decide(&req);
                     plan.structural |= decision.changes_state();
                     if let Some(rc) = decision.answer.filter() {

@@ -2,9 +2,9 @@
 //! generation and the record policy.
 
 use crate::config::RecordPolicy;
-use crate::kernel::Kernel;
 use crate::cpuset::CpuSet;
 use crate::flow_limit::FlowLimit;
+use crate::kernel::Kernel;
 use crate::rps::{DevFlowTable, SockFlowTable};
 
 use super::{range_err, Sim, SimError};
@@ -37,7 +37,10 @@ impl Sim {
 
     /// `rps_flow_cnt` of a queue (0 when off).
     pub fn flow_cnt(&self, queue: u16) -> u32 {
-        self.queues.get(usize::from(queue)).and_then(|q| q.table.as_ref()).map_or(0, DevFlowTable::size)
+        self.queues
+            .get(usize::from(queue))
+            .and_then(|q| q.table.as_ref())
+            .map_or(0, DevFlowTable::size)
     }
 
     /// `echo MASK > .../rx-Q/rps_cpus` (queue `None` = every queue); empty = RPS off.
@@ -71,7 +74,10 @@ impl Sim {
     /// `sysctl -w net.core.rps_sock_flow_entries=N`: every write resets the table.
     pub fn set_sock_flow_entries(&mut self, n: u32) -> Result<(), SimError> {
         if n > crate::rps::MAX_SOCK_FLOW_ENTRIES {
-            return Err(range_err("net.core.rps_sock_flow_entries", "0..=4194304 in the sandbox (kernel: 2^29)"));
+            return Err(range_err(
+                "net.core.rps_sock_flow_entries",
+                "0..=4194304 in the sandbox (kernel: 2^29)",
+            ));
         }
         self.sock = (n > 0).then(|| SockFlowTable::new(n));
         self.cfg.sock_flow_entries = n;
@@ -113,7 +119,9 @@ impl Sim {
     /// `net.core.flow_limit_cpu_bitmap` in force.
     pub fn flow_limit_cpus(&self) -> CpuSet {
         let mut s = CpuSet::EMPTY;
-        (0..self.cfg.cpus).filter(|&c| self.cpus[usize::from(c)].flow_limit.is_some()).for_each(|c| s.insert(c));
+        (0..self.cfg.cpus)
+            .filter(|&c| self.cpus[usize::from(c)].flow_limit.is_some())
+            .for_each(|c| s.insert(c));
         s
     }
 

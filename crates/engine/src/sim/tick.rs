@@ -33,8 +33,12 @@ impl ExpiryOracle for ExpiryView<'_> {
     /// `rps_may_expire_flow` (net/core/dev.c): keep only if the slot still holds this filter
     /// and its CPU has dequeued fewer than the activity window since the flow's last enqueue.
     fn may_expire(&self, rxq: u16, flow_id: u32, filter_id: u16) -> bool {
-        let Some(t) = self.queues.get(usize::from(rxq)).and_then(|q| q.table.as_ref()) else { return true };
-        let Some(r) = t.flows.get(flow_id as usize) else { return true };
+        let Some(t) = self.queues.get(usize::from(rxq)).and_then(|q| q.table.as_ref()) else {
+            return true;
+        };
+        let Some(r) = t.flows.get(flow_id as usize) else {
+            return true;
+        };
         if r.filter != filter_id || usize::from(r.cpu) >= self.cpus.len() {
             return true;
         }
@@ -146,9 +150,23 @@ impl Sim {
         let c = &self.counters;
         // Where the packets went, per queue and per CPU, folded into two words.
         let mix = |h: u64, (i, n): (usize, u64)| (h.rotate_left(7) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15 ^ i as u64);
-        let qmix = self.queues.iter().map(|q| q.stats.packets.wrapping_add(q.stats.drops.rotate_left(32))).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
-        let cmix = self.cpus.iter().map(|c| c.stats.packets).enumerate().fold(0, |h, (i, n)| mix(h, (i, n)));
-        self.record(Event::Tick { counters: *c, queues: qmix, cpus: cmix });
+        let qmix = self
+            .queues
+            .iter()
+            .map(|q| q.stats.packets.wrapping_add(q.stats.drops.rotate_left(32)))
+            .enumerate()
+            .fold(0, |h, (i, n)| mix(h, (i, n)));
+        let cmix = self
+            .cpus
+            .iter()
+            .map(|c| c.stats.packets)
+            .enumerate()
+            .fold(0, |h, (i, n)| mix(h, (i, n)));
+        self.record(Event::Tick {
+            counters: *c,
+            queues: qmix,
+            cpus: cmix,
+        });
     }
 
     /// Thread migrations and the ice service task due at the start of the tick.
@@ -185,13 +203,19 @@ impl Sim {
         }
         if self.timers.ice_run_due(now) {
             let expire = self.timers.ice_expiry_due(self.now);
-            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
+            let view = ExpiryView {
+                kernel: self.cfg.kernel,
+                queues: &self.queues,
+                cpus: &self.cpus,
+            };
             let walked = self.arfs.ice_sync(now, &view, expire);
             let costs = self.cfg.costs;
             let walk_ns = u64::from(walked) * costs.ice_sync_entry_ns;
             self.ice_walks_sq_ns += u128::from(walk_ns) * u128::from(walk_ns);
             self.charge(0, Stage::ArfsSync, u64::from(walked));
-            let end = now.saturating_add(Nanos(walk_ns + u64::from(self.arfs.ice_writes_queued()) * costs.arfs_hw_update_ns));
+            let end = now.saturating_add(Nanos(
+                walk_ns + u64::from(self.arfs.ice_writes_queued()) * costs.arfs_hw_update_ns,
+            ));
             self.timers.ice_run_ends(end);
         }
     }
@@ -213,7 +237,11 @@ impl Sim {
         if self.cfg.driver == Driver::Mlx5 {
             self.mlx5_lock();
             let writes = self.arfs.counters.hw_writes;
-            let view = ExpiryView { kernel: self.cfg.kernel, queues: &self.queues, cpus: &self.cpus };
+            let view = ExpiryView {
+                kernel: self.cfg.kernel,
+                queues: &self.queues,
+                cpus: &self.cpus,
+            };
             self.arfs.mlx5_work(&view);
             self.charge_service(writes);
         }

@@ -31,12 +31,23 @@ pub(super) struct Timers {
 impl Timers {
     /// No thread, the service timer's first expiry one period in.
     pub(super) fn new() -> Timers {
-        Timers { migrations: Vec::new(), ice_timer: ICE_SERVICE_PERIOD, ice_sched: false, ice_run: None, ice_end: None, ice_expired_in: None }
+        Timers {
+            migrations: Vec::new(),
+            ice_timer: ICE_SERVICE_PERIOD,
+            ice_sched: false,
+            ice_run: None,
+            ice_end: None,
+            ice_expired_in: None,
+        }
     }
 
     /// Sets thread `tid`'s migration period from `now` (zero: never), adding the thread if new.
     pub(super) fn set_migration(&mut self, tid: usize, now: Nanos, every: Nanos) {
-        let at = if every == Nanos::ZERO { NEVER } else { now.saturating_add(every) };
+        let at = if every == Nanos::ZERO {
+            NEVER
+        } else {
+            now.saturating_add(every)
+        };
         if tid == self.migrations.len() {
             self.migrations.push(at);
         } else {
@@ -128,6 +139,9 @@ mod tests {
         assert!(!t.ice_run_due(Nanos(10_000)), "the call during the run queued nothing");
         t.ice_schedule(Nanos(10_000));
         assert!(t.ice_run_due(Nanos(10_000)), "after the run, a call queues it again");
-        assert!(t.ice_expiry_due(Nanos(0)) && !t.ice_expiry_due(Nanos(0)) && t.ice_expiry_due(Nanos(1_000_000)), "expiry: once per tick");
+        assert!(
+            t.ice_expiry_due(Nanos(0)) && !t.ice_expiry_due(Nanos(0)) && t.ice_expiry_due(Nanos(1_000_000)),
+            "expiry: once per tick"
+        );
     }
 }

@@ -56,22 +56,41 @@ impl Sim {
         let key = &self.info[fi].key;
         let fields = self.hash_fields[key.flow_type().index()];
         let (input, len) = hash_input(key, fields);
-        let letters: String = [(fields.src_ip, 's'), (fields.dst_ip, 'd'), (fields.src_port, 'f'), (fields.dst_port, 'n')]
-            .iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, c)| *c)
-            .collect();
+        let letters: String = [
+            (fields.src_ip, 's'),
+            (fields.dst_ip, 'd'),
+            (fields.src_port, 'f'),
+            (fields.dst_port, 'n'),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, c)| *c)
+        .collect();
         let (queue, rule) = self.rx_queue(fi);
         let queue_why = match rule {
             QueueRule::Ntuple => format!("an ntuple rule sends it to rx-{queue} (exact filters come before RSS)"),
             QueueRule::Arfs => format!("an aRFS filter programmed by the driver sends it to rx-{queue}"),
-            QueueRule::Atr => format!("an ixgbe ATR signature filter (sampled from its transmits) sends it to rx-{queue}"),
-            QueueRule::Rss => format!("RSS: indirection table entry {} says rx-{queue}", self.reta.index(fl.nic_hash)),
+            QueueRule::Atr => {
+                format!("an ixgbe ATR signature filter (sampled from its transmits) sends it to rx-{queue}")
+            }
+            QueueRule::Rss => format!(
+                "RSS: indirection table entry {} says rx-{queue}",
+                self.reta.index(fl.nic_hash)
+            ),
         };
         let irq_cpu = self.queues[usize::from(queue)].irq_cpu;
         let xdp = self.xdp.as_ref().map(|(p, c)| {
             let ps = self.cfg.costs.driver_rx_ps + c.kfunc_ps;
-            format!("{} ({} strategy): {} kfunc calls, {} not supported, verdict {}, {}.{:02} ns/pkt", p.name, p.strategy, c.calls, c.unsupported, p.action, ps / 1000, ps % 1000 / 10)
+            format!(
+                "{} ({} strategy): {} kfunc calls, {} not supported, verdict {}, {}.{:02} ns/pkt",
+                p.name,
+                p.strategy,
+                c.calls,
+                c.unsupported,
+                p.action,
+                ps / 1000,
+                ps % 1000 / 10
+            )
         });
         let tc = self.tc.as_ref().map(|b| {
             let c = b.classify(key);
@@ -106,8 +125,15 @@ impl Sim {
     /// get_rps_cpu's decision for a packet of flow `f` on queue `q`, from the same function
     /// the receive path asks ([`decide_rps`]), with the backlog heads as they stand (read only).
     fn explain_rps(&self, q: u16, f: usize) -> (Option<u16>, String) {
-        let rfs = RfsTables { sock: self.sock.as_ref(), kernel: self.cfg.kernel, cpu_mask: self.cpu_mask, ncpus: self.cfg.cpus };
-        let c = decide_rps(&rfs, &self.queues[usize::from(q)], q, self.flows[f].skb_hash, |cpu| self.cpus[usize::from(cpu)].backlog.head());
+        let rfs = RfsTables {
+            sock: self.sock.as_ref(),
+            kernel: self.cfg.kernel,
+            cpu_mask: self.cpu_mask,
+            ncpus: self.cfg.cpus,
+        };
+        let c = decide_rps(&rfs, &self.queues[usize::from(q)], q, self.flows[f].skb_hash, |cpu| {
+            self.cpus[usize::from(cpu)].backlog.head()
+        });
         let plain = |why: &str| match c.cpu {
             None => format!("{why}no RPS map: processed on the IRQ CPU"),
             Some(cpu) => format!("{why}RPS: the hash's high bits pick CPU {cpu} of rps_cpus (reciprocal_scale)"),

@@ -12,8 +12,8 @@
 use super::event::Event;
 use super::{range_err, Sim, SimError};
 use crate::config::{HostConfig, XpsMap};
-use crate::driver::Driver;
 use crate::cpuset::CpuSet;
+use crate::driver::Driver;
 use crate::flow::Proto;
 use crate::ledger::Stage;
 use crate::time::Nanos;
@@ -33,7 +33,10 @@ pub struct TxSpec {
 impl TxSpec {
     pub(super) fn validate(&self) -> Result<(), SimError> {
         if self.rate_pps > 100_000_000 {
-            return Err(range_err("flow.tx.rate_pps", "0..=100000000 (0: as fast as the CPU allows)"));
+            return Err(range_err(
+                "flow.tx.rate_pps",
+                "0..=100000000 (0: as fast as the CPU allows)",
+            ));
         }
         if !(1..=65_535).contains(&self.bytes) {
             return Err(range_err("flow.tx.bytes", "1..=65535"));
@@ -55,7 +58,13 @@ pub(super) struct TxState {
 
 impl TxState {
     pub(super) fn new(spec: TxSpec) -> TxState {
-        TxState { spec, since: None, sent: 0, cached: None, carry_ns: 0 }
+        TxState {
+            spec,
+            since: None,
+            sent: 0,
+            cached: None,
+            carry_ns: 0,
+        }
     }
 
     /// The device's queues changed: the cached queue may not exist any more.
@@ -96,7 +105,9 @@ impl Sim {
         let costs = self.cfg.costs;
         let flow = &self.flows[f];
         let Some(mut st) = self.info[f].tx else { return };
-        let Some(sender) = self.threads.get(flow.first_reader as usize) else { return };
+        let Some(sender) = self.threads.get(flow.first_reader as usize) else {
+            return;
+        };
         let cpu = sender.cpu;
         let tcp = self.info[f].key.proto() == Proto::Tcp;
         let sk_rx_queue = (flow.rate_pps > 0).then_some(flow.last_queue);
@@ -104,8 +115,30 @@ impl Sim {
         let ntx = self.cfg.tx_queues;
         // The first message of the tick may re-select (ooo_okay for TCP); the rest repeat the
         // steady state: the cached queue for a connected socket, else the same pick again.
-        let (q, first, cached) = pick_tx(&self.xps, &TxSkb { cached: st.cached, ooo_okay: tcp, connected: st.spec.connected, sender_cpu: cpu, sk_rx_queue, hash }, ntx);
-        let (_, steady, _) = pick_tx(&self.xps, &TxSkb { cached, ooo_okay: false, connected: st.spec.connected, sender_cpu: cpu, sk_rx_queue, hash }, ntx);
+        let (q, first, cached) = pick_tx(
+            &self.xps,
+            &TxSkb {
+                cached: st.cached,
+                ooo_okay: tcp,
+                connected: st.spec.connected,
+                sender_cpu: cpu,
+                sk_rx_queue,
+                hash,
+            },
+            ntx,
+        );
+        let (_, steady, _) = pick_tx(
+            &self.xps,
+            &TxSkb {
+                cached,
+                ooo_okay: false,
+                connected: st.spec.connected,
+                sender_cpu: cpu,
+                sk_rx_queue,
+                hash,
+            },
+            ntx,
+        );
         let pick_ns = |p: Pick| match p {
             Pick::Hash => costs.tx_pick_hash_ns,
             Pick::Map => costs.tx_pick_xps_ns,
@@ -141,7 +174,15 @@ impl Sim {
         self.txq_packets[usize::from(q)] += n;
         self.charge(cpu, Stage::TxSend, n);
         let pick_total = pick_ns(first) + pick_ns(steady) * (n - 1);
-        self.charge(cpu, if first == Pick::Hash { Stage::TxPickHash } else { Stage::TxPickXps }, pick_total);
+        self.charge(
+            cpu,
+            if first == Pick::Hash {
+                Stage::TxPickHash
+            } else {
+                Stage::TxPickXps
+            },
+            pick_total,
+        );
         // ixgbe ATR (ixgbe_atr): every SYN and every atr_sample_rate-th TCP packet writes a
         // signature filter for the reverse direction, to the RX queue of the TX ring's index.
         if self.cfg.driver == Driver::Ixgbe && !self.cfg.ntuple && tcp && self.cfg.rx_queues > 1 {

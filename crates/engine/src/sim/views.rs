@@ -22,11 +22,23 @@ impl Sim {
             .map(|c| {
                 let own = self.prices.ledger([&c.work]);
                 own.iter().for_each(|(stage, ns)| ledger.book(stage, ns));
-                CpuStats { user_ns: own.class_total(Class::User), sys_ns: own.class_total(Class::Sys), softirq_ns: own.class_total(Class::Softirq), flow_limit_count: c.flow_limit.as_ref().map_or(0, |fl| fl.count), ..c.stats }
+                CpuStats {
+                    user_ns: own.class_total(Class::User),
+                    sys_ns: own.class_total(Class::Sys),
+                    softirq_ns: own.class_total(Class::Softirq),
+                    flow_limit_count: c.flow_limit.as_ref().map_or(0, |fl| fl.count),
+                    ..c.stats
+                }
             })
             .collect();
         let counters = Counters {
-            flow_limit: self.counters.flow_limit + self.cpus.iter().filter_map(|c| c.flow_limit.as_ref()).map(|fl| fl.count).sum::<u64>(),
+            flow_limit: self.counters.flow_limit
+                + self
+                    .cpus
+                    .iter()
+                    .filter_map(|c| c.flow_limit.as_ref())
+                    .map(|fl| fl.count)
+                    .sum::<u64>(),
             user_ns: ledger.class_total(Class::User),
             sys_ns: ledger.class_total(Class::Sys),
             softirq_ns: ledger.class_total(Class::Softirq),
@@ -74,7 +86,17 @@ impl Sim {
         let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);
         let (rule_queue, rule) = self.rx_queue(f as usize);
         let reader_queue = self.rmap.get(usize::from(reader_cpu)).copied().unwrap_or(u16::MAX);
-        Some(FlowView { queue: fl.last_queue, cpu: fl.last_cpu, reader_cpu, reader_queue, hash: fl.nic_hash, rule, rule_queue, packets: fl.sent, dropped: fl.last_drop })
+        Some(FlowView {
+            queue: fl.last_queue,
+            cpu: fl.last_cpu,
+            reader_cpu,
+            reader_queue,
+            hash: fl.nic_hash,
+            rule,
+            rule_queue,
+            packets: fl.sent,
+            dropped: fl.last_drop,
+        })
     }
 
     /// Packets each flow has offered so far, in flow order (cheaper than a view per flow:

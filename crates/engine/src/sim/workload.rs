@@ -17,15 +17,24 @@ impl Sim {
         if self.threads.len() as u32 >= MAX_THREADS {
             return Err(range_err("threads", "at most 65536 threads"));
         }
-        let allowed = if spec.allowed.is_empty() { CpuSet::range(0, n) } else { spec.allowed };
+        let allowed = if spec.allowed.is_empty() {
+            CpuSet::range(0, n)
+        } else {
+            spec.allowed
+        };
         if allowed.end() > n {
             return Err(range_err("thread.cpuset", "CPUs of this host"));
         }
         if !allowed.contains(spec.cpu) {
             return Err(range_err("thread.cpu", "a CPU of the thread's cpuset"));
         }
-        self.timers.set_migration(self.threads.len(), self.now, spec.migrate_every);
-        self.threads.push(Thread { cpu: spec.cpu, allowed, every: spec.migrate_every });
+        self.timers
+            .set_migration(self.threads.len(), self.now, spec.migrate_every);
+        self.threads.push(Thread {
+            cpu: spec.cpu,
+            allowed,
+            every: spec.migrate_every,
+        });
         Ok(self.threads.len() as u32 - 1)
     }
 
@@ -33,7 +42,11 @@ impl Sim {
     pub fn migrate_thread(&mut self, tid: u32, cpu: u16) -> Result<(), SimError> {
         let t = self.threads.get(tid as usize).ok_or(SimError::NoThread(tid))?;
         if !t.allowed.contains(cpu) {
-            return Err(SimError::NotInCpuset { tid, cpu, cpuset: t.allowed.to_list() });
+            return Err(SimError::NotInCpuset {
+                tid,
+                cpu,
+                cpuset: t.allowed.to_list(),
+            });
         }
         self.threads[tid as usize].cpu = cpu;
         self.counters.migrations += 1;
@@ -66,7 +79,11 @@ impl Sim {
         if allowed.is_empty() || allowed.end() > n {
             return Err(range_err("cpuset", "a non-empty set of this host's CPUs"));
         }
-        let cpu = if allowed.contains(t.cpu) { t.cpu } else { allowed.nth(0).unwrap_or(0) };
+        let cpu = if allowed.contains(t.cpu) {
+            t.cpu
+        } else {
+            allowed.nth(0).unwrap_or(0)
+        };
         self.threads[tid as usize].allowed = allowed;
         if cpu != self.threads[tid as usize].cpu {
             self.migrate_thread(tid, cpu)?;
@@ -107,7 +124,14 @@ impl Sim {
     pub(super) fn check_flow(&self, spec: &FlowSpec) -> Result<(), SimError> {
         let rx_min = u64::from(spec.tx.is_none());
         if !(rx_min..=100_000_000).contains(&spec.rate_pps) {
-            return Err(range_err("flow.rate_pps", if rx_min == 1 { "1..=100000000" } else { "0..=100000000 (0: send only)" }));
+            return Err(range_err(
+                "flow.rate_pps",
+                if rx_min == 1 {
+                    "1..=100000000"
+                } else {
+                    "0..=100000000 (0: send only)"
+                },
+            ));
         }
         if let Some(t) = &spec.tx {
             t.validate()?;
@@ -159,7 +183,12 @@ impl Sim {
             self.senders.push(id);
         }
         self.arfs.track_flow(&spec.key);
-        self.info.push(FlowInfo { key: spec.key, readers: spec.readers, tx: spec.tx.map(tx::TxState::new), closed: false });
+        self.info.push(FlowInfo {
+            key: spec.key,
+            readers: spec.readers,
+            tx: spec.tx.map(tx::TxState::new),
+            closed: false,
+        });
         self.by_key.insert(spec.key, id);
         id
     }

@@ -18,14 +18,27 @@ pub(super) fn info_line(f: &mut Facts, t: &str) {
 
 /// `ethtool -l`: `Pre-set maximums:` then `Current hardware settings:`, each with `RX:`, `TX:`,
 /// `Other:`, `Combined:` (`n/a` for a count the driver does not report).
-pub(super) fn channels_line(f: &mut Facts, t: &str, n: usize, current: bool, block: &mut Block) -> Result<(), ScenarioError> {
+pub(super) fn channels_line(
+    f: &mut Facts,
+    t: &str,
+    n: usize,
+    current: bool,
+    block: &mut Block,
+) -> Result<(), ScenarioError> {
     match t {
         "Pre-set maximums:" => *block = Block::Channels { current: false },
         "Current hardware settings:" => *block = Block::Channels { current: true },
         _ => {
-            let (k, v) = t.split_once(':').ok_or_else(|| fail(n, t, "ethtool -l lines are 'NAME: COUNT'"))?;
+            let (k, v) = t
+                .split_once(':')
+                .ok_or_else(|| fail(n, t, "ethtool -l lines are 'NAME: COUNT'"))?;
             let v = v.trim();
-            let count = if v == "n/a" { 0 } else { v.parse().map_err(|_| fail(n, t, "a channel count is a number or n/a"))? };
+            let count = if v == "n/a" {
+                0
+            } else {
+                v.parse()
+                    .map_err(|_| fail(n, t, "a channel count is a number or n/a"))?
+            };
             let key = match k {
                 "RX" => "rx",
                 "TX" => "tx",
@@ -49,15 +62,31 @@ pub(super) fn indir_line(f: &mut Facts, t: &str, n: usize, block: &mut Block) ->
     match t {
         "RSS hash key:" => *block = Block::Key,
         "RSS hash function:" | "RSS input transformation:" => *block = Block::HashFunction,
-        _ if t.starts_with("Operation not supported") => f.unreadable.push(format!("line {n}: the driver does not report its indirection table")),
+        _ if t.starts_with("Operation not supported") => f
+            .unreadable
+            .push(format!("line {n}: the driver does not report its indirection table")),
         _ => {
-            let (index, entries) = t.split_once(':').ok_or_else(|| fail(n, t, "an indirection table row is 'INDEX: Q Q Q …'"))?;
-            let index: usize = index.trim().parse().map_err(|_| fail(n, t, "a row starts with its first index"))?;
+            let (index, entries) = t
+                .split_once(':')
+                .ok_or_else(|| fail(n, t, "an indirection table row is 'INDEX: Q Q Q …'"))?;
+            let index: usize = index
+                .trim()
+                .parse()
+                .map_err(|_| fail(n, t, "a row starts with its first index"))?;
             if index != f.indir.len() {
-                return Err(fail(n, t, format!("the row starts at index {index}, but {} entries came before it (truncated?)", f.indir.len())));
+                return Err(fail(
+                    n,
+                    t,
+                    format!(
+                        "the row starts at index {index}, but {} entries came before it (truncated?)",
+                        f.indir.len()
+                    ),
+                ));
             }
             for e in entries.split_whitespace() {
-                let q = e.parse::<u16>().map_err(|_| fail(n, t, format!("{e:?} is not a queue number")))?;
+                let q = e
+                    .parse::<u16>()
+                    .map_err(|_| fail(n, t, format!("{e:?} is not a queue number")))?;
                 if f.indir.len() >= 1 << 16 {
                     return Err(fail(n, t, "more than 65536 table entries"));
                 }
@@ -70,33 +99,64 @@ pub(super) fn indir_line(f: &mut Facts, t: &str, n: usize, block: &mut Block) ->
 
 /// The hash function and input transformation: steerlab hashes with Toeplitz, untransformed.
 pub(super) fn hash_function_line(t: &str, n: usize) -> Result<(), ScenarioError> {
-    let Some((name, state)) = t.split_once(':') else { return Err(fail(n, t, "expected 'NAME: on|off'")) };
+    let Some((name, state)) = t.split_once(':') else {
+        return Err(fail(n, t, "expected 'NAME: on|off'"));
+    };
     let on = state.trim() == "on";
     match name.trim() {
         "toeplitz" => Ok(()),
-        other if on => Err(fail(n, t, format!("the NIC hashes with {other}; steerlab models Toeplitz without input transformation only"))),
+        other if on => Err(fail(
+            n,
+            t,
+            format!("the NIC hashes with {other}; steerlab models Toeplitz without input transformation only"),
+        )),
         _ => Ok(()),
     }
 }
 
 pub(super) fn parse_key(t: &str) -> Option<Vec<u8>> {
-    t.split(':').map(|b| if b.len() == 2 { u8::from_str_radix(b, 16).ok() } else { None }).collect()
+    t.split(':')
+        .map(|b| {
+            if b.len() == 2 {
+                u8::from_str_radix(b, 16).ok()
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// `ethtool -n`: `Total N rules`, then per rule `Filter: L` and tab-indented fields.
-pub(super) fn rule_line<'a>(f: &mut Facts, rule: &mut Option<RuleText>, t: &'a str, n: usize) -> Result<(), ScenarioError> {
+pub(super) fn rule_line<'a>(
+    f: &mut Facts,
+    rule: &mut Option<RuleText>,
+    t: &'a str,
+    n: usize,
+) -> Result<(), ScenarioError> {
     if let Some(total) = t.strip_prefix("Total ").and_then(|r| r.strip_suffix(" rules")) {
         f.rules_total = Some((total.parse().map_err(|_| fail(n, t, "expected 'Total N rules'"))?, n));
         return Ok(());
     }
     if let Some(loc) = t.strip_prefix("Filter: ") {
         finish_rule(f, rule);
-        let loc = loc.parse::<u32>().ok().filter(|&l| l < RULE_SLOTS).ok_or_else(|| fail(n, t, format!("a rule location is 0..={}", RULE_SLOTS - 1)))?;
-        *rule = Some(RuleText { line: n, loc, ..RuleText::default() });
+        let loc = loc
+            .parse::<u32>()
+            .ok()
+            .filter(|&l| l < RULE_SLOTS)
+            .ok_or_else(|| fail(n, t, format!("a rule location is 0..={}", RULE_SLOTS - 1)))?;
+        *rule = Some(RuleText {
+            line: n,
+            loc,
+            ..RuleText::default()
+        });
         return Ok(());
     }
-    let r = rule.as_mut().ok_or_else(|| fail(n, t, "a rule's field before its 'Filter: L' line"))?;
-    let (k, v) = t.split_once(": ").ok_or_else(|| fail(n, t, "a rule's lines are 'NAME: VALUE'"))?;
+    let r = rule
+        .as_mut()
+        .ok_or_else(|| fail(n, t, "a rule's field before its 'Filter: L' line"))?;
+    let (k, v) = t
+        .split_once(": ")
+        .ok_or_else(|| fail(n, t, "a rule's lines are 'NAME: VALUE'"))?;
     let v6 = r.flow_type.is_some_and(FlowType::is_ipv6);
     // "VALUE mask: MASK", the mask shown as ethtool shows it (its set bits ignored).
     fn split_mask(v: &str) -> Option<(&str, &str)> {
@@ -106,7 +166,10 @@ pub(super) fn rule_line<'a>(f: &mut Facts, rule: &mut Option<RuleText>, t: &'a s
     let port = |v: &'a str| -> Result<(u16, u16), ScenarioError> {
         let (p, m) = masked(v)?;
         let p = p.parse::<u16>().map_err(|_| fail(n, t, "a port is 0..=65535"))?;
-        let m = m.strip_prefix("0x").and_then(|m| u16::from_str_radix(m, 16).ok()).ok_or_else(|| fail(n, t, "a port mask is 0x0..=0xffff"))?;
+        let m = m
+            .strip_prefix("0x")
+            .and_then(|m| u16::from_str_radix(m, 16).ok())
+            .ok_or_else(|| fail(n, t, "a port mask is 0x0..=0xffff"))?;
         Ok((p, m))
     };
     let ip = |v: &'a str| -> Result<(IpAddr, u128), ScenarioError> {
@@ -118,7 +181,11 @@ pub(super) fn rule_line<'a>(f: &mut Facts, rule: &mut Option<RuleText>, t: &'a s
         }
         Ok((a, ip_bits(m)))
     };
-    let all_ones = |v: &str| v.rsplit_once("mask: ").is_some_and(|(_, m)| m.trim_start_matches("0x").chars().all(|c| c == 'f') && !m.trim_start_matches("0x").is_empty());
+    let all_ones = |v: &str| {
+        v.rsplit_once("mask: ").is_some_and(|(_, m)| {
+            m.trim_start_matches("0x").chars().all(|c| c == 'f') && !m.trim_start_matches("0x").is_empty()
+        })
+    };
     match k {
         "Rule Type" | "Flow Type" => {
             r.flow_type = match v {
@@ -164,7 +231,9 @@ pub(super) fn finish_rule(f: &mut Facts, rule: &mut Option<RuleText>) {
 
 /// One line of `dump_rxfhash`, added to the dump whose header came last.
 pub(super) fn field_line(f: &mut Facts, t: &str, n: usize) -> Result<(), ScenarioError> {
-    let Some((_, (_, fields))) = f.fields.range_mut(..=n).next_back() else { return Err(fail(n, t, "a hashed field before its header")) };
+    let Some((_, (_, fields))) = f.fields.range_mut(..=n).next_back() else {
+        return Err(fail(n, t, "a hashed field before its header"));
+    };
     match t {
         "IP SA" => fields.src_ip = true,
         "IP DA" => fields.dst_ip = true,
@@ -172,7 +241,11 @@ pub(super) fn field_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Scenari
         "L4 bytes 2 & 3 [TCP/UDP dst port]" => fields.dst_port = true,
         "None" => {}
         "L2DA" | "VLAN tag" | "L3 proto" | "IPv6 Flow Label" | "GTP TEID" => {
-            return Err(fail(n, t, "the NIC hashes a field steerlab does not model (it hashes IP SA, IP DA and the L4 ports)"));
+            return Err(fail(
+                n,
+                t,
+                "the NIC hashes a field steerlab does not model (it hashes IP SA, IP DA and the L4 ports)",
+            ));
         }
         _ => return Err(fail(n, t, "not a hashed field of ethtool -n rx-flow-hash")),
     }

@@ -28,7 +28,8 @@ pub(super) fn kernel_of(version: &str) -> Option<Kernel> {
 /// The facts as a scenario, with the assumptions made.
 pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     let mut assume: Vec<String> = Vec::new();
-    let mut sc = crate::parse(r#"{"schema": 1, "id": "your-host"}"#, &[]).map_err(|e| ScenarioError(format!("internal: {e}")))?;
+    let mut sc = crate::parse(r#"{"schema": 1, "id": "your-host"}"#, &[])
+        .map_err(|e| ScenarioError(format!("internal: {e}")))?;
     let iface = f.iface.as_ref().map_or_else(|| "eth0".to_string(), |(i, _)| i.clone());
     if f.iface.is_none() {
         assume.push("the capture names no interface: it is eth0".into());
@@ -41,7 +42,9 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     let driver = match (name, name.and_then(Driver::of_module)) {
         (_, Some(d)) => d,
         (Some(other), None) => {
-            assume.push(format!("driver {other} is modelled as steerlab's generic NIC (RSS and ntuple rules, no aRFS or ATR)"));
+            assume.push(format!(
+                "driver {other} is modelled as steerlab's generic NIC (RSS and ntuple rules, no aRFS or ATR)"
+            ));
             Driver::Generic
         }
         (None, None) => {
@@ -55,7 +58,10 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     sc.nic.driver = Named(driver);
     match f.version.as_deref().and_then(kernel_of) {
         Some(k) => sc.kernel = Named(k),
-        None => assume.push(format!("kernel rules of {} (no kernel release in ethtool -i)", steerlab_engine::NamedEnum::as_name(sc.kernel.0))),
+        None => assume.push(format!(
+            "kernel rules of {} (no kernel release in ethtool -i)",
+            steerlab_engine::NamedEnum::as_name(sc.kernel.0)
+        )),
     }
 
     // CPUs.
@@ -63,11 +69,16 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     let cpus = match (f.nproc, f.lscpu_cpus, header_cpus) {
         (Some(c), _, _) | (None, Some(c), _) => c,
         (None, None, Some(c)) => {
-            assume.push(format!("{c} CPUs, from /proc/interrupts' header (online CPUs only; capture nproc --all)"));
+            assume.push(format!(
+                "{c} CPUs, from /proc/interrupts' header (online CPUs only; capture nproc --all)"
+            ));
             c
         }
         _ if f.max_cpu_seen > 0 => {
-            assume.push(format!("{} CPUs, the highest CPU the masks name (capture nproc --all)", f.max_cpu_seen));
+            assume.push(format!(
+                "{} CPUs, the highest CPU the masks name (capture nproc --all)",
+                f.max_cpu_seen
+            ));
             f.max_cpu_seen
         }
         _ => {
@@ -76,7 +87,11 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
         }
     };
     if f.max_cpu_seen > cpus {
-        return Err(ScenarioError(format!("line {}: names CPU {}, but the host has {cpus} CPUs", f.max_cpu_line, f.max_cpu_seen - 1)));
+        return Err(ScenarioError(format!(
+            "line {}: names CPU {}, but the host has {cpus} CPUs",
+            f.max_cpu_line,
+            f.max_cpu_seen - 1
+        )));
     }
     sc.host.cpus = cpus;
     sc.host.numa_nodes = match f.numa_nodes {
@@ -105,17 +120,24 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     };
     let max_q = u32::from(steerlab_engine::config::MAX_QUEUES);
     if !(1..=max_q).contains(&rx) || !(1..=max_q).contains(&tx) {
-        return Err(ScenarioError(format!("line {}: {rx} RX and {tx} TX queues; steerlab models 1..={max_q} of each", f.channels_line)));
+        return Err(ScenarioError(format!(
+            "line {}: {rx} RX and {tx} TX queues; steerlab models 1..={max_q} of each",
+            f.channels_line
+        )));
     }
     sc.nic.rx_queues = rx as u16;
     sc.nic.tx_queues = tx as u16;
 
     // The indirection table and key.
     if f.indir.is_empty() {
-        assume.push(format!("the default indirection table of {} entries (no ethtool -x)", sc.nic.reta_size));
+        assume.push(format!(
+            "the default indirection table of {} entries (no ethtool -x)",
+            sc.nic.reta_size
+        ));
     } else {
         // The engine's own checks: a power-of-two size, entries below the queue count.
-        let reta = steerlab_engine::rss::Reta::from_entries(&f.indir, rx).map_err(|e| ScenarioError(format!("line {}: {e} (truncated?)", f.indir_line)))?;
+        let reta = steerlab_engine::rss::Reta::from_entries(&f.indir, rx)
+            .map_err(|e| ScenarioError(format!("line {}: {e} (truncated?)", f.indir_line)))?;
         sc.nic.reta_size = reta.size();
         if reta.user_configured() {
             sc.nic.indir = f.indir.clone();
@@ -129,7 +151,13 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             let hex: Vec<String> = k[..40].iter().map(|b| format!("{b:02x}")).collect();
             sc.nic.rss_key = hex.join(":");
         }
-        Some(k) => return Err(ScenarioError(format!("line {}: a {}-byte RSS key; the IPv6 tuple needs 40", f.key_line, k.len()))),
+        Some(k) => {
+            return Err(ScenarioError(format!(
+                "line {}: a {}-byte RSS key; the IPv6 tuple needs 40",
+                f.key_line,
+                k.len()
+            )))
+        }
         None => assume.push("the Microsoft verification key (no RSS key in the capture)".into()),
     }
 
@@ -138,7 +166,11 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     let mut hashed = [false; 4];
     for (&line, &(ty, fields)) in &f.fields {
         if !fields.nic_accepts() {
-            let shown = if fields == NO_FIELDS { "no field".to_string() } else { fields.to_string() };
+            let shown = if fields == NO_FIELDS {
+                "no field".to_string()
+            } else {
+                fields.to_string()
+            };
             return Err(ScenarioError(format!("line {line}: {} flows are hashed on {shown}; steerlab's NIC hashes sd (addresses) or sdfn (addresses and ports)", ty.name())));
         }
         hashed[ty.index()] = true;
@@ -146,18 +178,35 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             cmds.push(format!("ethtool -N eth0 rx-flow-hash {} {fields}", ty.name()));
         }
     }
-    let unhashed: Vec<&str> = FlowType::ALL.iter().filter(|t| !hashed[t.index()]).map(|t| t.name()).collect();
+    let unhashed: Vec<&str> = FlowType::ALL
+        .iter()
+        .filter(|t| !hashed[t.index()])
+        .map(|t| t.name())
+        .collect();
     if !unhashed.is_empty() {
-        assume.push(format!("{} hash addresses and ports, sdfn (no ethtool -n IF rx-flow-hash for them)", unhashed.join(", ")));
+        assume.push(format!(
+            "{} hash addresses and ports, sdfn (no ethtool -n IF rx-flow-hash for them)",
+            unhashed.join(", ")
+        ));
     }
 
     sc.nic.ntuple = f.ntuple.unwrap_or(!f.rules.is_empty());
     if f.ntuple.is_none() {
-        assume.push(format!("ntuple filters {} (no ethtool -k)", if sc.nic.ntuple { "on, since rules are listed" } else { "off" }));
+        assume.push(format!(
+            "ntuple filters {} (no ethtool -k)",
+            if sc.nic.ntuple {
+                "on, since rules are listed"
+            } else {
+                "off"
+            }
+        ));
     }
     if let Some((total, line)) = f.rules_total {
         if total != f.rules.len() {
-            return Err(ScenarioError(format!("line {line}: ethtool -n says {total} rules but {} follow (truncated?)", f.rules.len())));
+            return Err(ScenarioError(format!(
+                "line {line}: ethtool -n says {total} rules but {} follow (truncated?)",
+                f.rules.len()
+            )));
         }
     }
     if !f.rules_seen {
@@ -169,15 +218,24 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             continue;
         }
         let (Some(ty), Some(q)) = (r.flow_type, r.queue) else {
-            return Err(ScenarioError(format!("line {}: rule {} has no Rule Type or no Action line (truncated?)", r.line, r.loc)));
+            return Err(ScenarioError(format!(
+                "line {}: rule {} has no Rule Type or no Action line (truncated?)",
+                r.line, r.loc
+            )));
         };
         if u32::from(q) >= rx {
-            return Err(ScenarioError(format!("line {}: rule {} sends to queue {q}, but the NIC has {rx} RX queues", r.line, r.loc)));
+            return Err(ScenarioError(format!(
+                "line {}: rule {} sends to queue {q}, but the NIC has {rx} RX queues",
+                r.line, r.loc
+            )));
         }
         cmds.push(rule_command(ty, r, q));
     }
     if !f.rules.is_empty() && !sc.nic.ntuple {
-        return Err(ScenarioError(format!("line {}: ethtool -n lists rules, but ethtool -k says ntuple-filters off", f.rules_line)));
+        return Err(ScenarioError(format!(
+            "line {}: ethtool -n lists rules, but ethtool -k says ntuple-filters off",
+            f.rules_line
+        )));
     }
 
     // IRQ CPUs: the effective affinity, else where the vector fired most, else its
@@ -195,20 +253,37 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
         let Some(&irq) = vectors.get(&q) else { continue };
         let row = f.irqs.get(&irq).map_or(0, |r| r.2);
         let fired = f.irqs.get(&irq).and_then(|(_, counts, _)| {
-            let (col, &most) = counts.iter().enumerate().max_by_key(|&(i, c)| (c, std::cmp::Reverse(i)))?;
+            let (col, &most) = counts
+                .iter()
+                .enumerate()
+                .max_by_key(|&(i, c)| (c, std::cmp::Reverse(i)))?;
             (most > 0).then(|| f.irq_cpus[col])
         });
         let single = |c: u16| CpuSet::range(c, c + 1);
-        let Some(set) = f.effective.get(&irq).and_then(|(s, _)| s.iter().next()).or(fired).map(single).or_else(|| f.smp_affinity.get(&irq).map(|e| e.0)) else {
+        let Some(set) = f
+            .effective
+            .get(&irq)
+            .and_then(|(s, _)| s.iter().next())
+            .or(fired)
+            .map(single)
+            .or_else(|| f.smp_affinity.get(&irq).map(|e| e.0))
+        else {
             continue;
         };
         if set.end() > cpus {
-            return Err(ScenarioError(format!("line {row}: IRQ {irq} (rx-{q}) fired most on CPU {}, but the host has {cpus} CPUs", set.end() - 1)));
+            return Err(ScenarioError(format!(
+                "line {row}: IRQ {irq} (rx-{q}) fired most on CPU {}, but the host has {cpus} CPUs",
+                set.end() - 1
+            )));
         }
         irq_known += 1;
         chosen += usize::from(set.len() > 1);
         if set != single(q % cpus) {
-            cmds.push(format!("echo {} > /proc/irq/{}/smp_affinity_list", set.to_list(), SANDBOX_IRQ_BASE + u32::from(q)));
+            cmds.push(format!(
+                "echo {} > /proc/irq/{}/smp_affinity_list",
+                set.to_list(),
+                SANDBOX_IRQ_BASE + u32::from(q)
+            ));
         }
     }
     if chosen > 0 {
@@ -225,28 +300,50 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     // per queue.
     let known = |keys: &mut dyn Iterator<Item = u16>, total: u32| keys.filter(|&q| u32::from(q) < total).count();
     for (what, lines, total) in [
-        ("rx", f.rps_cpus.iter().map(|(&q, &(_, l))| (q, l)).chain(f.flow_cnt.iter().map(|(&q, &(_, l))| (q, l))).collect::<Vec<_>>(), rx),
+        (
+            "rx",
+            f.rps_cpus
+                .iter()
+                .map(|(&q, &(_, l))| (q, l))
+                .chain(f.flow_cnt.iter().map(|(&q, &(_, l))| (q, l)))
+                .collect::<Vec<_>>(),
+            rx,
+        ),
         ("tx", f.xps_cpus.iter().map(|(&q, &(_, l))| (q, l)).collect(), tx),
     ] {
         if let Some((q, line)) = lines.into_iter().find(|&(q, _)| u32::from(q) >= total) {
-            return Err(ScenarioError(format!("line {line}: {what}-{q}, but the NIC has {total} {} queues", what.to_uppercase())));
+            return Err(ScenarioError(format!(
+                "line {line}: {what}-{q}, but the NIC has {total} {} queues",
+                what.to_uppercase()
+            )));
         }
     }
     let rps_known = known(&mut f.rps_cpus.keys().copied(), rx);
     if rps_known < rx as usize {
-        assume.push(format!("{} of {rx} queues' rps_cpus not in the capture: none", rx as usize - rps_known));
+        assume.push(format!(
+            "{} of {rx} queues' rps_cpus not in the capture: none",
+            rx as usize - rps_known
+        ));
     }
-    let rps: Vec<CpuSet> = (0..rx as u16).map(|q| f.rps_cpus.get(&q).map_or(CpuSet::EMPTY, |e| e.0)).collect();
+    let rps: Vec<CpuSet> = (0..rx as u16)
+        .map(|q| f.rps_cpus.get(&q).map_or(CpuSet::EMPTY, |e| e.0))
+        .collect();
     if rps.iter().all(|s| *s == rps[0]) {
         sc.rps.cpus = rps[0].to_list();
     } else {
         for (q, set) in rps.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-            cmds.push(format!("echo {} > /sys/class/net/eth0/queues/rx-{q}/rps_cpus", set.to_hex(cpus)));
+            cmds.push(format!(
+                "echo {} > /sys/class/net/eth0/queues/rx-{q}/rps_cpus",
+                set.to_hex(cpus)
+            ));
         }
     }
     let cnt_known = known(&mut f.flow_cnt.keys().copied(), rx);
     if cnt_known < rx as usize {
-        assume.push(format!("{} of {rx} queues' rps_flow_cnt not in the capture: 0", rx as usize - cnt_known));
+        assume.push(format!(
+            "{} of {rx} queues' rps_flow_cnt not in the capture: 0",
+            rx as usize - cnt_known
+        ));
     }
     let cnts: Vec<u32> = (0..rx as u16).map(|q| f.flow_cnt.get(&q).map_or(0, |e| e.0)).collect();
     if cnts.iter().all(|&c| c == cnts[0]) {
@@ -269,28 +366,43 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
     } else {
         let xps_known = known(&mut f.xps_cpus.keys().copied(), tx);
         if xps_known < tx as usize {
-            assume.push(format!("{} of {tx} queues' xps_cpus not in the capture: none", tx as usize - xps_known));
+            assume.push(format!(
+                "{} of {tx} queues' xps_cpus not in the capture: none",
+                tx as usize - xps_known
+            ));
         }
-        let maps: Vec<CpuSet> = (0..tx as u16).map(|q| f.xps_cpus.get(&q).map_or(CpuSet::EMPTY, |e| e.0)).collect();
+        let maps: Vec<CpuSet> = (0..tx as u16)
+            .map(|q| f.xps_cpus.get(&q).map_or(CpuSet::EMPTY, |e| e.0))
+            .collect();
         // The engine's starting maps (config.rs XpsMap): `irq`, CPU q on TX queue q; `all`,
         // CPU c on TX queue c mod tx.
         let start = |m: XpsMap| -> Vec<CpuSet> {
-            (0..tx).map(|q| {
-                let mut set = CpuSet::EMPTY;
-                (0..cpus).filter(|&c| match m {
-                    XpsMap::None => false,
-                    XpsMap::Irq => u32::from(c) == q,
-                    XpsMap::All => u32::from(c) % tx == q,
-                }).for_each(|c| set.insert(c));
-                set
-            }).collect()
+            (0..tx)
+                .map(|q| {
+                    let mut set = CpuSet::EMPTY;
+                    (0..cpus)
+                        .filter(|&c| match m {
+                            XpsMap::None => false,
+                            XpsMap::Irq => u32::from(c) == q,
+                            XpsMap::All => u32::from(c) % tx == q,
+                        })
+                        .for_each(|c| set.insert(c));
+                    set
+                })
+                .collect()
         };
-        match [XpsMap::None, XpsMap::Irq, XpsMap::All].into_iter().find(|&m| start(m) == maps) {
+        match [XpsMap::None, XpsMap::Irq, XpsMap::All]
+            .into_iter()
+            .find(|&m| start(m) == maps)
+        {
             Some(m) => sc.xps.map = Named(m),
             None => {
                 sc.xps.map = Named(XpsMap::None);
                 for (q, set) in maps.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-                    cmds.push(format!("echo {} > /sys/class/net/eth0/queues/tx-{q}/xps_cpus", set.to_hex(cpus)));
+                    cmds.push(format!(
+                        "echo {} > /sys/class/net/eth0/queues/tx-{q}/xps_cpus",
+                        set.to_hex(cpus)
+                    ));
                 }
             }
         }
@@ -300,13 +412,21 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
 
     sc.lesson.title = format!("Your host: {iface}, {} queues, {cpus} CPUs", rx);
     sc.lesson.source = format!("imported from a capture of {iface}");
-    sc.timeline = cmds.into_iter().map(|command| crate::TimedCommand { at_ms: 0, command }).collect();
+    sc.timeline = cmds
+        .into_iter()
+        .map(|command| crate::TimedCommand { at_ms: 0, command })
+        .collect();
     let json = to_json(&sc);
     let sc = crate::parse(&json.to_string(), &[])?;
     // Every command must apply: a host the console refuses is no import.
     let mut sim = sc.build()?;
     sc.apply_due(&mut sim)?;
-    Ok(Imported { scenario: sc, json, assumptions: assume, iface })
+    Ok(Imported {
+        scenario: sc,
+        json,
+        assumptions: assume,
+        iface,
+    })
 }
 
 /// The fields the importer sets, as scenario JSON: the rest are the defaults. Written out

@@ -44,7 +44,9 @@ mod ethtool;
 mod host;
 mod kernel_files;
 
-use ethtool::{channels_line, field_line, finish_rule, hash_function_line, indir_line, info_line, parse_key, rule_line};
+use ethtool::{
+    channels_line, field_line, finish_rule, hash_function_line, indir_line, info_line, parse_key, rule_line,
+};
 use kernel_files::{file_line, interrupts_line, lscpu_line};
 
 /// Largest capture read (a 1024-CPU host's `/proc/interrupts` is a few megabytes; the queue
@@ -58,7 +60,12 @@ const YOUR_HOST_MS: u64 = 60_000;
 const SANDBOX_IRQ_BASE: u32 = 130;
 
 /// No field hashed (`dump_rxfhash` prints `None`).
-const NO_FIELDS: HashFields = HashFields { src_ip: false, dst_ip: false, src_port: false, dst_port: false };
+const NO_FIELDS: HashFields = HashFields {
+    src_ip: false,
+    dst_ip: false,
+    src_port: false,
+    dst_port: false,
+};
 
 /// A capture read: the scenario of that host and what had to be assumed.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +94,9 @@ enum Block {
     Info,
     Nproc,
     Lscpu,
-    Channels { current: bool },
+    Channels {
+        current: bool,
+    },
     Indir,
     Key,
     HashFunction,
@@ -165,7 +174,10 @@ fn fail(line: usize, text: &str, why: impl std::fmt::Display) -> ScenarioError {
 /// Reads a capture (see the module) into a scenario of that host.
 pub fn import(text: &str) -> Result<Imported, ScenarioError> {
     if text.len() > MAX_CAPTURE_BYTES {
-        return Err(ScenarioError(format!("the capture is {} bytes; at most {MAX_CAPTURE_BYTES} accepted", text.len())));
+        return Err(ScenarioError(format!(
+            "the capture is {} bytes; at most {MAX_CAPTURE_BYTES} accepted",
+            text.len()
+        )));
     }
     let mut f = Facts::default();
     let mut block = Block::None;
@@ -186,7 +198,10 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
         if t.is_empty() {
             // A blank line ends a rule and a hash-field list; tables and key have none inside.
             finish_rule(&mut f, &mut rule);
-            if matches!(block, Block::Fields(_) | Block::OtherFields | Block::Key | Block::HashFunction) {
+            if matches!(
+                block,
+                Block::Fields(_) | Block::OtherFields | Block::Key | Block::HashFunction
+            ) {
                 block = Block::None;
             }
             continue;
@@ -208,14 +223,21 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
             // A command that printed no header printed an error (ethtool not installed, an
             // option the driver does not support): said, and its lines skipped.
             Block::Awaiting => {
-                f.unreadable.push(format!("line {n}: `{last_cmd}` printed {t:?} instead of its output"));
+                f.unreadable
+                    .push(format!("line {n}: `{last_cmd}` printed {t:?} instead of its output"));
                 block = Block::Skip;
             }
             Block::Device => {
                 f.device = t.rsplit('/').next().map(str::to_string);
                 block = Block::None;
             }
-            Block::None => return Err(fail(n, t, "not part of any output steerlab reads (scripts/capture-host.sh lists the commands it reads)")),
+            Block::None => {
+                return Err(fail(
+                    n,
+                    t,
+                    "not part of any output steerlab reads (scripts/capture-host.sh lists the commands it reads)",
+                ))
+            }
             Block::Info => info_line(&mut f, t),
             Block::Nproc => {
                 let cpus = t.parse::<u32>().map_err(|_| fail(n, t, "nproc prints one number"))?;
@@ -227,9 +249,11 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
             Block::Indir => indir_line(&mut f, t, n, &mut block)?,
             Block::Key => {
                 if t.starts_with("Operation not supported") {
-                    f.unreadable.push(format!("line {n}: the driver does not report its RSS key"));
+                    f.unreadable
+                        .push(format!("line {n}: the driver does not report its RSS key"));
                 } else {
-                    f.key = Some(parse_key(t).ok_or_else(|| fail(n, t, "the RSS key is hex bytes separated by colons"))?);
+                    f.key =
+                        Some(parse_key(t).ok_or_else(|| fail(n, t, "the RSS key is hex bytes separated by colons"))?);
                     f.key_line = n;
                 }
                 block = Block::Indir;
@@ -244,7 +268,13 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
                 }
             }
             Block::Interrupts => interrupts_line(&mut f, t, n)?,
-            Block::Grep => return Err(fail(n, t, "grep printed a value without its file's name (one file matched?): capture with grep -H . FILES")),
+            Block::Grep => {
+                return Err(fail(
+                    n,
+                    t,
+                    "grep printed a value without its file's name (one file matched?): capture with grep -H . FILES",
+                ))
+            }
         }
     }
     finish_rule(&mut f, &mut rule);
@@ -286,23 +316,32 @@ fn header(f: &mut Facts, t: &str, n: usize) -> Result<Option<Block>, ScenarioErr
     }
     if let Some(rest) = t.strip_prefix("RX flow hash indirection table for ") {
         // "IF with N RX ring(s):"
-        let (name, rings) = rest.split_once(" with ").ok_or_else(|| fail(n, t, "expected 'for IF with N RX ring(s):'"))?;
+        let (name, rings) = rest
+            .split_once(" with ")
+            .ok_or_else(|| fail(n, t, "expected 'for IF with N RX ring(s):'"))?;
         iface(f, name, n, t)?;
-        let rings = rings.strip_suffix(" RX ring(s):").and_then(|r| r.parse().ok()).ok_or_else(|| fail(n, t, "expected 'with N RX ring(s):'"))?;
+        let rings = rings
+            .strip_suffix(" RX ring(s):")
+            .and_then(|r| r.parse().ok())
+            .ok_or_else(|| fail(n, t, "expected 'with N RX ring(s):'"))?;
         f.rings = Some(rings);
         f.indir.clear();
         f.indir_line = n;
         return Ok(Some(Block::Indir));
     }
     if let Some(rings) = t.strip_suffix(" RX rings available") {
-        let rings = rings.parse().map_err(|_| fail(n, t, "expected 'N RX rings available'"))?;
+        let rings = rings
+            .parse()
+            .map_err(|_| fail(n, t, "expected 'N RX rings available'"))?;
         f.rings.get_or_insert(rings);
         f.rules_seen = true;
         f.rules_line = n;
         return Ok(Some(Block::Rules));
     }
     if t.starts_with("rxclass: Cannot get RX class rule count") {
-        f.unreadable.push(format!("line {n}: the driver refused to list ntuple rules (ntuple off, or not supported)"));
+        f.unreadable.push(format!(
+            "line {n}: the driver refused to list ntuple rules (ntuple off, or not supported)"
+        ));
         return Ok(Some(Block::None));
     }
     if let Some(ty) = t.strip_suffix(" flows use these fields for computing Hash flow key:") {
@@ -322,10 +361,18 @@ fn header(f: &mut Facts, t: &str, n: usize) -> Result<Option<Block>, ScenarioErr
         iface(f, rest.trim_end_matches(':'), n, t)?;
         return Ok(Some(Block::Features));
     }
-    if t.starts_with("CPU0") || (t.starts_with("CPU") && t.split_whitespace().all(|w| w.strip_prefix("CPU").is_some_and(|c| c.parse::<u16>().is_ok()))) {
+    if t.starts_with("CPU0")
+        || (t.starts_with("CPU")
+            && t.split_whitespace()
+                .all(|w| w.strip_prefix("CPU").is_some_and(|c| c.parse::<u16>().is_ok())))
+    {
         f.irq_cpus = t
             .split_whitespace()
-            .map(|w| w.strip_prefix("CPU").and_then(|c| c.parse::<u16>().ok()).filter(|&c| c < MAX_CPUS))
+            .map(|w| {
+                w.strip_prefix("CPU")
+                    .and_then(|c| c.parse::<u16>().ok())
+                    .filter(|&c| c < MAX_CPUS)
+            })
             .collect::<Option<Vec<u16>>>()
             .ok_or_else(|| fail(n, t, "the /proc/interrupts header is CPU0 CPU1 …"))?;
         f.irqs.clear();
@@ -337,7 +384,11 @@ fn header(f: &mut Facts, t: &str, n: usize) -> Result<Option<Block>, ScenarioErr
 /// Records the interface a header names; a capture is of one interface.
 fn iface(f: &mut Facts, name: &str, n: usize, t: &str) -> Result<(), ScenarioError> {
     match &f.iface {
-        Some((known, at)) if known != name => Err(fail(n, t, format!("names interface {name}, but line {at} is of {known}: capture one interface"))),
+        Some((known, at)) if known != name => Err(fail(
+            n,
+            t,
+            format!("names interface {name}, but line {at} is of {known}: capture one interface"),
+        )),
         Some(_) => Ok(()),
         None => {
             f.iface = Some((name.to_string(), n));
