@@ -20,7 +20,7 @@ const PATHS: &[&str] = &[
 ];
 
 /// ethtool's options the sandbox has.
-const ETHTOOL_OPTIONS: &[&str] = &["-l", "-L", "-x", "-X", "-n", "-N", "-K", "-S"];
+const ETHTOOL_OPTIONS: &[&str] = &["-l", "-L", "-x", "-X", "-n", "-N", "-K", "-c", "-C", "-S"];
 
 /// Whole-line completions of `line`: the first word from the command table, a device after
 /// `dev` or an ethtool option, a path for `cat`/`tee`/`echo ... >`, `tee` after `|`, the queue

@@ -38,6 +38,12 @@ const OK: &[(&[&str], &str, Check)] = &[
     // ethtool -K
     (&[], "ethtool -K eth0 ntuple on", |s, _| assert!(s.config().ntuple)),
     (&["ethtool -K eth0 ntuple on"], "ethtool --features eth0 rx-ntuple-filter off", |s, _| assert!(!s.config().ntuple)),
+    // ethtool -c / -C: interrupt moderation (the generic NIC has none; ice starts at 50 us)
+    (&[], "ethtool -c eth0", |_, out| assert!(out.starts_with("Coalesce parameters for eth0:\nAdaptive RX: off  TX: n/a\n") && out.contains("\nrx-usecs:\t0\n"), "{out}")),
+    (&["nic driver ice"], "ethtool --show-coalesce eth0", |_, out| assert!(out.contains("Adaptive RX: on ") && out.contains("\nrx-usecs:\t50\n"), "{out}")),
+    (&["nic driver mlx5"], "ethtool -C eth0 adaptive-rx off rx-usecs 64", |s, _| assert_eq!(s.config().rx_usecs, Some(64))),
+    (&["nic driver ice"], "ethtool -C eth0 adaptive-rx off", |s, _| assert_eq!(s.config().rx_usecs, Some(50), "the interval in use, fixed")),
+    (&["ethtool -C eth0 rx-usecs 8"], "ethtool -C eth0 adaptive-rx on", |s, _| assert_eq!(s.config().rx_usecs, None)),
     // ethtool -n / -N
     (&[], "ethtool -n eth0", |_, out| assert!(out.ends_with("Total 0 rules\n\n"))),
     (&[], "ethtool -u eth0 rx-flow-hash udp6", |_, out| assert!(out.starts_with("UDP over IPV6 flows"))),
@@ -220,7 +226,7 @@ fn every_form_succeeds_and_does_what_it_says() {
 const ERR: &[(&[&str], &str, &str)] = &[
     // ethtool: options and devices
     (&[], "ethtool", "ethtool: bad command line argument(s)\nFor more information run ethtool -h"),
-    (&[], "ethtool -T eth0", "ethtool: option -T is not supported in steerlab (supported: -i -k -l -L -x -X -n -N -K -S)"),
+    (&[], "ethtool -T eth0", "ethtool: option -T is not supported in steerlab (supported: -i -k -l -L -x -X -n -N -K -c -C -S)"),
     (&[], "ethtool eth0", "not supported in steerlab"),
     (&[], "ethtool -l", "bad command line argument(s)"),
     (&[], "ethtool -l eth1", "netlink error: no device matches name (offset 24)\nnetlink error: No such device"),
@@ -281,6 +287,10 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "ethtool -n eth0 rx-flow-hash foo4", "bad command line argument(s)"),
     // -K, -S
     (&[], "ethtool -K eth0 gro off", "feature \"gro\" is not modelled in steerlab"),
+    (&[], "ethtool -C eth0 rx-usecs 20000", "rx-usecs: out of range"),
+    (&[], "ethtool -C eth0 rx-frames 32", "\"rx-frames\" is not modelled in steerlab"),
+    (&[], "ethtool -C eth0 adaptive-rx on rx-usecs 8", "cannot be set while adaptive-rx is on"),
+    (&[], "ethtool -C eth0 rx-usecs", "bad command line argument"),
     (&[], "ethtool -K eth0 ntuple maybe", "bad command line argument(s)"),
     (&[], "ethtool -K eth0", "bad command line argument(s)"),
     (&[], "ethtool -S eth0 --all-groups", "bad command line argument(s)"),
@@ -480,6 +490,8 @@ fn completion_of_commands_options_devices_programs_and_paths() {
             "ethtool -n ",
             "ethtool -N ",
             "ethtool -K ",
+            "ethtool -c ",
+            "ethtool -C ",
             "ethtool -S "
         ]
     );

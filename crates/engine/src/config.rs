@@ -51,6 +51,26 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// How an idle CPU waits (`host.idle`), which decides whether waking it costs an IPI.
+    /// `call_function_single_prep_ipi` (kernel/sched/core.c) sends none to a CPU whose idle
+    /// task has `TIF_POLLING_NRFLAG` set (`set_nr_if_polling`): it watches its flags and sees
+    /// the wake-up by itself.
+    Idle {
+        /// MWAIT or the poll state keep the polling flag (`intel_idle` on bare metal, the
+        /// cpuidle poll state, KVM's haltpoll): no IPI. The kernel's behaviour on the seeds'
+        /// hosts, and the default.
+        Poll = "poll",
+        /// HLT without polling (`idle=halt`, most VMs without haltpoll): every wake-up of an
+        /// idle CPU is an IPI.
+        Halt = "halt",
+    }
+}
+
+/// Most microseconds of interrupt moderation (`ethtool -C DEV rx-usecs`): ice's ITR maximum
+/// (`ICE_ITR_MAX`, 8160 us, drivers/net/ethernet/intel/ice/ice_txrx.h), rounded up.
+pub const MAX_RX_USECS: u32 = 10_000;
+
 /// Everything that shapes the host, with its defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostConfig {
@@ -89,6 +109,12 @@ pub struct HostConfig {
     pub flow_limit_table_len: u32,
     /// Hardware filter capacity shared by ntuple rules and aRFS.
     pub max_hw_filters: u32,
+    /// Interrupt moderation (`ethtool -C DEV rx-usecs`): the least time between two
+    /// interrupts of a queue, so the packets of that interval reach the stack in one NAPI poll
+    /// (0..=10000 us; `None`: the driver's default, [`Driver::default_rx_usecs`]).
+    pub rx_usecs: Option<u32>,
+    /// How an idle CPU waits: whether waking it costs an IPI.
+    pub idle: Idle,
     /// Simulated time advanced per engine step, in ns (10 µs..=1 s).
     pub tick_ns: u64,
     /// Initial XPS maps.
@@ -126,6 +152,8 @@ impl Default for HostConfig {
             flow_limit_cpus: String::new(),
             flow_limit_table_len: crate::flow_limit::DEFAULT_TABLE_LEN,
             max_hw_filters: 8192,
+            rx_usecs: None,
+            idle: Idle::Poll,
             tick_ns: 1_000_000,
             xps_map: XpsMap::Irq,
             atr_sample_rate: 20,
@@ -178,6 +206,11 @@ impl HostConfig {
         )?;
         check(self.max_hw_filters <= 1_000_000, "nic.max_hw_filters", "0..=1000000")?;
         check(
+            self.rx_usecs.is_none_or(|u| u <= MAX_RX_USECS),
+            "nic.rx_usecs",
+            "0..=10000 (microseconds)",
+        )?;
+        check(
             (10_000..=1_000_000_000).contains(&self.tick_ns),
             "sim.tick_ns",
             "10000..=1000000000",
@@ -207,6 +240,11 @@ impl HostConfig {
             check(set.end() <= self.cpus, "rps.cpus", "CPUs of this host")?;
         }
         self.costs.validate()
+    }
+
+    /// The interrupt moderation in force: the configured `rx-usecs`, else the driver's.
+    pub fn rx_usecs(&self) -> u32 {
+        self.rx_usecs.unwrap_or(self.driver.default_rx_usecs())
     }
 
     /// NUMA node of `cpu`.

@@ -58,11 +58,11 @@ cost_table! {
     xdp_fallback_ps = 5_000, "an XDP program computing a value the driver does not expose (e.g. hashing the tuple in BPF): estimate";
     stack_rx_ns = 600, "skb alloc, GRO, IP and TCP receive per packet in softirq: estimate (order of magnitude of a 1-2 Mpps/core TCP receive path)";
     rps_enqueue_ns = 60, "enqueue_to_backlog and the remote dequeue per packet: estimate";
-    ipi_ns = 1500, "one IPI: RPS waking a remote backlog (smp_call_function_single_async), or a reader woken from another CPU (try_to_wake_up's wake list): estimate, ~1-2 us on x86";
+    ipi_ns = 1500, "one IPI: RPS waking a remote backlog (smp_call_function_single_async), or a reader woken from another CPU whose idle CPU halts (try_to_wake_up's wake list; none to a polling idle CPU): estimate, ~1-2 us on x86";
     remote_penalty_ns = 250, "per packet processed away from its reader's CPU: the socket's cache lines move to the reader (estimate)";
     cross_numa_penalty_ns = 400, "per packet whose data crosses a NUMA node on its way to the reader (estimate)";
     sock_record_ns = 20, "rps_record_sock_flow write that changes the entry: a shared cache line (estimate)";
-    app_read_ns = 800, "one wakeup and recvmsg of the reader, user plus sys: one a packet while the reader sleeps between packets, else as many as it has time for (estimate)";
+    app_read_ns = 800, "one wakeup and recvmsg of the reader, user plus sys (the wake-up's activation runs on the reader's CPU: ttwu_queue_wakelist): one a packet while the reader sleeps between packets, else as many as it has time for (estimate)";
     arfs_steer_ns = 300, "ndo_rx_flow_steer call: bucket walk and entry update (estimate)";
     mlx5_lock_hold_ns = 400, "mlx5 arfs_lock hold per mlx5e_rx_flow_steer (estimate; seed 002 reports severe contention, no figure)";
     ice_sync_entry_ns = 5, "ice_sync_arfs_fltrs: one entry of the aRFS list walked under arfs_lock, with rps_may_expire_flow for an ACTIVE one (estimate, bracketed: the walk is a chain of dependent loads over ~16K entries of a 512-byte slab (ice_arfs_entry) plus their rps_dev_flow lines, more than L1 holds, so each entry costs at least an L2 hit, 11-13 cycles on Skylake-SP (AnandTech, Skylake-X review, 2017), 4-5 ns at 2.5-3 GHz; at 6 ns the sandbox's softirq with the fix would exceed the 9.2 % of 144 CPUs seed 000 measured)";

@@ -40,6 +40,22 @@ impl Driver {
             .find(|d| d.module() == module)
     }
 
+    /// The driver's interrupt moderation at load (`ethtool -c`'s `rx-usecs`). Simplification:
+    /// ice's, ixgbe's and mlx5's adaptive moderation (DIM, dynamic ITR) is taken at the interval
+    /// it starts from.
+    /// - ice: `ICE_DFLT_RX_ITR` = `ICE_ITR_20K`, 50 us (ice_txrx.h);
+    /// - ixgbe: dynamic ITR starting at `IXGBE_20K_ITR`, 50 us (ixgbe.h, ixgbe_main.c);
+    /// - mlx5: `MLX5E_PARAMS_DEFAULT_RX_CQ_MODERATION_USEC_FROM_CQE`, 3 us, on devices that
+    ///   start the period from the CQE (en/params.c);
+    /// - the sandbox's generic NIC: none, every packet interrupts (virtio_net's default).
+    pub const fn default_rx_usecs(self) -> u32 {
+        match self {
+            Driver::Ice | Driver::IceHashMatch | Driver::Ixgbe => 50,
+            Driver::Mlx5 => 3,
+            Driver::Generic => 0,
+        }
+    }
+
     /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the
     /// sandbox's generic NIC and its ixgbe model (Flow Director, no flower offload) do not.
     pub const fn tc_offload(self) -> bool {

@@ -55,7 +55,7 @@ stages! {
     DriverRx = "driver_rx", Softirq, per "packet" at |c| c.driver_rx_ps, "NAPI poll per packet, up to and including an XDP program's base cost";
     XdpKfunc = "xdp_kfunc", Softirq, per "ps" at |_| 1, "XDP metadata kfunc calls and their fallbacks";
     Ipi = "ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "RPS IPIs to wake a remote backlog";
-    WakeIpi = "wake_ipi", Softirq, per "wakeup" at |c| c.ipi_ns * 1000, "readers woken from the CPU that processed their data when it is not theirs (try_to_wake_up, ttwu_queue_wakelist)";
+    WakeIpi = "wake_ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "IPIs to wake a reader from the CPU that processed its data, when its idle CPU halts (try_to_wake_up, ttwu_queue_wakelist; a polling idle CPU needs none)";
     RpsEnqueue = "rps_enqueue", Softirq, per "packet" at |c| c.rps_enqueue_ns * 1000, "enqueue_to_backlog and the dequeue on the target CPU";
     StackRx = "stack_rx", Softirq, per "packet" at |c| c.stack_rx_ns * 1000, "skb, GRO, IP and TCP/UDP receive";
     TcClassify = "tc_classify", Softirq, per "filter walked" at |c| c.tc_filter_ns * 1000, "tc ingress classification in software";

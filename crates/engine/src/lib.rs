@@ -34,7 +34,7 @@ pub mod toeplitz;
 pub mod xdp;
 pub mod xps;
 
-pub use config::{HostConfig, Mode, RecordPolicy, XpsMap};
+pub use config::{HostConfig, Idle, Mode, RecordPolicy, XpsMap};
 pub use cpuset::CpuSet;
 pub use driver::Driver;
 pub use error::{ConfigError, SimError};

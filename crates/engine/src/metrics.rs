@@ -40,9 +40,12 @@ pub struct Counters {
     pub cpu_switches: u64,
     /// RPS IPIs sent to wake a remote backlog.
     pub ipis: u64,
-    /// Reads whose data another CPU processed: the reader was woken from there
-    /// (`try_to_wake_up` across CPUs), one IPI each.
+    /// Wake-ups of a sleeping reader from the CPU that processed its data, when that is not
+    /// the reader's CPU (`try_to_wake_up` across CPUs): one per NAPI poll carrying its data.
     pub remote_wakeups: u64,
+    /// Of those, the ones that sent an IPI: the reader's idle CPU was not polling
+    /// (`host.idle = halt`).
+    pub wake_ipis: u64,
     /// `ndo_rx_flow_steer` calls.
     pub arfs_calls: u64,
     /// Time spent waiting for mlx5's `arfs_lock`.

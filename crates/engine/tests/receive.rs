@@ -3,7 +3,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use steerlab_engine::FlowKey;
-use steerlab_engine::{CpuSet, Driver, FlowSpec, HostConfig, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec};
+use steerlab_engine::{CpuSet, Driver, FlowSpec, HostConfig, Idle, Kernel, Mode, Nanos, Proto, Sim, ThreadSpec};
 
 fn key(i: u32, dport: u16) -> FlowKey {
     let src = IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
@@ -924,13 +924,17 @@ fn stage_ns(s: &steerlab_engine::Snapshot, name: &str) -> u64 {
         .map_or(0, |(_, ns)| ns)
 }
 
-/// A reader that sleeps between its packets wakes for each one, whatever the tick length, and
-/// a packet processed on a CPU other than the reader's wakes it from there at an IPI's cost.
+/// A reader that sleeps between its packets wakes for each one when its packets come further
+/// apart than the queue's interrupts (the sandbox's generic NIC has no moderation), whatever
+/// the tick length. A wake-up from another CPU costs that CPU an IPI only when the reader's
+/// idle CPU does not poll (`host.idle = halt`): `call_function_single_prep_ipi` sends none to
+/// a polling CPU.
 #[test]
-fn a_sleeping_reader_wakes_for_every_packet_and_a_remote_wakeup_costs_an_ipi() {
-    let run = |tick_ns: u64| {
+fn a_sleeping_reader_wakes_once_a_poll_and_an_ipi_only_reaches_a_halted_cpu() {
+    let run = |tick_ns: u64, idle: Idle| {
         let mut sim = Sim::new(HostConfig {
             tick_ns,
+            idle,
             ..HostConfig::default()
         })
         .unwrap();
@@ -943,7 +947,8 @@ fn a_sleeping_reader_wakes_for_every_packet_and_a_remote_wakeup_costs_an_ipi() {
         sim.advance_to(Nanos::from_ms(200));
         sim.snapshot()
     };
-    let (fine, coarse) = (run(1_000_000), run(100_000_000));
+    let costs = steerlab_engine::costs::Costs::default();
+    let (fine, coarse) = (run(1_000_000, Idle::Halt), run(100_000_000, Idle::Halt));
     for s in [&fine, &coarse] {
         let c = &s.counters;
         assert_eq!(c.delivered, 32 * 10_000 / 5, "10,000 pps for 200 ms");
@@ -953,10 +958,10 @@ fn a_sleeping_reader_wakes_for_every_packet_and_a_remote_wakeup_costs_an_ipi() {
         );
         assert_eq!(
             c.remote_wakeups, c.remote,
-            "every packet processed away from its reader wakes it"
+            "every packet processed away from its reader is in a poll of its own and wakes it"
         );
-        let costs = steerlab_engine::costs::Costs::default();
-        assert_eq!(stage_ns(s, "wake_ipi"), c.remote_wakeups * costs.ipi_ns);
+        assert_eq!(c.wake_ipis, c.remote_wakeups, "a halted CPU needs an IPI for each");
+        assert_eq!(stage_ns(s, "wake_ipi"), c.wake_ipis * costs.ipi_ns);
         assert_eq!(
             stage_ns(s, "app_read") + stage_ns(s, "sys_read"),
             c.delivered * costs.app_read_ns,
@@ -968,6 +973,63 @@ fn a_sleeping_reader_wakes_for_every_packet_and_a_remote_wakeup_costs_an_ipi() {
         "reads do not depend on the tick"
     );
     assert_eq!(stage_ns(&fine, "app_read"), stage_ns(&coarse, "app_read"));
+    let polled = run(1_000_000, Idle::Poll);
+    assert_eq!(polled.counters.remote_wakeups, fine.counters.remote_wakeups);
+    assert_eq!(
+        (polled.counters.wake_ipis, stage_ns(&polled, "wake_ipi")),
+        (0, 0),
+        "a polling idle CPU sees its wake-up without an IPI"
+    );
+}
+
+/// A flow faster than its queue's interrupts shares each poll's wake-up: with `rx-usecs` 50
+/// (20,000 polls a second) a 40,000 pps flow wakes its sleeping reader 20,000 times a second,
+/// in packet and aggregate modes and at any tick alike.
+#[test]
+fn interrupt_moderation_batches_the_wake_ups_of_a_fast_flow() {
+    let run = |tick_ns: u64, mode: Mode, rx_usecs: Option<u32>| {
+        let mut sim = Sim::new(HostConfig {
+            tick_ns,
+            mode,
+            rx_usecs,
+            idle: Idle::Halt,
+            ..HostConfig::default()
+        })
+        .unwrap();
+        sim.add_thread(pinned(0)).unwrap();
+        let i = (0..64)
+            .find(|&i| {
+                let mut probe = Sim::new(HostConfig::default()).unwrap();
+                probe.add_flow(flow(key(i, 80), vec![])).unwrap();
+                probe.run_ticks(1);
+                probe.flow_view(0).unwrap().cpu != 0
+            })
+            .expect("a tuple that RSS sends away from CPU 0");
+        sim.add_flow(FlowSpec {
+            rate_pps: 40_000,
+            ..flow(key(i, 80), vec![0])
+        })
+        .unwrap();
+        sim.advance_to(Nanos::from_ms(100));
+        sim.snapshot().counters
+    };
+    let every = run(1_000_000, Mode::Aggregate, Some(0));
+    assert_eq!(
+        (every.remote, every.remote_wakeups),
+        (4_000, 4_000),
+        "no moderation: a poll a packet"
+    );
+    let batched = run(1_000_000, Mode::Aggregate, Some(50));
+    assert_eq!(batched.remote_wakeups, 2_000, "20,000 polls a second for 100 ms");
+    assert_eq!(batched.wake_ipis, batched.remote_wakeups);
+    assert_eq!(
+        run(100_000, Mode::Packet, Some(50)),
+        batched,
+        "packet mode, 100 us ticks"
+    );
+    assert_eq!(run(100_000_000, Mode::Aggregate, Some(50)), batched, "one 100 ms tick");
+    // 30 us: 33,333 polls a second do not divide 40,000 pps; the remainder is carried.
+    assert_eq!(run(1_000_000, Mode::Aggregate, Some(30)).remote_wakeups, 3_333);
 }
 
 /// A reader whose packets come faster than it reads never sleeps: no wakeups, and its reads

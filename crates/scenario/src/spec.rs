@@ -11,7 +11,7 @@ use steerlab_engine::rng::Rng;
 use steerlab_engine::tc::Counting;
 use steerlab_engine::xdp::{Strategy, XdpAction, XdpProgram};
 use steerlab_engine::{
-    CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Kernel, Mode, NamedEnum, Nanos, Proto, RecordPolicy, Sim,
+    CpuSet, Driver, FlowKey, FlowSpec, HostConfig, Idle, Kernel, Mode, NamedEnum, Nanos, Proto, RecordPolicy, Sim,
     ThreadSpec, TxSpec, XpsMap,
 };
 
@@ -195,6 +195,9 @@ pub struct HostSection {
     pub cpus: u16,
     /// NUMA nodes.
     pub numa_nodes: u16,
+    /// How idle CPUs wait: `poll` (MWAIT or the poll state: waking one needs no IPI) or
+    /// `halt`.
+    pub idle: Named<Idle>,
 }
 
 /// `nic.*`
@@ -215,6 +218,9 @@ pub struct NicSection {
     pub ntuple: bool,
     /// Hardware filter capacity.
     pub max_hw_filters: u32,
+    /// Interrupt moderation, `ethtool -C DEV rx-usecs` (absent: the driver's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_usecs: Option<u32>,
     /// The RSS key as `ethtool -x` prints it (`6d:5a:…`, 40 bytes); `""`: the driver's default.
     pub rss_key: String,
     /// The indirection table, one queue per entry (`reta_size` of them); empty: the default
@@ -462,6 +468,7 @@ impl Default for HostSection {
         HostSection {
             cpus: d().cpus,
             numa_nodes: d().numa_nodes,
+            idle: Named(d().idle),
         }
     }
 }
@@ -476,6 +483,7 @@ impl Default for NicSection {
             reta_size: c.reta_size,
             ntuple: c.ntuple,
             max_hw_filters: c.max_hw_filters,
+            rx_usecs: c.rx_usecs,
             rss_key: String::new(),
             indir: Vec::new(),
         }
@@ -611,6 +619,7 @@ pub(crate) fn apply_override(root: &mut serde_json::Value, spec: &str) -> Result
                             | "action"
                             | "counting"
                             | "flow_limit_cpus"
+                            | "idle"
                     )
                 {
                     serde_json::Value::String(text.into())
@@ -659,6 +668,8 @@ impl Scenario {
             flow_limit_cpus: self.net.flow_limit_cpus.clone(),
             flow_limit_table_len: self.net.flow_limit_table_len,
             max_hw_filters: self.nic.max_hw_filters,
+            rx_usecs: self.nic.rx_usecs,
+            idle: self.host.idle.0,
             tick_ns: self.sim.tick_ns,
             xps_map: self.xps.map.0,
             atr_sample_rate: self.xps.atr_sample_rate,

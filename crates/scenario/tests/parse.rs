@@ -69,6 +69,8 @@ fn values_out_of_range_are_refused_with_the_accepted_range() {
         (&["xdp.kfuncs=99"], "xdp"),
         (&["tc.insert_threads=100000"], "tc"),
         (&["xps.atr_sample_rate=0"], "xps.atr_sample_rate"),
+        (&["nic.rx_usecs=10001"], "nic.rx_usecs"),
+        (&["host.idle=mwait"], "poll | halt"),
     ] {
         let e = err(MIN, sets);
         assert!(e.contains(want), "{sets:?}: {e}");
@@ -107,6 +109,16 @@ fn overrides_keep_types_and_lists_stay_strings() {
     assert_eq!((s.host.cpus, s.rps.cpus.as_str()), (8, "0-7"));
     let s = load("rss-basics", &["kernel=6.14".into(), "nic.driver=ice".into()]).unwrap();
     assert_eq!(s.kernel.0.name(), "6.14");
+    // The idle mode and interrupt moderation: named, and a count (absent: the driver's).
+    let s = parse(MIN, &["host.idle=halt".into(), "nic.rx_usecs=8".into()]).unwrap();
+    let cfg = s.host_config().unwrap();
+    assert_eq!((cfg.idle.name(), cfg.rx_usecs), ("halt", Some(8)));
+    let cfg = load("arfs-collision", &[]).unwrap().host_config().unwrap();
+    assert_eq!(
+        (cfg.idle.name(), cfg.rx_usecs, cfg.rx_usecs()),
+        ("poll", None, 50),
+        "ice's own"
+    );
 }
 
 #[test]

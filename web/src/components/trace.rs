@@ -70,8 +70,11 @@ fn reader(t: &FlowTrace) -> String {
     match t.reader_cpu {
         None => "none (consumed in softirq)".into(),
         Some(c) if c == on => format!("thread on CPU {c}, where its packets are processed"),
+        Some(c) if t.wake_ipi => format!(
+            "thread on CPU {c}: CPU {on} processes its packets and, while it sleeps between them, wakes it with an IPI (idle CPUs halt)"
+        ),
         Some(c) => format!(
-            "thread on CPU {c}: CPU {on} processes its packets and wakes it with an IPI while it sleeps between them"
+            "thread on CPU {c}: CPU {on} processes its packets and, while it sleeps between them, wakes it from there without an IPI (its idle CPU polls)"
         ),
     }
 }

@@ -294,6 +294,21 @@ impl Sim {
         }
     }
 
+    /// `ethtool -C DEV rx-usecs N`: the queues' interrupt moderation (`None`: the driver's
+    /// default again, as after a driver switch).
+    pub fn set_rx_usecs(&mut self, usecs: Option<u32>) -> Result<(), SimError> {
+        if usecs.is_some_and(|u| u > crate::config::MAX_RX_USECS) {
+            return Err(range_err("rx-usecs", "0..=10000 in the sandbox"));
+        }
+        self.cfg.rx_usecs = usecs;
+        Ok(())
+    }
+
+    /// How idle CPUs wait (`host.idle`): whether waking one costs an IPI.
+    pub fn set_idle(&mut self, idle: crate::config::Idle) {
+        self.cfg.idle = idle;
+    }
+
     /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter; any change
     /// flushes ixgbe's ATR filters.
     pub fn set_ntuple(&mut self, on: bool) {

@@ -8,7 +8,7 @@
 //! applies them one by one; the tests check that both give the same counters and digest.
 
 use crate::backlog::Enqueued;
-use crate::config::{Mode, RecordPolicy};
+use crate::config::{Idle, Mode, RecordPolicy};
 use crate::ledger::Stage;
 use crate::rps::{DevFlow, SockFlowTable};
 use crate::tc::{Classify, SwResult};
@@ -99,6 +99,37 @@ impl Sim {
     #[inline]
     fn reader_sleeps(&self, f: usize) -> bool {
         self.flows[f].rate_pps * self.cfg.costs.app_read_ns <= 1_000_000_000
+    }
+
+    /// How many times `m` packets of flow `f`, processed on a CPU other than its sleeping
+    /// reader's, wake the reader from there: once per NAPI poll that carries them. A flow
+    /// slower than the queue's interrupts (interrupt moderation, `rx-usecs`) has each packet
+    /// in a poll of its own; a faster one shares a poll's wake-up with the packets that came
+    /// in the same interval, `1e6 / rx-usecs` wake-ups a second (the carried remainder keeps
+    /// packet and aggregate modes equal).
+    ///
+    /// What a wake-up from another CPU costs (kernel/sched/core.c): `try_to_wake_up` ->
+    /// `ttwu_queue_wakelist` hands the task to the reader's CPU when that CPU shares no cache
+    /// with the waker or has nothing to run, "so the wakee incurs the cost of the wakeup
+    /// instead of the waker" (the activation is part of the reader's `app_read`); the waker
+    /// only queues it, and `call_function_single_prep_ipi` sends an IPI only when the idle CPU
+    /// is not polling (`host.idle = halt`). Simplification: the reader's CPU is idle while its
+    /// reader sleeps (the sandbox has no run queues), so every such wake-up takes the wake
+    /// list, whatever the cache sharing, and the direct activation of a busy CPU's task is
+    /// not modelled.
+    #[inline(never)]
+    fn remote_wakes(&mut self, f: usize, m: u64) -> u64 {
+        let usecs = u64::from(self.cfg.rx_usecs());
+        let rate = self.flows[f].rate_pps;
+        if usecs == 0 || rate * usecs <= 1_000_000 {
+            return m;
+        }
+        // Polls a second that carry the flow, as a share of its packets: m * polls / rate.
+        let polls = 1_000_000 / usecs;
+        let carry = &mut self.info[f].wake_carry;
+        let total = *carry + m * polls;
+        *carry = total % rate;
+        total / rate
     }
 
     /// `enqueue_to_backlog`'s test on `cpu`'s backlog now (net/core/dev.c): packets are taken
@@ -353,13 +384,15 @@ impl Sim {
         }
         let node = |c: u16| self.nodes[usize::from(c)];
         let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
-        // Each packet reaching the socket wakes a reader that sleeps between its packets
-        // (`sk_data_ready` -> `sock_def_readable` -> `try_to_wake_up`). From another CPU that
-        // costs this CPU an IPI (kernel/sched/core.c: `ttwu_queue_wakelist` puts a task whose
-        // CPU is idle or shares no cache with the waker on that CPU's wake list and interrupts
-        // it; a busy CPU's runqueue is locked from afar and usually sent a reschedule IPI:
-        // priced as one IPI either way).
-        let woken_from_here = cpu != rc && reader_cpu.is_some() && self.reader_sleeps(f);
+        // A reader that sleeps between its packets is woken by the first packet of each NAPI
+        // poll that carries its data (`sk_data_ready` -> `sock_def_readable` ->
+        // `try_to_wake_up`; the poll's later packets find it awake and `ttwu_state_match`
+        // returns early). From another CPU, see [`Sim::remote_wakes`].
+        let wakes = if cpu != rc && reader_cpu.is_some() && self.reader_sleeps(f) {
+            self.remote_wakes(f, m)
+        } else {
+            0
+        };
         let c = &mut self.cpus[usize::from(cpu)];
         c.stats.packets += m;
         let row = &mut c.work;
@@ -370,9 +403,12 @@ impl Sim {
             self.counters.remote += m;
             row.add(Stage::RemotePenalty, m);
         }
-        if woken_from_here {
-            self.counters.remote_wakeups += m;
-            row.add(Stage::WakeIpi, m);
+        if wakes > 0 {
+            self.counters.remote_wakeups += wakes;
+            if self.cfg.idle == Idle::Halt {
+                self.counters.wake_ipis += wakes;
+                row.add(Stage::WakeIpi, wakes);
+            }
         }
         if crossings > 0 {
             row.add(Stage::CrossNuma, crossings * m);

@@ -58,6 +58,9 @@ pub(super) struct FlowInfo {
     pub(super) tx: Option<tx::TxState>,
     /// Its connection was closed ([`super::Sim::close_flow`]): it offers nothing more.
     pub(super) closed: bool,
+    /// Wake-ups of its reader not yet whole (`remote_wakes`: packets × polls a second, modulo
+    /// its rate), for a flow faster than its queue's interrupts.
+    pub(super) wake_carry: u64,
 }
 
 #[derive(Clone, Debug)]

@@ -46,6 +46,9 @@ pub struct FlowTrace {
     pub rps_why: String,
     /// The reading thread's CPU, if the socket has a reader.
     pub reader_cpu: Option<u16>,
+    /// Whether waking it from another CPU sends an IPI: its idle CPU does not poll
+    /// (`host.idle = halt`).
+    pub wake_ipi: bool,
 }
 
 impl Sim {
@@ -119,6 +122,7 @@ impl Sim {
             rps_cpu,
             rps_why,
             reader_cpu,
+            wake_ipi: self.cfg.idle == crate::config::Idle::Halt,
         })
     }
 

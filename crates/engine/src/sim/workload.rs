@@ -188,6 +188,7 @@ impl Sim {
             readers: spec.readers,
             tx: spec.tx.map(tx::TxState::new),
             closed: false,
+            wake_carry: 0,
         });
         self.by_key.insert(spec.key, id);
         id
