@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 /**
- * Budget for all wasm and JS of the default page, gzipped: 506 KB. History: 352 KB (one wasm,
+ * Budget for all wasm and JS of the default page, gzipped: 520 KB, the product brief's bar
+ * ("what the default page downloads no more than today's 520 KB gzipped", quality bars §5).
+ * History before it: History: 352 KB (one wasm,
  * before the worker), 400 KB (issue 16: the worker, the engine at opt-level 3 for speed, 393
  * KB used), 444 KB (issues 17 and 18, 440 KB used: the lesson screen +26 KB, measured with
  * twiggy on the un-stripped build: the console's shell for many queues (tee, for, globs) about
@@ -20,10 +22,12 @@ import { gzipSync } from "node:zlib";
  * and predictions in the worker, +36.9 KB gzipped measured by building without that call
  * (twiggy, un-stripped: capture `import` 23 KB and `build` 25 KB raw, the rest predict.rs,
  * the rows' messages and their strings); the panel itself 17 KB raw, and the console's new
- * files and commands (/proc/irq, grep, lscpu, nproc, ethtool -i/-k) make the other +16.4 KB).
+ * files and commands (/proc/irq, grep, lscpu, nproc, ethtool -i/-k) make the other +16.4 KB);
+ * 506.5 KB used when issue 31's wake-up rule added `ethtool -c/-C` and the idle and moderation
+ * settings (+0.6 KB), and the brief's 520 KB became the budget.
  * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 506 * 1024;
+const BUDGET_BYTES = 520 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));
