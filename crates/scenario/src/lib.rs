@@ -15,6 +15,7 @@ pub mod permalink;
 pub mod predict;
 mod report;
 mod spec;
+pub mod teach;
 
 pub use goal::{all_met, Check, Op};
 pub use lessons::{lesson, lesson_ids, LESSONS};

@@ -67,6 +67,14 @@ pub struct Lesson {
     /// The `data-testid` of the chart or panel the lesson screen shows beside the host (empty:
     /// the locality chart).
     pub chart: String,
+    /// Questions asked before key commands, answered by what the engine then does.
+    pub predict: Vec<crate::teach::Prediction>,
+    /// The challenge form (`?mode=challenge`).
+    pub challenge: Option<crate::teach::Challenge>,
+    /// What the learner takes away, in two lines: the ending once the goal is met.
+    pub learned: String,
+    /// The lesson to go on to (an id; empty: none).
+    pub next: String,
 }
 
 /// A guided step: what to read or look at, the exact commands that do it (what a newcomer
@@ -746,6 +754,7 @@ impl Scenario {
                 ),
             ));
         }
+        crate::teach::validate(&self.lesson)?;
         for (i, c) in self.lesson.check.iter().enumerate() {
             if c.over_ms > DAY_MS {
                 return Err(err(

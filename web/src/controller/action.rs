@@ -44,10 +44,12 @@ pub enum Action {
     Step,
     /// One tick back (snapshot and replay).
     StepBack,
+    /// A second back, paused there (the page's Back button).
+    Back,
     /// Back to the start, same seed.
     Reset,
     /// To the scenario's suggested length as fast as the engine runs; ends paused there
-    /// (nothing to do past it).
+    /// (nothing to do past it). The only thing that stops time by itself.
     RunToEnd,
     /// Playback speed (index into `SPEEDS`).
     Speed(usize),
@@ -71,6 +73,12 @@ pub enum Action {
     MatrixCellOf(HostId, Option<(u16, u16)>),
     /// The lesson's next step.
     NextStep,
+    /// The learner's answer to the lesson's question (an index into its choices).
+    Predict(usize),
+    /// The lesson's challenge form on or off (`?mode=challenge`).
+    Challenge(bool),
+    /// One more hint of the challenge.
+    Hint,
     /// Answer with `steerlab:state` for the embedding page.
     GetState,
     /// Answer with the permalink of the state now.
@@ -96,7 +104,7 @@ pub struct SessionView {
     pub eta: Option<String>,
     /// The rate time really runs at, when it falls short of the speed asked for.
     pub behind: Option<String>,
-    /// Time stopped at the scenario's suggested length (Play goes on past it).
+    /// Time has passed the scenario's suggested length (it runs on: a quiet note).
     pub run_ended: bool,
 }
 
@@ -113,7 +121,7 @@ pub enum Event {
     Permalink(String),
     /// The open lesson changed (the page rewrites `?lesson=`).
     Lesson(String),
-    /// Time reached the scenario's suggested length and stopped (Play goes on).
+    /// Time passed the scenario's suggested length (nothing stops).
     RunEnded,
     /// A captured host was built: where each of its flows lands, and what was assumed.
     HostImported {

@@ -17,6 +17,12 @@ pub struct ConsoleLine {
     pub command: String,
     /// Output (Ok) or error text (Err).
     pub output: Result<String, String>,
+    /// Simulated time it ran at, ns.
+    pub at_ns: u64,
+    /// steerlab's own remark after the output (not the tool's): time is paused, say.
+    pub note: Option<String>,
+    /// Time went back to before it: the host no longer holds what it did.
+    pub undone: bool,
 }
 
 /// A host's console: what was run and what it answered.
@@ -27,26 +33,45 @@ pub struct ConsoleLog {
 }
 
 impl ConsoleLog {
-    /// Records a command and its answer, and the command for recall (once if repeated).
-    pub fn record(&mut self, command: &str, output: Result<String, String>) {
+    /// Records a command and its answer at simulated time `at_ns`, and the command for recall
+    /// (once if repeated).
+    pub fn record(&mut self, command: &str, output: Result<String, String>, at_ns: u64) {
         if self.typed.last().map(String::as_str) != Some(command) {
             self.typed.push(command.to_string());
             if self.typed.len() > TYPED {
                 self.typed.remove(0);
             }
         }
-        self.note(command, output);
+        self.note(command, output, at_ns);
     }
 
     /// Records a line that is not a typed command (a timeline error, a refused command while
     /// a link restores).
-    pub fn note(&mut self, command: &str, output: Result<String, String>) {
+    pub fn note(&mut self, command: &str, output: Result<String, String>, at_ns: u64) {
         self.lines.push_back(ConsoleLine {
             command: command.to_string(),
             output,
+            at_ns,
+            note: None,
+            undone: false,
         });
         while self.lines.len() > CONSOLE_LINES {
             self.lines.pop_front();
+        }
+    }
+
+    /// Adds steerlab's remark to the last line.
+    pub fn remark(&mut self, text: &str) {
+        if let Some(l) = self.lines.back_mut() {
+            l.note = Some(text.to_string());
+        }
+    }
+
+    /// Time went back to `t`: the commands that ran after it are undone (still listed, so the
+    /// learner sees what the state no longer holds).
+    pub fn undo_after(&mut self, t: u64) {
+        for l in self.lines.iter_mut().filter(|l| l.at_ns > t && l.output.is_ok()) {
+            l.undone = true;
         }
     }
 
@@ -69,12 +94,19 @@ mod tests {
     fn keeps_the_newest_lines_and_each_repeated_command_once() {
         let mut log = ConsoleLog::default();
         for i in 0..CONSOLE_LINES + 5 {
-            log.record(&format!("cmd {}", i / 2), Ok(String::new()));
+            log.record(&format!("cmd {}", i / 2), Ok(String::new()), i as u64);
         }
         assert_eq!(log.lines().count(), CONSOLE_LINES);
         assert_eq!(log.lines().next().unwrap().command, "cmd 2");
         assert_eq!(log.typed().len(), (CONSOLE_LINES + 5).div_ceil(2));
-        log.note("(timeline)", Err("x".into()));
+        log.note("(timeline)", Err("x".into()), 0);
         assert_eq!(log.typed().last().unwrap(), &format!("cmd {}", (CONSOLE_LINES + 4) / 2));
+        log.undo_after(CONSOLE_LINES as u64);
+        let undone: Vec<bool> = log.lines().map(|l| l.undone).collect();
+        assert_eq!(
+            undone.iter().filter(|&&u| u).count(),
+            4,
+            "the commands after the time, not the note"
+        );
     }
 }

@@ -1,7 +1,17 @@
 //! The past of a host: reports sampled every [`SAMPLE_NS`] (charts, goal checks and the
-//! lesson's evidence read them)
-//! and engine snapshots every [`CHECKPOINT_NS`], from which stepping back and the timeline
-//! replay the learner's commands deterministically to any earlier time.
+//! lesson's evidence read them) and engine snapshots, from which stepping back and the
+//! timeline replay the learner's commands deterministically to an earlier time.
+//!
+//! Bounded however long a class runs: the samples of the last [`SAMPLES`] periods and the
+//! start's snapshot with the [`CHECKPOINTS`] latest others. Snapshots are spaced by what
+//! replaying costs: when the worker reports the wall time the engine spends
+//! ([`Controller::spent`]), a snapshot is taken once [`CHECKPOINT_WALL_MS`] of engine work
+//! passed since the last, so that a step back or a seek replays at most that much; without a
+//! clock (tests, replays) they are spaced by simulated time. Seeking reaches back to the
+//! oldest snapshot kept (or the start, while none was dropped), never further: further back
+//! would replay from the start. The same wall times say how far a permalink may reach: a
+//! link's restore replays from the start at engine speed, so a link names at most the time
+//! the engine took [`LINK_BUDGET_MS`] to reach ([`Controller::link_limit`]).
 
 use std::collections::VecDeque;
 
@@ -13,6 +23,8 @@ use super::Controller;
 
 /// Sampling period of the reports.
 pub const SAMPLE_NS: u64 = 100_000_000;
+/// How far the page's Back button goes: a second of simulated time.
+const BACK_NS: u64 = 1_000_000_000;
 /// Reports kept, one per [`SAMPLE_NS`].
 const SAMPLES: usize = 120;
 /// Simulated time between engine snapshots, at least.
@@ -21,8 +33,14 @@ const CHECKPOINT_NS: u64 = 1_000_000_000;
 /// costs about a tick's work to copy, so it is taken every 50 ticks (5 s there; stepping back
 /// replays at most that), while a small host's 1 ms ticks give one per simulated second.
 const CHECKPOINT_TICKS: u64 = 50;
-/// Engine snapshots kept: the start and the most recent ones.
-const CHECKPOINTS: usize = 12;
+/// Engine snapshots kept besides the start's.
+const CHECKPOINTS: usize = 11;
+/// Engine wall time between two snapshots, at least (when the worker reports it): a step
+/// back or a seek replays about this much.
+const CHECKPOINT_WALL_MS: f64 = 500.0;
+/// Engine wall time a permalink's restore may take to replay from the start: what a learner
+/// opening a link waits at most, at this machine's engine speed.
+pub(super) const LINK_BUDGET_MS: f64 = 20_000.0;
 
 /// Sampled reports and engine snapshots of one host.
 #[derive(Default)]
@@ -33,7 +51,21 @@ pub struct History {
     /// Samples carry the per-queue and per-CPU arrays (the lesson's goal reads them); else
     /// only totals, which on seed 000's 144-CPU host cost a fraction of a full report.
     arrays: bool,
-    checkpoints: VecDeque<(u64, Sim)>,
+    /// Engine snapshots with the engine wall time spent before each (ms since the start).
+    checkpoints: VecDeque<Checkpoint>,
+    /// Snapshots after the start's were dropped: the start is out of a seek's reach.
+    dropped: bool,
+    /// Engine wall time spent since the start (ms), as the worker reports it.
+    spent_ms: f64,
+    /// The simulated time the engine had reached when `spent_ms` passed [`LINK_BUDGET_MS`].
+    link_limit: Option<u64>,
+}
+
+/// An engine snapshot, and the engine wall time spent to reach it.
+struct Checkpoint {
+    at: u64,
+    spent_ms: f64,
+    sim: Sim,
 }
 
 impl History {
@@ -53,8 +85,39 @@ impl History {
             ..History::default()
         };
         h.sample(scenario, sim);
-        h.checkpoints.push_back((sim.now().0, sim.clone()));
+        h.checkpoints.push_back(Checkpoint {
+            at: sim.now().0,
+            spent_ms: 0.0,
+            sim: sim.clone(),
+        });
         h
+    }
+
+    /// The engine spent `ms` of wall time advancing to `now` (the worker's clock).
+    pub fn spent(&mut self, ms: f64, now: u64) {
+        self.spent_ms += ms;
+        if self.link_limit.is_none() && self.spent_ms > LINK_BUDGET_MS {
+            self.link_limit = Some(now);
+        }
+    }
+
+    /// The latest simulated time a permalink may name (`None`: no limit measured yet).
+    pub fn link_limit(&self) -> Option<u64> {
+        self.link_limit
+    }
+
+    /// The earliest time a seek reaches: the start, or the oldest snapshot kept once older
+    /// ones were dropped.
+    pub fn earliest(&self) -> u64 {
+        match (self.dropped, self.checkpoints.get(1)) {
+            (true, Some(c)) => c.at,
+            _ => 0,
+        }
+    }
+
+    /// Engine snapshots held (the start's included).
+    pub fn snapshots(&self) -> usize {
+        self.checkpoints.len()
     }
 
     /// The samples, oldest first.
@@ -74,10 +137,18 @@ impl History {
             self.sample(scenario, sim);
         }
         let every = CHECKPOINT_NS.max(CHECKPOINT_TICKS * sim.config().tick_ns);
-        if now / every > before.0 / every && self.checkpoints.back().is_none_or(|(t, _)| *t < now) {
-            self.checkpoints.push_back((now, sim.clone()));
-            if self.checkpoints.len() > CHECKPOINTS {
+        let last = self.checkpoints.back().map_or((0, 0.0), |c| (c.at, c.spent_ms));
+        // Spaced by simulated time at least; by replay cost too once the worker times it.
+        let costly = self.spent_ms == 0.0 || self.spent_ms - last.1 >= CHECKPOINT_WALL_MS;
+        if now / every > before.0 / every && last.0 < now && costly {
+            self.checkpoints.push_back(Checkpoint {
+                at: now,
+                spent_ms: self.spent_ms,
+                sim: sim.clone(),
+            });
+            if self.checkpoints.len() > CHECKPOINTS + 1 {
                 self.checkpoints.remove(1);
+                self.dropped = true;
             }
         }
         sampled
@@ -108,15 +179,15 @@ impl History {
 
     /// The latest snapshot at or before `t`, forgetting what came after it.
     fn rewind(&mut self, t: u64) -> Option<Sim> {
-        let sim = self
-            .checkpoints
-            .iter()
-            .rev()
-            .find(|(at, _)| *at <= t)
-            .map(|(_, s)| s.clone())?;
+        let c = self.checkpoints.iter().rev().find(|c| c.at <= t)?;
+        let (sim, spent) = (c.sim.clone(), c.spent_ms);
         self.samples.retain(|(at, _)| *at <= sim.now().0);
         self.softirq.clear();
-        self.checkpoints.retain(|(at, _)| *at <= t);
+        self.checkpoints.retain(|c| c.at <= t);
+        self.spent_ms = spent;
+        if self.link_limit.is_some_and(|l| l > sim.now().0) {
+            self.link_limit = None;
+        }
         Some(sim)
     }
 }
@@ -129,8 +200,12 @@ impl Controller {
             return;
         }
         self.finish_tick();
-        // The timeline ends at the scenario's length, or where time has played on to.
-        let t = Nanos(t.0.min(self.duration().0.max(self.sim.now().0)));
+        // The timeline runs from the oldest snapshot kept (a seek never replays from further
+        // back) to the scenario's length, or where time has played on to.
+        let t = Nanos(
+            t.0.min(self.duration().0.max(self.sim.now().0))
+                .max(self.history.earliest()),
+        );
         if t < self.sim.now() {
             let base = match self.history.rewind(t.0) {
                 Some(s) => s,
@@ -151,7 +226,8 @@ impl Controller {
             // Commands after `t` are forgotten: stepping back and acting again makes a new
             // branch, as in an editor's undo.
             self.applied.retain(|a| a.at_ns <= t.0);
-            self.progress.rewound(t.0);
+            self.console.undo_after(t.0);
+            self.progress.rewound(t.0, &self.scenario.lesson, &self.applied);
             for a in replay {
                 self.run_for(Nanos(a.at_ns - self.sim.now().0));
                 let _ = steerlab_console::execute(&mut self.sim, &a.command);
@@ -166,6 +242,22 @@ impl Controller {
         self.seek(Nanos(self.sim.now().0.saturating_sub(d)));
     }
 
+    /// [`BACK_NS`] back in time (the page's Back button): far enough to see a change.
+    pub fn back(&mut self) {
+        self.seek(Nanos(self.sim.now().0.saturating_sub(BACK_NS)));
+    }
+
+    /// The engine spent `ms` of wall time on this host since the last call (the worker's
+    /// clock): it spaces the snapshots and bounds a permalink's reach.
+    pub fn spent(&mut self, ms: f64) {
+        self.history.spent(ms, self.sim.now().0);
+    }
+
+    /// The earliest simulated time the timeline reaches.
+    pub fn earliest(&self) -> Nanos {
+        Nanos(self.history.earliest())
+    }
+
     /// Simulated time of the learner's last change: goal checks look only after it.
     fn since_ns(&self) -> u64 {
         self.applied.last().map_or(0, |a| a.at_ns)
@@ -173,6 +265,7 @@ impl Controller {
 
     /// Whether the lesson's goal is met now (`None`: not yet assessable).
     pub fn goal_met(&self) -> Option<bool> {
-        steerlab_scenario::all_met(&self.scenario.lesson.check, self.history.samples(), self.since_ns())
+        let checks = self.progress.checks(&self.scenario.lesson);
+        steerlab_scenario::all_met(checks, self.history.samples(), self.since_ns())
     }
 }

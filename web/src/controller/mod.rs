@@ -18,6 +18,7 @@
 
 mod action;
 mod console;
+mod evidence;
 mod history;
 #[cfg(all(any(test, feature = "learner"), not(target_arch = "wasm32")))]
 pub mod learner;
@@ -26,6 +27,7 @@ mod matrix;
 mod pacer;
 mod restore;
 mod session;
+mod texts;
 mod view;
 
 use std::net::IpAddr;
@@ -37,8 +39,9 @@ use steerlab_scenario::Scenario;
 
 pub use action::{decode, encode, Action, Event, HostId, Origin, SessionView, ToPage};
 pub use console::{ConsoleLine, ConsoleLog};
+pub use evidence::{ratio_text, EvidenceView, Trend};
 pub use history::{History, SAMPLE_NS};
-pub use lesson::{EvidenceView, Progress, Trend};
+pub use lesson::{ChallengeView, CompleteView, PredictView, Progress};
 pub use matrix::{Cell, CellFlow, Fates, MatrixView};
 pub use pacer::{Pacer, SPEEDS};
 pub use session::{Next, Session, FLOWS_PER_SLICE};
@@ -51,8 +54,14 @@ use restore::Restore;
 
 /// Most commands a permalink may carry (each is replayed on load).
 const MAX_LINK_COMMANDS: usize = 2000;
-/// A link names a time up to this many times the scenario's length (played on past it).
-const MAX_LINK_LENGTHS: u64 = 4;
+/// The most replay work a link may ask of a page, in flow-ticks (a tick of a host costs
+/// about its flows plus [`TICK_OVERHEAD`]): a bound on links made by hand, about ten
+/// minutes of engine time. Links the page makes stop where replaying cost it
+/// [`history::LINK_BUDGET_MS`] of its own engine time ([`Controller::link_limit`]).
+const MAX_LINK_WORK: u64 = 5_000_000_000;
+/// A tick's fixed work in flow-ticks (timers, every CPU's backlog, the samples), for
+/// [`MAX_LINK_WORK`].
+const TICK_OVERHEAD: u64 = 256;
 
 /// The lesson the page opens on.
 pub const DEFAULT_LESSON: &str = "rss-basics";
@@ -295,7 +304,7 @@ impl Controller {
                 p / 10,
                 p % 10
             );
-            self.console.note(line, Err(e.clone()));
+            self.console.note(line, Err(e.clone()), self.sim.now().0);
             return Err(e);
         }
         self.apply(line)
@@ -310,8 +319,9 @@ impl Controller {
                 at_ns: self.sim.now().0,
                 command: line.to_string(),
             });
-            self.progress
-                .command(&self.scenario.lesson, line, self.sim.now().0, self.history.samples());
+            let (lesson, samples) = (&self.scenario.lesson, self.history.samples());
+            self.progress.command(lesson, line, self.sim.now().0, samples);
+            self.progress.track_step(lesson, samples);
             let kind = match line.split_whitespace().take(2).collect::<Vec<_>>().as_slice() {
                 ["flow", "add"] => "flow-added",
                 ["flow", "close"] => "flow-closed",
@@ -324,7 +334,11 @@ impl Controller {
                 output: output.clone(),
             });
         }
-        self.console.record(line, out.clone());
+        self.console.record(line, out.clone(), self.sim.now().0);
+        if out.is_ok() && !self.playing && self.restoring.is_none() {
+            self.console
+                .remark("time is paused: press Play to see what this changes (what it printed is the host now)");
+        }
         out
     }
 
@@ -364,12 +378,22 @@ impl Controller {
         self.playing
     }
 
-    /// The latest time a permalink may name, and so time may play on to.
-    pub fn latest(&self) -> Nanos {
-        Nanos(self.duration().0.saturating_mul(MAX_LINK_LENGTHS))
+    /// The latest simulated time a permalink may name: where the engine had spent
+    /// [`history::LINK_BUDGET_MS`] of wall time from the start (`None`: not reached, or no
+    /// clock). Time plays on past it; Share then offers a link to this time instead.
+    pub fn link_limit(&self) -> Option<Nanos> {
+        self.history.link_limit().map(Nanos)
     }
 
-    /// Whether time has reached the scenario's suggested length (it may go on past it).
+    /// Whether replaying a link to `t` asks too much of a page: more than [`MAX_LINK_WORK`]
+    /// flow-ticks of this host from its start.
+    fn link_too_long(&self, t: u64) -> bool {
+        let ticks = t / self.sim.config().tick_ns;
+        let per_tick = u64::from(self.sim.flow_count()) + TICK_OVERHEAD;
+        ticks.saturating_mul(per_tick) > MAX_LINK_WORK
+    }
+
+    /// Whether time has reached the scenario's suggested length (it goes on past it).
     pub fn finished(&self) -> bool {
         self.sim.now() >= self.duration()
     }
@@ -382,7 +406,7 @@ impl Controller {
                 return false;
             }
             if let Err(e) = self.scenario.apply_due(&mut self.sim) {
-                self.console.note("(timeline)", Err(e.to_string()));
+                self.console.note("(timeline)", Err(e.to_string()), self.sim.now().0);
             }
         }
         let before = self.sim.now();
@@ -421,7 +445,7 @@ impl Controller {
             let to = Nanos(next_sample.max(self.sim.now().0 + tick).min(until.0));
             let before = self.sim.now();
             if let Err(e) = self.scenario.run_from(&mut self.sim, to) {
-                self.console.note("(timeline)", Err(e.to_string()));
+                self.console.note("(timeline)", Err(e.to_string()), self.sim.now().0);
             }
             self.advanced(before);
             if self.sim.now() == before {
@@ -437,8 +461,13 @@ impl Controller {
             return;
         }
         self.matrix.sample(&self.sim);
-        if !self.progress.met_once && self.goal_met() == Some(true) {
-            self.progress.met_once = true;
+        let lesson = &self.scenario.lesson;
+        let samples = self.history.samples();
+        let raw = steerlab_scenario::all_met(self.progress.checks(lesson), samples, 0);
+        self.progress.sampled(lesson, samples, &self.applied, raw);
+        self.progress.track_step(lesson, samples);
+        if self.goal_met() == Some(true) {
+            self.progress.met();
         }
     }
 
@@ -456,9 +485,26 @@ impl Controller {
         }
     }
 
-    /// Moves the lesson panel to its next step.
+    /// Moves the lesson panel to its next step (after the last: the lesson's end).
     pub fn next_step(&mut self) {
         self.progress.next();
+        self.progress.track_step(&self.scenario.lesson, self.history.samples());
+    }
+
+    /// The learner's answer to the question the lesson asks now.
+    pub fn predict(&mut self, choice: usize) {
+        self.progress.answer(&self.scenario.lesson, choice);
+    }
+
+    /// The challenge form (`?mode=challenge`) on or off.
+    pub fn set_challenge(&mut self, on: bool) {
+        self.progress
+            .set_challenge(on && self.scenario.lesson.challenge.is_some());
+    }
+
+    /// One more hint of the challenge.
+    pub fn hint(&mut self) {
+        self.progress.hint(&self.scenario.lesson);
     }
 }
 
@@ -563,7 +609,7 @@ mod tests {
             ("arfs-collision", &["nic driver ice"]),
             ("tc-bypass", &["tc counting usesw"]),
             ("rfs-thread-churn", &["rfs record cpuset"]),
-            ("xps-pick-tx", &["echo 40 > /sys/class/net/eth0/queues/tx-2/xps_cpus"]),
+            ("xps-pick-tx", &["echo 44 > /sys/class/net/eth0/queues/tx-2/xps_cpus"]),
             ("xdp-kfunc-cost", &["xdp strategy inline"]),
         ];
         assert_eq!(
@@ -598,7 +644,7 @@ mod tests {
             let mut c = Controller::for_lesson(id).unwrap();
             run(&mut c, 2000);
             let lesson = c.scenario().lesson.clone();
-            let mut met_after = None;
+            let (mut met_after, mut undone_at) = (None, None);
             for (k, step) in lesson.steps.iter().enumerate() {
                 for line in &step.commands {
                     c.command(line)
@@ -617,12 +663,17 @@ mod tests {
                 let v = c.view().lesson;
                 if v.goal_met == Some(true) {
                     met_after.get_or_insert(k);
+                    undone_at = None;
                 } else if met_after.is_some() {
+                    // The step whose commands undid it is blamed, and stays blamed while later
+                    // steps' commands run (they did not undo it).
+                    let k0 = *undone_at.get_or_insert(k);
                     assert_eq!(
                         v.goal_undone_by.as_deref(),
-                        step.commands.last().map(String::as_str),
+                        lesson.steps[k0].commands.last().map(String::as_str),
                         "{id}: the page names the change that undid the goal"
                     );
+                    assert!(v.complete.is_some(), "{id}: the lesson stays complete");
                 }
                 assert_eq!(v.evidence.len(), lesson.evidence.len());
                 assert!(
@@ -641,6 +692,93 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every lesson's question, asked before its key step: answered before the commands run,
+    /// then the engine picks the answer that happened (the one the lesson's text teaches),
+    /// with the kernel's explanation; a question whose commands ran is still shown while the
+    /// next step is current.
+    #[test]
+    fn every_lesson_asks_a_question_the_engine_answers() {
+        let right: &[(&str, usize)] = &[
+            ("rss-basics", 1),
+            ("arfs-collision", 0),
+            ("tc-bypass", 0),
+            ("rfs-thread-churn", 1),
+            ("xps-pick-tx", 0),
+            ("xdp-kfunc-cost", 1),
+        ];
+        for &(id, answer) in right {
+            let mut c = Controller::for_lesson(id).unwrap();
+            run(&mut c, 2000);
+            let lesson = c.scenario().lesson.clone();
+            let p = &lesson.predict[0];
+            while c.view().lesson.step < p.step {
+                c.next_step();
+            }
+            let v = c.view().lesson.predict.expect("the step asks its question");
+            assert_eq!((v.chosen, v.engine, v.measuring), (None, None, false), "{id}: open");
+            c.predict(answer);
+            for line in &lesson.steps[p.step].commands {
+                c.command(line).unwrap_or_else(|e| panic!("{id}: {line}: {e}"));
+            }
+            c.predict((answer + 1) % p.choices.len());
+            assert_eq!(
+                c.view().lesson.predict.unwrap().chosen,
+                Some(answer),
+                "{id}: no change of mind once run"
+            );
+            run(&mut c, 1000);
+            assert!(c.view().lesson.predict.unwrap().measuring, "{id}: measuring");
+            run(&mut c, 1500);
+            let v = c.view().lesson.predict.expect("still shown after the step");
+            assert_eq!(v.engine, Some(Some(answer)), "{id}: the engine's answer");
+            assert!(
+                !v.explain.is_empty() && v.why.len() == p.choices.len(),
+                "{id}: explained"
+            );
+        }
+    }
+
+    /// The challenge form: the goal without the steps, hints on request, the evidence from the
+    /// learner's first change; a met goal ends the lesson, and the ending stays when a later
+    /// change undoes it. "Next step" after the last step leads to the end, not to step 1.
+    #[test]
+    fn a_challenge_is_solved_without_the_steps_and_the_lesson_ends() {
+        let mut c = Controller::new_default();
+        c.set_challenge(true);
+        run(&mut c, 2000);
+        let v = c.view().lesson;
+        let ch = v.challenge.expect("the challenge form");
+        assert!(ch.goal.contains("RX queue 3") && ch.hints.is_empty() && ch.hints_total == 3);
+        c.hint();
+        c.hint();
+        assert_eq!(c.view().lesson.challenge.unwrap().hints.len(), 2);
+        assert!(v.complete.is_none());
+        c.command("ethtool -x eth0").unwrap();
+        run(&mut c, 500);
+        c.command("ethtool -X eth0 weight 1 1 1 0").unwrap();
+        run(&mut c, 2500);
+        let v = c.view().lesson;
+        assert_eq!(v.goal_met, Some(true), "{:?}", v.evidence);
+        let done = v.complete.expect("the ending");
+        assert_eq!(done.next.map(|(id, _)| id).as_deref(), Some("arfs-collision"));
+        assert!(done.learned.lines().count() == 2, "two lines: {}", done.learned);
+        // "before" is the learner's first change: rx-3 carried the elephant then.
+        assert_eq!(
+            (v.evidence[0].before.as_str(), v.evidence[0].now.as_str()),
+            ("40.0k/s", "0/s")
+        );
+        c.command("ethtool -X eth0 default").unwrap();
+        run(&mut c, 1500);
+        let v = c.view().lesson;
+        assert_eq!(v.goal_undone_by.as_deref(), Some("ethtool -X eth0 default"));
+        assert!(v.complete.is_some(), "the ending stays");
+        let n = v.steps.len();
+        for _ in 0..n + 2 {
+            c.next_step();
+        }
+        assert_eq!(c.view().lesson.step, n, "the end, not step 1");
     }
 
     /// The evidence strip: before the change and after it, moving the way the lesson says.

@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use steerlab_engine::Nanos;
 use steerlab_scenario::permalink::{self, Applied, Source, State};
 
 use super::{Controller, MAX_LINK_COMMANDS};
@@ -50,13 +51,17 @@ impl Controller {
                 state.commands.len()
             ));
         }
-        let max = c.latest().0;
-        if state.t_ns > max
-            || state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns)
+        if c.link_too_long(state.t_ns) {
+            return Err(format!(
+                "this link names {:.0} s of simulated time, more than a page replays in minutes; opened the default lesson instead",
+                state.t_ns as f64 / 1e9
+            ));
+        }
+        if state.commands.windows(2).any(|w| w[0].at_ns > w[1].at_ns)
             || state.commands.iter().any(|a| a.at_ns > state.t_ns)
         {
             return Err(
-                "this link is damaged (times out of order or beyond the scenario); opened the default lesson instead"
+                "this link is damaged (times out of order, or a command after the link's time); opened the default lesson instead"
                     .into(),
             );
         }
@@ -105,13 +110,23 @@ impl Controller {
         !done
     }
 
-    /// The permalink fragment value of the current state.
+    /// The permalink fragment value of the current state, or of the latest time a link may
+    /// name when time has played on past it ([`Controller::link_limit`]).
     pub fn permalink(&self) -> String {
+        let t = self.shareable().0;
         permalink::encode(&State {
             source: self.source.clone(),
-            commands: self.applied.clone(),
-            t_ns: self.sim.now().0,
+            commands: self.applied.iter().filter(|a| a.at_ns <= t).cloned().collect(),
+            t_ns: t,
             view: "sandbox".into(),
         })
+    }
+
+    /// The time a permalink made now names: now, or the link limit once time passed it.
+    pub fn shareable(&self) -> Nanos {
+        match self.link_limit() {
+            Some(l) if l < self.sim.now() => l,
+            _ => self.sim.now(),
+        }
     }
 }

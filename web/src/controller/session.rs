@@ -57,14 +57,12 @@ pub struct Session {
     a_ahead: bool,
     /// Simulated ns per real ms at full speed (a moving average), for the estimate.
     rate: f64,
-    /// Where playing stops by itself: the scenario's suggested length while time is before
-    /// it, then the latest time a link may name (`Controller::latest`).
+    /// Where Run to end stops (the scenario's suggested length): nothing else stops time.
     stop_at: Option<u64>,
-    /// Time stopped at the scenario's length (the page offers to play on or reset).
+    /// Time has passed the scenario's suggested length (a quiet note on the page).
     run_ended: bool,
-    /// The learner's speed while Run to end runs at the fastest: given back where it stops,
-    /// so that Play goes on at the learner's pace (at the fastest it reached the next stop,
-    /// four lengths on, within a frame or two).
+    /// The learner's speed while Run to end runs at the fastest: given back where it stops
+    /// or when the learner takes over (Pause, a seek, a command).
     speed_before_run: Option<usize>,
     out: Vec<ToPage>,
 }
@@ -89,17 +87,26 @@ impl Session {
             speed_before_run: None,
             out: Vec::new(),
         };
-        s.arm();
+        s.note_length();
         s
     }
 
-    /// Playing from here stops at the scenario's length if time is before it; past it, at the
-    /// latest time a permalink may name (so that every state shown can be shared).
-    fn arm(&mut self) {
-        let (c, now) = (&self.hosts[0].c, self.now_ns());
-        let length = c.duration().0;
-        self.stop_at = Some(if now < length { length } else { c.latest().0 });
-        self.run_ended = false;
+    /// Whether time has passed the scenario's suggested length: the first time it does, the
+    /// page gets a quiet note (`Event::RunEnded`); nothing stops.
+    fn note_length(&mut self) {
+        let past = self.hosts[0].c.finished() && self.now_ns() > 0;
+        if past && !self.run_ended {
+            self.event(Event::RunEnded);
+        }
+        self.run_ended = past;
+    }
+
+    /// Run to end is over (reached, or the learner took over): the learner's speed is back.
+    fn end_run_to_end(&mut self) {
+        self.stop_at = None;
+        if let Some(speed) = self.speed_before_run.take() {
+            self.pacer.set_speed(speed);
+        }
     }
 
     /// Host `i`'s controller, if there is one.
@@ -146,14 +153,15 @@ impl Session {
         }
     }
 
-    /// Applies `f` to every host; time may have jumped, so the pacer counts anew and playing
-    /// stops at the scenario's length again if time is now before it.
+    /// Applies `f` to every host; time may have jumped, so the pacer counts anew. The learner
+    /// took over: a Run to end in progress stops.
     fn each(&mut self, f: impl Fn(&mut Controller)) {
         for h in &mut self.hosts {
             f(&mut h.c);
         }
         self.pacer.restart();
-        self.arm();
+        self.end_run_to_end();
+        self.note_length();
     }
 
     /// Takes one action.
@@ -228,16 +236,22 @@ impl Session {
             Action::Pause => self.each(|c| c.set_playing(false)),
             Action::Step => self.each(Controller::step),
             Action::StepBack => self.each(Controller::step_back),
+            Action::Back => self.each(|c| {
+                c.set_playing(false);
+                c.back();
+            }),
             Action::Reset => {
                 self.each(Controller::reset);
                 self.hosts.iter_mut().for_each(|h| h.goal_sent = false);
             }
             Action::RunToEnd => {
                 // Past the scenario's length there is no end to run to.
-                if self.now_ns() < self.hosts[0].c.duration().0 {
-                    self.speed_before_run.get_or_insert(self.pacer.speed());
-                    self.pacer.set_speed(SPEEDS.len() - 1);
+                let length = self.hosts[0].c.duration().0;
+                if self.now_ns() < length {
                     self.each(|c| c.set_playing(true));
+                    self.speed_before_run = Some(self.pacer.speed());
+                    self.pacer.set_speed(SPEEDS.len() - 1);
+                    self.stop_at = Some(length);
                 }
             }
             Action::Speed(s) => {
@@ -277,6 +291,9 @@ impl Session {
                 }
             }
             Action::NextStep => self.first().next_step(),
+            Action::Predict(choice) => self.first().predict(choice),
+            Action::Challenge(on) => self.hosts.iter_mut().for_each(|h| h.c.set_challenge(on)),
+            Action::Hint => self.first().hint(),
             Action::GetState => {
                 let state = self.state();
                 self.host_message(state);
@@ -408,10 +425,15 @@ impl Session {
                 self.rate = if self.rate == 0.0 { r } else { 0.8 * self.rate + 0.2 * r };
             }
         }
+        // What replaying costs: each host's share of the engine's wall time.
+        let share = (now - t0) / self.hosts.len() as f64;
+        for h in &mut self.hosts {
+            h.c.spent(share);
+        }
+        self.note_length();
         if restoring && self.hosts[0].c.restore_progress().is_none() {
             self.changed = true;
             self.pacer.restart();
-            self.arm();
             if let Some(e) = self.hosts[0].c.take_link_error() {
                 self.event(Event::Banner(Some(e)));
             }
@@ -429,15 +451,11 @@ impl Session {
         }
     }
 
-    /// Time reached the scenario's suggested length: it stops there, paused; Play goes on.
+    /// Run to end reached the scenario's suggested length: it stops there, paused, at the
+    /// learner's speed again; Play goes on.
     fn stop_at_end(&mut self) {
-        if let Some(speed) = self.speed_before_run.take() {
-            self.pacer.set_speed(speed);
-        }
         self.each(|c| c.set_playing(false));
-        self.run_ended = true;
         self.changed = true;
-        self.event(Event::RunEnded);
     }
 
     /// What the page is owed: events (commands done, a goal met) and, when the page has drawn
@@ -480,7 +498,7 @@ impl Session {
             })
             .collect();
         let c = &self.hosts[0].c;
-        let eta = (self.playing() && self.pacer.unbounded() && !c.finished() && self.rate > 0.0).then(|| {
+        let eta = (self.playing() && self.stop_at.is_some() && !c.finished() && self.rate > 0.0).then(|| {
             let left = c.duration().0.saturating_sub(c.sim().now().0) as f64;
             format!("about {:.0} s to the end", left / self.rate / 1000.0)
         });
@@ -787,30 +805,67 @@ mod tests {
         s.apply(Action::RunToEnd);
         drive(&mut s, &mut t, 0.01, 0.0, u64::MAX, 100_000);
         let out = s.take();
-        assert!(events(&out).contains(&&Event::RunEnded));
-        assert!(!s.playing(), "ends paused");
+        assert!(events(&out).contains(&&Event::RunEnded), "the quiet note");
+        assert!(!s.playing(), "Run to end ends paused");
         assert_eq!(s.view().speed, speed, "back at the learner's speed");
         assert_eq!(now_ms(&s), s.host(0).unwrap().scenario().sim.duration_ms);
         assert_eq!(s.pump(&mut clock(&mut t, 0.01), 8.0), Next::Idle);
         assert!(s.view().run_ended);
         // The length is a suggestion: Play goes on past it, and Run to end has nothing to do.
         s.apply(Action::Play);
-        assert!(!s.view().run_ended);
         drive(&mut s, &mut t, 0.01, 0.0, 10_500, 100_000);
         assert!(s.playing() && now_ms(&s) >= 10_500, "played on to {} ms", now_ms(&s));
+        assert!(s.view().run_ended, "still past the length");
         s.apply(Action::Pause);
         s.apply(Action::RunToEnd);
         assert!(!s.playing());
         s.apply(Action::Seek(9_000));
-        s.apply(Action::Play);
+        assert!(!s.view().run_ended, "before the length again");
+        s.apply(Action::RunToEnd);
         drive(&mut s, &mut t, 0.01, 0.0, u64::MAX, 100_000);
-        assert_eq!(now_ms(&s), 10_000, "from before the end, playing stops at it again");
+        assert_eq!(now_ms(&s), 10_000, "from before the end, Run to end stops at it again");
         // Without the learner's commands, the worker's run is the CLI's run, byte for byte.
         let mut fresh = Session::default();
         fresh.apply(Action::RunToEnd);
         drive(&mut fresh, &mut t, 0.01, 0.0, u64::MAX, 100_000);
         let native = steerlab_scenario::load("rss-basics", &[]).unwrap().run().unwrap();
         assert_eq!(digest(&fresh), native.snapshot().digest.hex());
+    }
+
+    /// Playing never stops by itself: at the fastest speed time passes 4.5 times the
+    /// suggested length, the page hears once that the length passed, and a command typed
+    /// while paused is applied and says that time is paused.
+    #[test]
+    fn time_never_stops_the_class() {
+        let mut s = Session::default();
+        let mut t = 0.0;
+        s.apply(Action::Speed(SPEEDS.len() - 1));
+        s.take();
+        drive(&mut s, &mut t, 0.01, 0.0, 45_000, 1_000_000);
+        assert!(s.playing() && now_ms(&s) >= 45_000, "played to {} ms", now_ms(&s));
+        let ended = events(&s.take())
+            .iter()
+            .filter(|e| matches!(e, Event::RunEnded))
+            .count();
+        assert_eq!(ended, 1, "one quiet note when the length passed");
+        assert!(s.view().run_ended);
+        s.apply(Action::Pause);
+        s.apply(Action::Command {
+            host: 0,
+            line: "ethtool -X eth0 equal 3".into(),
+            from: Origin::Console,
+        });
+        let line = s.host(0).unwrap().view().console.last().cloned().unwrap();
+        assert!(line.output.is_ok() && line.note.as_deref().is_some_and(|n| n.starts_with("time is paused")));
+        assert!(!s.playing(), "the command does not start time");
+        // Back: a second back, paused.
+        let at = now_ms(&s);
+        s.apply(Action::Play);
+        s.apply(Action::Back);
+        assert!(!s.playing());
+        assert_eq!(now_ms(&s), at - 1000);
+        let line = s.host(0).unwrap().view().console.last().cloned().unwrap();
+        assert!(line.undone, "the command after the time gone back to is undone");
     }
 
     /// The compare view: two hosts in lockstep, a command on one changes only that one.

@@ -100,6 +100,14 @@ pub struct LessonView {
     pub chart: String,
     /// The `data-testid` the current step points at (highlighted on the page).
     pub highlight: Option<String>,
+    /// The question asked now (or the last one, with the engine's answer).
+    pub predict: Option<super::PredictView>,
+    /// The challenge form, when on (`?mode=challenge`).
+    pub challenge: Option<super::ChallengeView>,
+    /// The lesson offers a challenge form.
+    pub has_challenge: bool,
+    /// The ending, once the goal was met (it stays when a later change undoes the goal).
+    pub complete: Option<super::CompleteView>,
 }
 
 /// A row of the lesson's own table (as `steerlab run --vary` prints it), for this host now.
@@ -466,13 +474,14 @@ impl Controller {
             lesson: LessonView {
                 id: self.scenario.id.clone(),
                 title: l.title.clone(),
-                goal: l.goal.clone(),
+                goal: super::texts::fill(&l.goal, self.history.samples()),
                 steps: l
                     .steps
                     .iter()
                     .zip(self.progress.steps_done())
-                    .map(|(s, done)| StepView {
-                        text: s.text.clone(),
+                    .enumerate()
+                    .map(|(k, (s, done))| StepView {
+                        text: self.progress.step_text(l, k, self.history.samples()),
                         commands: s.commands.clone(),
                         kernel: s.kernel.clone(),
                         done,
@@ -484,16 +493,25 @@ impl Controller {
                 kernel_files: l.kernel_files.clone(),
                 source: l.source.clone(),
                 goal_met,
-                goal_undone_by: (self.progress.met_once && goal_met == Some(false))
-                    .then(|| self.applied.last().map(|a| a.command.clone()))
+                goal_undone_by: (self.progress.met_once && goal_met != Some(true))
+                    .then(|| self.progress.undone_by().map(String::from))
                     .flatten(),
-                evidence: self.progress.evidence(l, self.history.samples()),
+                evidence: self.progress.evidence(
+                    l,
+                    self.history.samples(),
+                    self.applied.last().map(|a| a.at_ns),
+                    !self.playing,
+                ),
                 chart: if l.chart.is_empty() {
                     "chart-locality".to_string()
                 } else {
                     l.chart.clone()
                 },
                 highlight: l.highlight.get(self.progress.step).filter(|h| !h.is_empty()).cloned(),
+                predict: self.progress.predict_view(l),
+                challenge: self.progress.challenge_view(l),
+                has_challenge: l.challenge.is_some(),
+                complete: self.progress.complete_view(l),
             },
             console: self.console.lines().cloned().collect(),
             typed: self.console.typed().to_vec(),

@@ -1,0 +1,247 @@
+//! What a lesson asks of the learner beyond its steps (teaching.md: predict, observe,
+//! explain; guided, then on your own): a question before a key command whose answer the
+//! engine then gives ([`Prediction`]), the challenge form that names the goal but not the
+//! commands ([`Challenge`]), and the figures both are judged on: a steady rate over a full
+//! simulated second ([`figure`]), never a transient.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Check, Lesson, Op, Report, ScenarioError};
+
+/// Simulated time a figure is measured over: one full second.
+pub const WINDOW_NS: u64 = 1_000_000_000;
+/// How long after a change its figure starts to count: the second after it is a transient
+/// (RFS moving flows, filters being written, backlogs draining).
+pub const SETTLE_NS: u64 = 1_000_000_000;
+
+/// A question asked before a step's commands (`lesson.predict`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prediction {
+    /// The step (0-based) whose commands the question comes before: it is asked while that
+    /// step is current, and the engine answers it once the step's commands have run.
+    pub step: usize,
+    /// The question.
+    pub question: String,
+    /// The answers offered; what the engine then does picks one of them.
+    pub choices: Vec<Choice>,
+    /// What the kernel did, in its own terms: shown with the engine's answer.
+    pub explain: String,
+}
+
+/// One answer to a [`Prediction`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Choice {
+    /// The answer as the learner reads it.
+    pub text: String,
+    /// What the engine shows when this answer is what happened: every outcome holds.
+    pub when: Vec<Outcome>,
+    /// Why this answer is right, or why it is not: shown once the engine has answered.
+    pub why: String,
+}
+
+/// One condition of a [`Choice`]: a figure after the step's commands, compared with a value,
+/// or with the same figure before them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outcome {
+    /// A report path (`arfs.update`, `queues.rx.2.packets`).
+    pub metric: String,
+    /// `true` (default): a counter, as its rate per simulated second; `false`: a value.
+    #[serde(default = "yes")]
+    pub rate: bool,
+    /// What is compared with `value`.
+    #[serde(default)]
+    pub compare: Compare,
+    /// Comparison.
+    pub op: Op,
+    /// Threshold.
+    pub value: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What an [`Outcome`] compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compare {
+    /// The figure after the change.
+    #[default]
+    Now,
+    /// After divided by before.
+    Ratio,
+    /// After minus before.
+    Change,
+}
+
+/// The challenge form of a lesson (`?mode=challenge`): the goal in words that name no
+/// command, hints on request, and the check that says it is met.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Challenge {
+    /// What to achieve, naming the effect and the tools, not the commands.
+    pub goal: String,
+    /// Hints, each more telling than the last.
+    pub hints: Vec<String>,
+    /// The goal's checks (empty: the lesson's own).
+    #[serde(default)]
+    pub check: Vec<Check>,
+}
+
+/// A figure at simulated time `end`: a counter's rate over the full second ending at the
+/// last sample at or before `end`, or a value's reading there. `None` without a full
+/// second of samples (or without the metric).
+pub fn figure(samples: &[(u64, Report)], metric: &str, rate: bool, end: u64) -> Option<f64> {
+    let value = |r: &Report| r.get(metric).and_then(serde_json::Value::as_f64);
+    let last = samples.iter().rposition(|(t, _)| *t <= end)?;
+    let (t1, r1) = &samples[last];
+    if !rate {
+        return value(r1);
+    }
+    let from = t1.checked_sub(WINDOW_NS)?;
+    let (t0, r0) = samples[..=last].iter().rev().find(|(t, _)| *t <= from)?;
+    Some((value(r1)? - value(r0)?) / ((t1 - t0) as f64 / 1e9))
+}
+
+impl Outcome {
+    /// Whether it holds for `before` and `now` (`None` when either is missing).
+    fn holds(&self, before: Option<f64>, now: Option<f64>) -> Option<bool> {
+        let x = match self.compare {
+            Compare::Now => now?,
+            Compare::Ratio => now? / before.filter(|b| *b != 0.0)?,
+            Compare::Change => now? - before?,
+        };
+        Some(match self.op {
+            Op::Lt => x < self.value,
+            Op::Le => x <= self.value,
+            Op::Eq => x == self.value,
+            Op::Ge => x >= self.value,
+            Op::Gt => x > self.value,
+        })
+    }
+}
+
+impl Prediction {
+    /// The engine's answer: the index of the first choice all of whose outcomes hold, with
+    /// figures taken before `first_ns` (the step's first command) and over the full second
+    /// that starts [`SETTLE_NS`] after `last_ns` (its last command). `None` until that second
+    /// has passed; `Some(None)` when no choice describes what happened.
+    pub fn answer(&self, samples: &[(u64, Report)], first_ns: u64, last_ns: u64) -> Option<Option<usize>> {
+        let end = last_ns + SETTLE_NS + WINDOW_NS;
+        if samples.last().is_none_or(|(t, _)| *t < end) {
+            return None;
+        }
+        let found = self.choices.iter().position(|c| {
+            c.when.iter().all(|o| {
+                let before = figure(samples, &o.metric, o.rate, first_ns);
+                let now = figure(samples, &o.metric, o.rate, end);
+                o.holds(before, now) == Some(true)
+            })
+        });
+        Some(found)
+    }
+}
+
+/// Checks what typing cannot: questions point at steps that exist and offer answers the
+/// engine can pick, the next lesson exists.
+pub(crate) fn validate(l: &Lesson) -> Result<(), ScenarioError> {
+    let fail = |path: String, msg: &str| Err(ScenarioError(format!("{path}: {msg}")));
+    for (i, p) in l.predict.iter().enumerate() {
+        let at = format!("lesson.predict[{i}]");
+        if p.step >= l.steps.len() {
+            return fail(
+                format!("{at}.step"),
+                &format!("{} is not a step (the lesson has {})", p.step, l.steps.len()),
+            );
+        }
+        if !(2..=6).contains(&p.choices.len()) {
+            return fail(format!("{at}.choices"), "2 to 6 answers");
+        }
+        if let Some(c) = p.choices.iter().position(|c| c.when.is_empty()) {
+            return fail(
+                format!("{at}.choices[{c}].when"),
+                "at least one outcome, or the engine cannot pick it",
+            );
+        }
+    }
+    if !l.next.is_empty() && crate::lesson(&l.next).is_none() {
+        let ids: Vec<&str> = crate::lesson_ids().collect();
+        return fail(
+            "lesson.next".into(),
+            &format!("{:?} is not a lesson (accepted: {})", l.next, ids.join(", ")),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn samples(values: &[u64]) -> Vec<(u64, Report)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as u64 * 100_000_000, Report(serde_json::json!({ "m": v, "x": 40.5 }))))
+            .collect()
+    }
+
+    #[test]
+    fn a_figure_is_a_full_seconds_rate_or_a_value() {
+        // 1,000 a second for 2 s, then 3,000 a second.
+        let v: Vec<u64> = (0..=40)
+            .map(|i| if i <= 20 { i * 100 } else { 2000 + (i - 20) * 300 })
+            .collect();
+        let s = samples(&v);
+        assert_eq!(
+            figure(&s, "m", true, 900_000_000),
+            None,
+            "less than a second of samples"
+        );
+        assert_eq!(figure(&s, "m", true, 2_000_000_000), Some(1000.0));
+        assert_eq!(
+            figure(&s, "m", true, 2_050_000_000),
+            Some(1000.0),
+            "the last sample at or before"
+        );
+        assert_eq!(figure(&s, "m", true, 4_000_000_000), Some(3000.0));
+        assert_eq!(figure(&s, "x", false, 4_000_000_000), Some(40.5));
+        assert_eq!(figure(&s, "nope", true, 4_000_000_000), None);
+    }
+
+    #[test]
+    fn the_engine_answers_once_the_second_after_the_settling_one_has_passed() {
+        let v: Vec<u64> = (0..=50)
+            .map(|i| if i <= 20 { i * 100 } else { 2000 + (i - 20) * 10 })
+            .collect();
+        let s = samples(&v);
+        let choice = |text: &str, op, value| Choice {
+            text: text.into(),
+            when: vec![Outcome {
+                metric: "m".into(),
+                rate: true,
+                compare: Compare::Ratio,
+                op,
+                value,
+            }],
+            why: String::new(),
+        };
+        let p = Prediction {
+            step: 0,
+            question: "?".into(),
+            choices: vec![choice("stays", Op::Gt, 0.5), choice("falls tenfold", Op::Lt, 0.2)],
+            explain: String::new(),
+        };
+        // The change at 2 s: 1,000/s before, 100/s after.
+        assert_eq!(p.answer(&s[..40], 2_000_000_000, 2_000_000_000), None, "not yet 4 s");
+        assert_eq!(p.answer(&s, 2_000_000_000, 2_000_000_000), Some(Some(1)));
+        let none = Prediction {
+            choices: vec![choice("stays", Op::Gt, 0.5)],
+            ..p
+        };
+        assert_eq!(none.answer(&s, 2_000_000_000, 2_000_000_000), Some(None));
+    }
+}
