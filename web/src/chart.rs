@@ -41,18 +41,20 @@ pub enum ChartData {
         y: &'static str,
         series: Vec<Series>,
         log: bool,
+        /// The learner's commands, in seconds from the first sample: a dashed line each.
+        marks: Vec<f64>,
     },
 }
 
 impl ChartData {
-    /// Packets per RX queue, queues that dropped in the warning colour (the sandbox's chart and
-    /// each compare host's).
+    /// Packets per second per RX queue over the last simulated second, queues that dropped
+    /// in the warning colour (the sandbox's chart and each compare host's).
     pub fn rx_queues(queues: &[QueueView]) -> ChartData {
         ChartData::Bars {
-            title: "packets per RX queue",
+            title: "packets per second per RX queue (the last simulated second)",
             x: "RX queue",
-            y: "packets",
-            values: queues.iter().map(|q| q.packets).collect(),
+            y: "packets/s",
+            values: queues.iter().map(|q| q.pps).collect(),
             warn: queues.iter().map(|q| q.drops > 0).collect(),
         }
     }
@@ -357,7 +359,13 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 }))
                 .map_err(|e| e.to_string())?;
         }
-        ChartData::Lines { title, y, series, log } => {
+        ChartData::Lines {
+            title,
+            y,
+            series,
+            log,
+            marks,
+        } => {
             let n = series.iter().map(|s| s.values.len()).max().unwrap_or(0).max(2);
             // On a log axis a line is drawn at log10(v); ticks name whole powers of ten only.
             let at = |v: f64| if *log { v.max(1.0).log10() } else { v };
@@ -370,6 +378,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
             } else {
                 0f64..top * 1.1
             };
+            let (y_lo, y_hi) = (ys.start, ys.end);
             let mut chart = frame(&root, title, 0f64..(n - 1) as f64 / 10.0, ys, scale)?;
             let label = |v: &f64| match *log {
                 false => compact(*v),
@@ -386,6 +395,17 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 .axis_desc_style(font(12.0))
                 .draw()
                 .map_err(|e| e.to_string())?;
+            // The learner's commands: a dashed line at each, so a change reads against its cause.
+            for &m in marks.iter().filter(|&&m| m >= 0.0 && m <= (n - 1) as f64 / 10.0) {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(m, y_lo), (m, y_hi)],
+                        px(5.0) as u32,
+                        px(4.0) as u32,
+                        BLACK.mix(0.6).stroke_width(px(1.5)),
+                    ))
+                    .map_err(|e| e.to_string())?;
+            }
             let colour = |k: usize, s: &Series| if s.name == "remote" { PALETTE[5] } else { PALETTE[k % 5] };
             for (k, s) in series.iter().enumerate() {
                 chart

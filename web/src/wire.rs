@@ -28,6 +28,8 @@ pub struct WireFlow {
     pub reta_index: u32,
     /// Where its packets go now.
     pub view: FlowView,
+    /// What it is, in a word: `DNS`, `web`, `udp:5353` (its label beside `#index`).
+    pub kind: String,
 }
 
 impl WireFlow {
@@ -98,8 +100,8 @@ impl Layout {
     pub const ROW: f64 = 18.0;
     /// Top of the first row.
     pub const TOP: f64 = 34.0;
-    /// Column x of the flows.
-    pub const FLOW_X: f64 = 44.0;
+    /// Column x of the flows (their labels, `#12 DNS`, are left of it).
+    pub const FLOW_X: f64 = 76.0;
 
     /// The layout of `view` on a canvas `width` CSS pixels wide.
     pub fn new(view: &WireView, width: f64) -> Layout {
@@ -130,7 +132,8 @@ impl Layout {
             reta_y,
             filter: (width * 0.30 + f64::from(reta_cols) * cell / 2.0, top + filter_h / 2.0),
             queue_x: width * 0.62,
-            cpu_x: width - 60.0,
+            // Right of the CPUs: their threads' names, then the arcs to a remote reader.
+            cpu_x: width - 110.0,
             top,
             node_gap,
         }
@@ -343,6 +346,7 @@ mod tests {
                         index: i as u32,
                         reta_index: i as u32 * 3,
                         view,
+                        kind: String::new(),
                     }
                 })
                 .collect(),

@@ -182,58 +182,144 @@ pub struct XdpCost {
     pub kfunc_ps: u64,
 }
 
-/// The per-packet cost of `program` on `driver`: walks the calls as the program makes them.
-pub fn cost(program: &XdpProgram, driver: Driver, call_ps: u64, fallback_ps: u64) -> XdpCost {
-    let mut c = XdpCost::default();
+/// One item of a packet's XDP cost beyond the driver's base: a call into the driver, or the
+/// program computing a value itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// A kfunc call.
+    Call {
+        /// Which.
+        kfunc: Kfunc,
+        /// The driver has it (else it returned "not supported").
+        answered: bool,
+    },
+    /// The one feature query that replaces the `_supported` probes (`query` strategy).
+    Query,
+    /// A probe or read that answered "not supported" without a call of its own (answered by
+    /// the feature query, or inlined): free.
+    Refused(Kfunc),
+    /// The program computing `meta` itself, the driver having none.
+    Fallback(Meta),
+}
+
+impl Part {
+    /// What a reader of the kernel calls it.
+    pub fn name(self) -> &'static str {
+        let meta = |m: Meta| match m {
+            Meta::Hash => "hash",
+            Meta::Timestamp => "timestamp",
+            Meta::VlanTag => "vlan_tag",
+        };
+        match self {
+            Part::Call {
+                kfunc: Kfunc::MetadataSupported,
+                ..
+            } => "metadata_supported()",
+            Part::Call {
+                kfunc: Kfunc::Supported(m),
+                ..
+            } => match meta(m) {
+                "hash" => "rx_hash_supported()",
+                "timestamp" => "rx_timestamp_supported()",
+                _ => "rx_vlan_tag_supported()",
+            },
+            Part::Call {
+                kfunc: Kfunc::Read(m), ..
+            } => match meta(m) {
+                "hash" => "bpf_xdp_metadata_rx_hash()",
+                "timestamp" => "bpf_xdp_metadata_rx_timestamp()",
+                _ => "bpf_xdp_metadata_rx_vlan_tag()",
+            },
+            Part::Query => "feature query",
+            Part::Refused(_) => "not supported (no call)",
+            Part::Fallback(m) => match meta(m) {
+                "hash" => "hash computed in BPF",
+                "timestamp" => "timestamp computed in BPF",
+                _ => "VLAN tag parsed in BPF",
+            },
+        }
+    }
+}
+
+/// What `program` does per packet on `driver` beyond the driver's base cost, in order: each
+/// call (or the one query) and each fallback. Inlined calls cost nothing and are left out.
+pub fn parts(program: &XdpProgram, driver: Driver) -> Vec<Part> {
+    let mut out = Vec::new();
     let has_meta = supports(driver, Meta::Hash) || supports(driver, Meta::Timestamp) || supports(driver, Meta::VlanTag);
     let mut queried = false;
     // Items whose probe said "no": their read is skipped and the fallback runs instead.
     let mut refused: Vec<Meta> = Vec::new();
     let mut all_refused = false;
-    let probe_calls = |c: &mut XdpCost, queried: &mut bool| match program.strategy {
-        Strategy::Call => c.calls += 1,
-        Strategy::Query if !*queried => {
-            *queried = true;
-            c.calls += 1;
+    // A probe: a call of its own, the one query, or nothing (inlined, or already queried);
+    // a "no" without a call of its own is a free refusal.
+    let mut probe = |out: &mut Vec<Part>, kfunc: Kfunc, answered: bool| {
+        match program.strategy {
+            Strategy::Call => return out.push(Part::Call { kfunc, answered }),
+            Strategy::Query if !queried => {
+                queried = true;
+                out.push(Part::Query);
+            }
+            _ => {}
         }
-        _ => {}
+        if !answered {
+            out.push(Part::Refused(kfunc));
+        }
     };
     for &k in &program.kfuncs {
         match k {
             Kfunc::MetadataSupported => {
-                probe_calls(&mut c, &mut queried);
-                if !has_meta {
-                    c.unsupported += 1;
-                    all_refused = true;
-                }
+                probe(&mut out, k, has_meta);
+                all_refused |= !has_meta;
             }
-            Kfunc::Supported(m) => {
-                if all_refused {
-                    continue;
-                }
-                probe_calls(&mut c, &mut queried);
+            Kfunc::Supported(m) if !all_refused => {
+                probe(&mut out, k, supports(driver, m));
                 if !supports(driver, m) {
-                    c.unsupported += 1;
                     refused.push(m);
                 }
             }
+            Kfunc::Supported(_) => {}
+            Kfunc::Read(m) if all_refused || refused.contains(&m) => out.push(Part::Fallback(m)),
             Kfunc::Read(m) => {
-                if all_refused || refused.contains(&m) {
-                    c.fallbacks += 1;
-                    continue;
+                let answered = supports(driver, m);
+                match (program.strategy, answered) {
+                    (Strategy::Inline, false) => out.push(Part::Refused(k)),
+                    (Strategy::Inline, true) => {}
+                    _ => out.push(Part::Call { kfunc: k, answered }),
                 }
-                if program.strategy != Strategy::Inline {
-                    c.calls += 1;
-                }
-                if !supports(driver, m) {
-                    c.unsupported += 1;
-                    c.fallbacks += 1;
+                if !answered {
+                    out.push(Part::Fallback(m));
                 }
             }
         }
     }
+    out
+}
+
+/// The per-packet cost of `program` on `driver`: the sum of its [`parts`].
+pub fn cost(program: &XdpProgram, driver: Driver, call_ps: u64, fallback_ps: u64) -> XdpCost {
+    let mut c = XdpCost::default();
+    for p in parts(program, driver) {
+        match p {
+            Part::Call { answered, .. } => {
+                c.calls += 1;
+                c.unsupported += u32::from(!answered);
+            }
+            Part::Query => c.calls += 1,
+            Part::Refused(_) => c.unsupported += 1,
+            Part::Fallback(_) => c.fallbacks += 1,
+        }
+    }
     c.kfunc_ps = u64::from(c.calls) * call_ps + u64::from(c.fallbacks) * fallback_ps;
     c
+}
+
+/// The price of one part, ps.
+pub fn part_ps(p: Part, call_ps: u64, fallback_ps: u64) -> u64 {
+    match p {
+        Part::Fallback(_) => fallback_ps,
+        Part::Refused(_) => 0,
+        Part::Call { .. } | Part::Query => call_ps,
+    }
 }
 
 #[cfg(test)]

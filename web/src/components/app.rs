@@ -20,6 +20,7 @@ use crate::components::lesson::{EvidenceStrip, LessonPanel};
 use crate::components::matrix::HostMatrix;
 use crate::components::migrate::Migrate;
 use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
+use crate::components::pictures::{TcBlockPicture, TxPath, XdpCost};
 use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
 use crate::components::transport::Transport;
@@ -84,6 +85,33 @@ fn set_url_lesson(id: &str) {
     if let Ok(h) = w.history() {
         let query: String = params.to_string().into();
         let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?{query}")));
+    }
+}
+
+/// `?mode=challenge`: lessons open in their challenge form.
+fn challenge_mode() -> bool {
+    url_param("mode").as_deref() == Some("challenge")
+}
+
+/// Rewrites `?mode=` without reloading (the challenge form on or off).
+fn set_url_mode(challenge: bool) {
+    let Some(w) = web_sys::window() else { return };
+    let (path, search) = (
+        w.location().pathname().unwrap_or_default(),
+        w.location().search().unwrap_or_default(),
+    );
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return;
+    };
+    if challenge {
+        params.set("mode", "challenge");
+    } else {
+        params.delete("mode");
+    }
+    if let Ok(h) = w.history() {
+        let query: String = params.to_string().into();
+        let hash = w.location().hash().unwrap_or_default();
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?{query}{hash}")));
     }
 }
 
@@ -200,6 +228,15 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     };
     let session = use_session(initial_action(), on_event);
     let dispatch = session.dispatch.clone();
+    // `?mode=challenge`: the lesson's challenge form (queued after the lesson opens).
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            if challenge_mode() {
+                dispatch.emit(Action::Challenge(true));
+            }
+        });
+    }
     let lesson_id = session
         .view
         .as_ref()
@@ -331,7 +368,7 @@ pub fn Page(p: &PageProps) -> Html {
     let on_speed = dispatch.reform(Action::Speed);
     let on_reset = send(|| Action::Reset);
     let on_run_end = send(|| Action::RunToEnd);
-    let on_back = dispatch.reform(|_: MouseEvent| Action::StepBack);
+    let on_back = dispatch.reform(|_: MouseEvent| Action::Back);
     let on_add = dispatch.reform(Action::AddFlow);
     let on_random = {
         let n = *random_n;
@@ -375,7 +412,22 @@ pub fn Page(p: &PageProps) -> Html {
         // A range input's value is always a number in its range.
         Action::Seek(el.value().parse().unwrap_or(0))
     });
-    let on_lesson = dispatch.reform(Action::OpenLesson);
+    // Another lesson keeps the form the URL asks for.
+    let on_lesson = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |id: String| {
+            dispatch.emit(Action::OpenLesson(id));
+            if challenge_mode() {
+                dispatch.emit(Action::Challenge(true));
+            }
+        })
+    };
+    let on_predict = dispatch.reform(Action::Predict);
+    let on_hint = dispatch.reform(|_: ()| Action::Hint);
+    let on_challenge = dispatch.reform(|on: bool| {
+        set_url_mode(on);
+        Action::Challenge(on)
+    });
     // Several commands from one switch (RPS on every queue): each is echoed; the first refusal
     // stops the rest and shows in the banner.
     let on_commands = dispatch.reform(|lines: Vec<String>| Action::Commands { host: 0, lines });
@@ -436,11 +488,11 @@ pub fn Page(p: &PageProps) -> Html {
     let mut panels: Vec<(&str, Html)> = vec![
         (
             "chart-arfs",
-            html! { <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second, log scale" data={ChartData::Lines { title: "aRFS driver calls per second (log scale)", y: "per second", series: v.arfs_series.clone(), log: true }} /> },
+            html! { <Chart testid="chart-arfs" label="aRFS add, update, skip and expire per second, log scale" data={ChartData::Lines { title: "aRFS driver calls per second (log scale)", y: "per second", series: v.arfs_series.clone(), log: true, marks: v.marks.clone() }} /> },
         ),
         (
             "chart-locality",
-            html! { <Chart testid="chart-locality" label="local and remote packets per second" data={ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone(), log: false }} /> },
+            html! { <Chart testid="chart-locality" label="local and remote packets per second" data={ChartData::Lines { title: "packets per second: on the reader's CPU or not", y: "packets/s", series: v.locality_series.clone(), log: false, marks: v.marks.clone() }} /> },
         ),
         (
             "chart-rxq",
@@ -452,17 +504,20 @@ pub fn Page(p: &PageProps) -> Html {
         ),
         (
             "chart-cost",
-            html! { <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone(), log: false }} /> },
+            html! { <Chart testid="chart-cost" label="CPU time per packet, softirq, sys and user, in ns" data={ChartData::Lines { title: "CPU time per packet (ns): softirq, sys, user", y: "ns per packet", series: v.cost_series.clone(), log: false, marks: v.marks.clone() }} /> },
         ),
         (
-            "tc-counters",
-            html! { <div><h2>{ "tc ingress block" }</h2><TcCounters figures={v.figures.clone()} /></div> },
+            "tc-block",
+            html! { <div><h2>{ "tc ingress block" }</h2><TcBlockPicture view={v.tc.clone()} /><TcCounters figures={v.figures.clone()} /></div> },
         ),
+        ("xdp-cost", html! { <XdpCost view={v.xdp.clone()} /> }),
+        ("tx-path", html! { <TxPath view={v.tx.clone()} /> }),
     ];
-    // The tc counters have a panel of their own where the lesson is about them; elsewhere they
-    // sit under the cost ledger, one line while the host has no ingress filter (a panel of
-    // their own made the page a row taller).
-    let tc_key = v.lesson.chart == "tc-counters";
+    // The tc block has a panel of its own where the lesson is about it; elsewhere its
+    // counters sit under the cost ledger, one line while the host has no ingress filter (a
+    // panel of their own made the page a row taller). The XDP bar and the transmit path are
+    // drawn where there is an XDP program or a sender.
+    let tc_key = v.lesson.chart == "tc-block";
     let no_tc = v.figures.get("tc.filtercnt") == "0";
     panels.push(("cost-ledger", html! {
         <div>
@@ -476,7 +531,15 @@ pub fn Page(p: &PageProps) -> Html {
         </div>
     }));
     let key = panels.iter().position(|(id, _)| *id == v.lesson.chart).unwrap_or(1);
-    let shown = |i: usize, id: &str| i != key && (tc_key || id != "tc-counters");
+    let shown = |i: usize, id: &str| {
+        i != key
+            && match id {
+                "tc-block" => tc_key,
+                "xdp-cost" => v.xdp.is_some(),
+                "tx-path" => v.tx.is_some(),
+                _ => true,
+            }
+    };
     let focus_console = Callback::from(|_: MouseEvent| {
         let input = web_sys::window()
             .and_then(|w| w.document())
@@ -502,11 +565,21 @@ pub fn Page(p: &PageProps) -> Html {
                 <Transport playing={sv.playing} speed={sv.speed} sim_time={v.sim_time.clone()} progress={v.progress_permille}
                     {on_play} {on_step} {on_speed} {on_reset} on_run_end={Some(on_run_end)} eta={sv.eta.clone().map(AttrValue::from)}
                     behind={sv.behind.clone().map(AttrValue::from)} />
-                <Settings driver={v.driver.clone()} {on_driver} />
                 <span class="timeline">
-                    <button data-testid="step-back" onclick={on_back} aria-label="step back in time">{ icon(Icon::Back) }{ "Back" }</button>
-                    <input type="range" data-testid="timeline" min="0" max={duration_ms.to_string()} step="100"
-                        value={(v.now_ns / 1_000_000).to_string()} onchange={on_seek} aria-label="simulated time: drag to go back or forward" />
+                    <button data-testid="step-back" onclick={on_back} aria-label="a second back in time, paused">{ icon(Icon::Back) }{ "Back 1 s" }</button>
+                    <span class="track">
+                        <input type="range" data-testid="timeline" min={v.earliest_ms.to_string()} max={duration_ms.to_string()} step="100"
+                            value={(v.now_ns / 1_000_000).to_string()} onchange={on_seek}
+                            aria-label={format!("simulated time: drag to go back or forward; the scenario's suggested length is {} s", v.duration_ms / 1000)} />
+                        // The suggested length is a mark on the timeline, not a wall.
+                        <span class="length-mark" data-testid="length-mark" aria-hidden="true"
+                            style={format!("left: {:.1}%", 100.0 * (v.duration_ms.saturating_sub(v.earliest_ms)) as f64 / (duration_ms.saturating_sub(v.earliest_ms)).max(1) as f64)}></span>
+                    </span>
+                    if sv.run_ended {
+                        <span class="run-ended" data-testid="run-ended" role="status">
+                            { format!("past the suggested {} s: time runs on", v.duration_ms / 1000) }
+                        </span>
+                    }
                 </span>
                 <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ icon(Icon::Link) }{ "Share" }</a>
                 if p.copied {
@@ -516,14 +589,6 @@ pub fn Page(p: &PageProps) -> Html {
             if let Some(message) = &p.error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
             }
-            if sv.run_ended {
-                <p class="notice" data-testid="run-ended" role="status">
-                    { format!("Time reached this scenario's suggested length ({}) and paused. ", v.sim_time) }
-                    <button data-testid="play-on" onclick={dispatch.reform(|_: MouseEvent| Action::Play)}>{ "Play on" }</button>
-                    { " " }
-                    <button data-testid="run-ended-reset" onclick={dispatch.reform(|_: MouseEvent| Action::Reset)}>{ "Reset" }</button>
-                </p>
-            }
             if let Some(p) = v.restoring {
                 <p class="notice" data-testid="restore-progress" role="status">
                     { "Restoring the shared state (replaying its commands at their times): " }
@@ -532,7 +597,8 @@ pub fn Page(p: &PageProps) -> Html {
                 </p>
             }
             <div class="lesson-col">
-                <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson} {on_next} on_run={on_command.clone()} />
+                <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson.clone()} {on_next} on_run={on_command.clone()}
+                    {on_predict} {on_hint} on_open={on_lesson} {on_challenge} />
                 <Console lines={v.console.clone()} typed={v.typed.clone()} on_command={on_command.clone()} />
                 if !embed && !your_host_open {
                     <p class="your-host-teaser">
@@ -544,7 +610,10 @@ pub fn Page(p: &PageProps) -> Html {
             <div class="stage">
                 <EvidenceStrip figures={v.lesson.evidence.clone()} />
                 <section class="panel" aria-label="host">
-                    <h2>{ "Host: RX queues and CPUs" }</h2>
+                    <div class="panel-head">
+                        <h2>{ "Host: RX queues and CPUs" }</h2>
+                        <Settings driver={v.driver.clone()} {on_driver} />
+                    </div>
                     <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
                     if let Some(wire) = &v.wire {
                         <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />

@@ -86,14 +86,21 @@ pub fn Console(p: &ConsoleProps) -> Html {
             <h2>{ p.title.clone() }</h2>
             <pre class="console-output" data-testid={format!("{}-output", p.testid)} ref={output} tabindex="0" aria-live="polite">
                 { for p.lines.iter().map(|l| html! {
-                    <>
+                    <span class={classes!("entry", l.undone.then_some("undone"))}
+                        title={l.undone.then_some("undone: time went back to before this command")}>
                         <span class="prompt">{ format!("# {}\n", l.command) }</span>
                         { match &l.output {
                             Ok(out) if out.is_empty() => html! {},
                             Ok(out) => html! { <span>{ format!("{}\n", out.trim_end()) }</span> },
                             Err(e) => html! { <span class="err">{ format!("{}\n", e.trim_end()) }</span> },
                         } }
-                    </>
+                        if let Some(n) = &l.note {
+                            <span class="note">{ format!("steerlab: {n}\n") }</span>
+                        }
+                        if l.undone {
+                            <span class="note">{ "steerlab: undone (time went back to before it)\n" }</span>
+                        }
+                    </span>
                 }) }
             </pre>
             <label class="console-line"><span aria-hidden="true">{ "# " }</span>

@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::icon::{icon, Icon};
-use crate::controller::{EvidenceView, LessonView, Trend};
+use crate::controller::{ChallengeView, CompleteView, EvidenceView, LessonView, PredictView, Trend};
 use steerlab_scenario::Better;
 
 /// Properties of [`LessonPanel`].
@@ -20,6 +20,14 @@ pub struct LessonProps {
     pub on_next: Callback<()>,
     /// Run a step's command as if typed in the console.
     pub on_run: Callback<String>,
+    /// The learner's answer to the lesson's question.
+    pub on_predict: Callback<usize>,
+    /// One more hint of the challenge.
+    pub on_hint: Callback<()>,
+    /// Open another lesson (the ending's "next lesson").
+    pub on_open: Callback<String>,
+    /// The challenge form on or off.
+    pub on_challenge: Callback<bool>,
 }
 
 /// The lesson panel.
@@ -50,6 +58,11 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
             }
         });
     }
+    let at_end = l.step >= l.steps.len();
+    let asked = l
+        .predict
+        .as_ref()
+        .filter(|q| q.chosen.is_none() && !q.measuring && q.engine.is_none());
     html! {
         <section class="panel lesson" aria-labelledby="lesson-title">
             <div class="lesson-head">
@@ -62,35 +75,65 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
                     </select>
                 </label>
             </div>
-            <p class="goal"><strong>{ "Goal: " }</strong>{ rich(&l.goal) }</p>
+            if let Some(c) = &l.challenge {
+                { challenge(c, &p.on_hint, &p.on_challenge) }
+            } else {
+                <p class="goal"><strong>{ "Goal: " }</strong>{ rich(&l.goal) }</p>
+            }
             { goal_state(l) }
-            <ol class="steps" ref={list}>
-                { for l.steps.iter().enumerate().map(|(i, s)| {
-                    let current = i == l.step;
-                    html! {
-                        <li class={classes!(current.then_some("current"), s.done.then_some("done"))} aria-current={current.then_some("step")}>
-                            <p class="step-text">{ rich(&s.text) }</p>
-                            if current {
-                                { for s.commands.iter().map(|c| html! {
-                                    <div class="step-command">
-                                        <code data-testid="step-command">{ c }</code>
-                                        <button class="small" data-testid="step-run" onclick={p.on_run.reform({ let c = c.clone(); move |_: MouseEvent| c.clone() })}
-                                            aria-label={format!("run {c} in the console")}>{ "run" }</button>
-                                    </div>
-                                }) }
-                                if !s.kernel.is_empty() {
-                                    <details class="kernel" data-testid="step-kernel">
-                                        <summary>{ "What happened in the kernel" }</summary>
-                                        <p>{ rich(&s.kernel) }</p>
-                                    </details>
+            if let Some(done) = &l.complete {
+                { complete(done, &p.on_open) }
+            }
+            if l.challenge.is_none() {
+                <ol class="steps" ref={list}>
+                    { for l.steps.iter().enumerate().map(|(i, s)| {
+                        let current = i == l.step;
+                        html! {
+                            <li class={classes!(current.then_some("current"), s.done.then_some("done"))} aria-current={current.then_some("step")}>
+                                <p class="step-text">{ rich(&s.text) }</p>
+                                if current {
+                                    if let Some(q) = asked {
+                                        { question(q, &p.on_predict) }
+                                    } else {
+                                        { for s.commands.iter().map(|c| html! {
+                                            <div class="step-command">
+                                                <code data-testid="step-command">{ c }</code>
+                                                <button class="small" data-testid="step-run" onclick={p.on_run.reform({ let c = c.clone(); move |_: MouseEvent| c.clone() })}
+                                                    aria-label={format!("run {c} in the console")}>{ "run" }</button>
+                                            </div>
+                                        }) }
+                                    }
+                                    if !s.kernel.is_empty() {
+                                        <details class="kernel" data-testid="step-kernel">
+                                            <summary>{ "What happened in the kernel" }</summary>
+                                            <p>{ rich(&s.kernel) }</p>
+                                        </details>
+                                    }
                                 }
-                            }
-                        </li>
-                    }
-                }) }
-            </ol>
+                            </li>
+                        }
+                    }) }
+                </ol>
+                if let Some(q) = l.predict.as_ref().filter(|q| q.chosen.is_some() || q.measuring || q.engine.is_some()) {
+                    { result(q) }
+                }
+                if at_end && l.complete.is_none() {
+                    <p class="lesson-end" data-testid="lesson-end" role="status">
+                        { "That was the last step, and the goal is not met yet: go back to the step that changes the host, or try the challenge form." }
+                    </p>
+                }
+            }
             <div class="lesson-foot">
-                <button data-testid="lesson-next" onclick={next}>{ icon(Icon::Next) }{ "Next step" }</button>
+                if l.challenge.is_none() {
+                    <button data-testid="lesson-next" onclick={next} disabled={at_end}>
+                        { icon(Icon::Next) }{ if l.step + 1 >= l.steps.len() { "Finish" } else { "Next step" } }
+                    </button>
+                }
+                if l.has_challenge {
+                    <button data-testid="lesson-mode" onclick={p.on_challenge.reform({ let on = l.challenge.is_none(); move |_: MouseEvent| on })}>
+                        { if l.challenge.is_some() { "Guided steps" } else { "Challenge form" } }
+                    </button>
+                }
                 <details>
                     <summary>{ "Source and kernel files" }</summary>
                     <p class="source" data-testid="lesson-source">{ rich(&l.source) }</p>
@@ -98,6 +141,85 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
                 </details>
             </div>
         </section>
+    }
+}
+
+/// The question asked before the step's commands: the commands appear once it is answered.
+fn question(q: &PredictView, on: &Callback<usize>) -> Html {
+    html! {
+        <fieldset class="predict" data-testid="lesson-predict">
+            <legend>{ "Predict first: " }{ rich(&q.question) }</legend>
+            <div class="choices">
+                { for q.choices.iter().enumerate().map(|(i, c)| html! {
+                    <button data-testid="lesson-predict-choice" onclick={on.reform(move |_: MouseEvent| i)}>{ rich(c) }</button>
+                }) }
+            </div>
+            <p class="muted small">{ "Your answer shows the step's commands; the engine then says what the kernel did." }</p>
+        </fieldset>
+    }
+}
+
+/// The learner's answer and, once measured, the engine's: which was right, and why.
+fn result(q: &PredictView) -> Html {
+    let yours = q.chosen.and_then(|i| q.choices.get(i));
+    let engine = q.engine.flatten();
+    let verdict = match (q.chosen, q.engine) {
+        (_, None) => "measuring",
+        (None, Some(_)) => "skipped",
+        (Some(c), Some(Some(e))) if c == e => "right",
+        _ => "wrong",
+    };
+    html! {
+        <div class={classes!("predict-result", verdict)} data-testid="lesson-predict-result" data-verdict={verdict} role="status">
+            <p><strong>{ "Your prediction: " }</strong>{ yours.map_or_else(|| html! { "none (the commands ran first)" }, |y| rich(y)) }</p>
+            if q.engine.is_none() {
+                <p class="muted">{ "The engine is answering: a second for the change to settle, then a second measured…" }</p>
+            } else {
+                <p><strong>{ match verdict { "right" => "✔ Right. ", "wrong" => "✘ Not this time. ", _ => "" } }{ "The kernel did: " }</strong>
+                    { engine.and_then(|e| q.choices.get(e)).map_or_else(|| html! { "none of the answers (see the strip)" }, |t| rich(t)) }</p>
+                if let Some(w) = engine.and_then(|e| q.why.get(e)) {
+                    <p>{ rich(w) }</p>
+                }
+                if let (Some(c), true) = (q.chosen, verdict == "wrong") {
+                    if let Some(w) = q.why.get(c) { <p class="muted">{ "Your answer: " }{ rich(w) }</p> }
+                }
+                <p class="explain">{ rich(&q.explain) }</p>
+            }
+        </div>
+    }
+}
+
+/// The challenge form: the goal without the steps, and hints on request.
+fn challenge(c: &ChallengeView, on_hint: &Callback<()>, on_mode: &Callback<bool>) -> Html {
+    let more = c.hints.len() < c.hints_total;
+    html! {
+        <div class="challenge" data-testid="lesson-challenge">
+            <p class="goal"><strong>{ "Challenge: " }</strong>{ rich(&c.goal) }</p>
+            <p class="muted small">{ "No steps: use the console (`help` lists the commands) and the panels. Hints when you want them." }</p>
+            <ol class="hints">{ for c.hints.iter().map(|h| html! { <li>{ rich(h) }</li> }) }</ol>
+            <button data-testid="lesson-hint" onclick={on_hint.reform(|_: MouseEvent| ())} disabled={!more}>
+                { if more { format!("Hint ({} of {})", c.hints.len() + 1, c.hints_total) } else { "No more hints".into() } }
+            </button>
+            { " " }
+            <button class="linklike" onclick={on_mode.reform(|_: MouseEvent| false)}>{ "Show the guided steps" }</button>
+        </div>
+    }
+}
+
+/// The lesson's ending: what was learned, and the next lesson.
+fn complete(done: &CompleteView, on_open: &Callback<String>) -> Html {
+    html! {
+        <div class="lesson-complete" data-testid="lesson-complete" role="status">
+            <p><strong>{ "Lesson complete." }</strong></p>
+            { for done.learned.lines().map(|l| html! { <p>{ rich(l) }</p> }) }
+            if let Some((id, title)) = &done.next {
+                <button data-testid="lesson-complete-next" onclick={on_open.reform({ let id = id.clone(); move |_: MouseEvent| id.clone() })}>
+                    { icon(Icon::Next) }{ format!("Next lesson: {title}") }
+                </button>
+            } else {
+                <p class="muted">{ "That was the last lesson: open any of them again from the lesson list, or try their challenge forms." }</p>
+            }
+        </div>
     }
 }
 
@@ -130,7 +252,7 @@ fn goal_state(l: &LessonView) -> Html {
         }
         (_, Some(cmd)) => html! {
             <p class="goal-lost" data-testid="lesson-goal-lost" role="status">
-                { "The goal was met; your last change (" }<code>{ cmd }</code>{ ") undid it." }
+                { "The goal was met (the lesson stays complete); " }<code>{ cmd }</code>{ " undid it." }
             </p>
         },
         _ => html! {},
@@ -149,7 +271,7 @@ pub struct EvidenceProps {
 #[component]
 pub fn EvidenceStrip(p: &EvidenceProps) -> Html {
     html! {
-        <section class="evidence" data-testid="lesson-evidence" aria-label="the lesson's key figures: before your last change, and now">
+        <section class="evidence" data-testid="lesson-evidence" aria-label="the lesson's key figures: over the second before the step's change, and over the last second">
             { for p.figures.iter().map(|f| {
                 let (arrow, verdict) = verdict(f);
                 let want = match f.better { Better::Down => "lower is better", Better::Up => "higher is better", Better::Watch => "a figure to watch" };
@@ -157,9 +279,14 @@ pub fn EvidenceStrip(p: &EvidenceProps) -> Html {
                     <div class={classes!("figure", verdict)} title={format!("{}: {want}", f.label)}>
                         <span class="label">{ &f.label }</span>
                         <span class="values">
-                            <span class="before" aria-label="before your last change">{ &f.before }</span>
-                            <span class="arrow" aria-hidden="true">{ arrow }</span>
+                            if f.before != "—" {
+                                <span class="before" aria-label="before the step's change">{ &f.before }</span>
+                                <span class="arrow" aria-hidden="true">{ arrow }</span>
+                            }
                             <strong class="now" aria-label="now">{ &f.now }</strong>
+                            if !f.change.is_empty() {
+                                <span class="change" data-testid="evidence-change" aria-label="change">{ &f.change }</span>
+                            }
                         </span>
                         <span class="want">{ want }</span>
                     </div>

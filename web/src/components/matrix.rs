@@ -1,9 +1,12 @@
 //! The host matrix: a canvas of RX queues (rows) × CPUs (columns) for hosts too big for the
-//! wire view. A cell's colour says where its packets of the last second were processed (green
-//! on their reader's CPU, vermillion elsewhere) and its strength how many (log scale); the left
-//! margin is each queue's packets per second, the bottom margin each CPU's softirq load, and
-//! the strip right of the cells each queue's aRFS filters added, re-pointed and expired per
-//! second. Hover names a cell; a click lists its busiest flows, each one a button that opens
+//! wire view. A cell's colour says where most of its packets of the last second were
+//! processed (green on their reader's CPU, yellow on another CPU of its NUMA node, vermillion
+//! on the other node) and its strength how many (log scale); a dark band marks a cell whose
+//! packets mostly arrived on a queue that is not their reader's, even when RFS then moved
+//! their processing to the reader. Dashed lines are NUMA boundaries. The left margin is each
+//! queue's packets per second (vermillion: arrived on the wrong queue), the bottom margin
+//! each CPU's softirq load, and the strip right of the cells each queue's aRFS filters added,
+//! re-pointed and expired per second, with the re-points of the last 100 ms flashing. Hover names a cell; a click lists its busiest flows, each one a button that opens
 //! its trace. Drawing is a few thousand rectangles per view, where 288 DOM chips and 400 SVG
 //! paths took most of a frame at 144 CPUs.
 
@@ -83,23 +86,35 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
     let (cw, ch) = cell_size(m, width);
     ctx.set_fill_style_str("#f3f5f7");
     ctx.fill_rect(LEFT, TOP, width - LEFT - RIGHT, rows_h);
-    // Cells: hue by the share processed off the reader's CPU, strength by log packets/s.
-    let top = m.cells.iter().map(|c| c.local + c.remote).max().unwrap_or(1).max(1);
+    // Cells: hue by where most packets were processed, strength by log packets/s.
+    let top = m.cells.iter().map(|c| c.total()).max().unwrap_or(1).max(1);
     let log_top = f64::from(top).ln_1p();
     // Cells are drawn in LEVELS strengths per colour, one fill style each: a style string is
     // parsed by the canvas every time it is set, and seed 000 has thousands of cells.
     const LEVELS: usize = 8;
-    let mut row_pps = vec![0u64; usize::from(m.queues)];
-    let mut buckets: [Vec<(u16, u16)>; 2 * LEVELS] = Default::default();
+    const HUES: [usize; 3] = [2, 1, 5];
+    let mut row_pps = vec![[0u64; 2]; usize::from(m.queues)];
+    let mut buckets: [Vec<(u16, u16)>; 3 * LEVELS] = Default::default();
+    let mut wrong = Vec::new();
     for c in &m.cells {
-        let n = c.local + c.remote;
-        row_pps[usize::from(c.queue)] += u64::from(n);
+        let n = c.total();
+        let row = &mut row_pps[usize::from(c.queue)];
+        row[0] += u64::from(n - c.wrong_queue.min(n));
+        row[1] += u64::from(c.wrong_queue.min(n));
         let level = ((f64::from(n).ln_1p() / log_top) * (LEVELS - 1) as f64).round() as usize;
-        buckets[usize::from(c.remote * 2 > n) * LEVELS + level.min(LEVELS - 1)].push((c.queue, c.cpu));
+        let hue = [c.local, c.near, c.far]
+            .iter()
+            .enumerate()
+            .max_by_key(|&(i, v)| (*v, 3 - i))
+            .map_or(0, |(i, _)| i);
+        buckets[hue * LEVELS + level.min(LEVELS - 1)].push((c.queue, c.cpu));
+        if c.wrong_queue * 2 > n {
+            wrong.push((c.queue, c.cpu));
+        }
     }
     for (b, cells) in buckets.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
         let strength = 0.25 + 0.75 * (b % LEVELS) as f64 / (LEVELS - 1) as f64;
-        ctx.set_fill_style_str(&rgba(if b >= LEVELS { 5 } else { 2 }, strength));
+        ctx.set_fill_style_str(&rgba(HUES[b / LEVELS], strength));
         for &(q, c) in cells {
             ctx.fill_rect(
                 LEFT + f64::from(c) * cw,
@@ -109,20 +124,59 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
             );
         }
     }
-    // Left margin: each queue's packets per second, as a bar growing leftwards.
-    let row_top = row_pps.iter().copied().max().unwrap_or(1).max(1) as f64;
-    ctx.set_fill_style_str(&rgba(0, 0.8));
-    for (q, &n) in row_pps.iter().enumerate() {
-        let w = (LEFT - LABELS - 4.0) * n as f64 / row_top;
-        ctx.fill_rect(LEFT - 2.0 - w, TOP + q as f64 * ch, w, (ch - 0.5).max(0.5));
+    // Arrived on a queue not the reader's: a dark band across the cell's top half.
+    ctx.set_fill_style_str("rgba(27,31,36,0.55)");
+    for &(q, c) in &wrong {
+        ctx.fill_rect(
+            LEFT + f64::from(c) * cw,
+            TOP + f64::from(q) * ch,
+            cw.max(1.0),
+            (ch * 0.45).max(1.0),
+        );
     }
-    // The aRFS strip: add (blue), re-point (vermillion), expire (black), log strength.
+    // NUMA boundaries: between the nodes' CPUs, and between queues whose IRQs are on
+    // different nodes.
+    if m.nodes > 1 {
+        ctx.set_stroke_style_str("#1b1f24");
+        ctx.set_line_width(1.0);
+        let _ = ctx.set_line_dash(&js_sys::Array::of2(&4.0.into(), &3.0.into()));
+        ctx.begin_path();
+        let per = m.cpus / m.nodes.max(1);
+        for n in 1..m.nodes {
+            let x = LEFT + f64::from(n * per) * cw;
+            ctx.move_to(x, TOP - 4.0);
+            ctx.line_to(x, TOP + rows_h + 2.0);
+        }
+        for q in 1..m.queue_nodes.len() {
+            if m.queue_nodes[q] != m.queue_nodes[q - 1] {
+                let y = TOP + q as f64 * ch;
+                ctx.move_to(LABELS, y);
+                ctx.line_to(width - RIGHT, y);
+            }
+        }
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&js_sys::Array::new());
+    }
+    // Left margin: each queue's packets per second, as a bar growing leftwards; vermillion
+    // for the packets that arrived on a queue not their reader's.
+    let row_top = row_pps.iter().map(|r| r[0] + r[1]).max().unwrap_or(1).max(1) as f64;
+    for (q, &[right, wrong]) in row_pps.iter().enumerate() {
+        let room = LEFT - LABELS - 4.0;
+        let (w_right, w_wrong) = (room * right as f64 / row_top, room * wrong as f64 / row_top);
+        let y = TOP + q as f64 * ch;
+        ctx.set_fill_style_str(&rgba(0, 0.8));
+        ctx.fill_rect(LEFT - 2.0 - w_right, y, w_right, (ch - 0.5).max(0.5));
+        ctx.set_fill_style_str(&rgba(5, 0.9));
+        ctx.fill_rect(LEFT - 2.0 - w_right - w_wrong, y, w_wrong, (ch - 0.5).max(0.5));
+    }
+    // The aRFS strip: add (blue), re-point (vermillion), expire (black), log strength, dim;
+    // the re-points of the last 100 ms flash at full strength over them.
     let strip_top = m.arfs.iter().flatten().copied().max().unwrap_or(1).max(1);
     let log_strip = f64::from(strip_top).ln_1p();
     for (q, counts) in m.arfs.iter().enumerate() {
         for (k, (&n, colour)) in counts.iter().zip([0usize, 5, 7]).enumerate() {
             if n > 0 {
-                ctx.set_fill_style_str(&rgba(colour, 0.2 + 0.8 * f64::from(n).ln_1p() / log_strip));
+                ctx.set_fill_style_str(&rgba(colour, 0.1 + 0.5 * f64::from(n).ln_1p() / log_strip));
                 ctx.fill_rect(
                     width - RIGHT + 3.0 + k as f64 * 7.0,
                     TOP + q as f64 * ch,
@@ -131,6 +185,10 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
                 );
             }
         }
+    }
+    ctx.set_fill_style_str(&rgba(5, 1.0));
+    for (q, _) in m.arfs_now.iter().enumerate().filter(|(_, &n)| n > 0) {
+        ctx.fill_rect(width - RIGHT + 10.0, TOP + q as f64 * ch, 6.0, ch.max(1.0));
     }
     // Bottom margin: softirq load per CPU, scaled to the busiest (red above 80 %).
     let busiest = busiest_permille(cpus);
@@ -285,10 +343,18 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
             <canvas ref={canvas} class="host-matrix" data-testid={p.testid.clone()} role="img" {onmousemove} {onmouseleave} {onclick}
                 style={format!("height:{}px", TOP + rows_height(m.queues) + BOTTOM)}
                 data-geometry={format!("{LEFT} {RIGHT} {TOP} {}", rows_height(m.queues))}
-                aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, vermillion elsewhere; click a cell to list its flows", m.queues, m.cpus)}></canvas>
+                aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, yellow on its NUMA node, vermillion on the other node, dark band: arrived on a queue not the reader's; click a cell to list its flows", m.queues, m.cpus)}></canvas>
             <p class="matrix-hover" data-testid="matrix-hover" aria-live="polite">
-                { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms, green on the reader's CPU, vermillion elsewhere · left: packets/s per queue · right: aRFS add / re-point / expire per s · bottom: softirq load per CPU (busiest {} %)", m.window_ms, busiest_permille(&p.cpus) / 10)) }
+                { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms · left: packets/s per queue · right: aRFS add / re-point / expire per s, re-points of the last {} ms flashing · bottom: softirq load per CPU (busiest {} %)", m.window_ms, m.now_ms, busiest_permille(&p.cpus) / 10)) }
             </p>
+            <ul class="matrix-key" aria-label="colours of the matrix">
+                <li><span class="chip own"></span>{ "on the reader's CPU" }</li>
+                <li><span class="chip near"></span>{ "another CPU of its node" }</li>
+                <li><span class="chip wrong"></span>{ if m.nodes > 1 { "the other NUMA node" } else { "no reader" } }</li>
+                <li><span class="chip band"></span>{ "dark band / vermillion bar: arrived on a queue not its reader's" }</li>
+                if m.nodes > 1 { <li><span class="chip dash"></span>{ "NUMA boundary" }</li> }
+                <li data-testid="sock-writes-now">{ format!("socket-table writes: {} in the last {} ms", m.sock_writes_now, m.now_ms) }</li>
+            </ul>
             <div class="fates" data-testid="flow-fates" aria-label="flows by what steers them">
                 <div class="fate-bar" aria-hidden="true">
                     { for fates.iter().filter(|x| x.2 > 0).map(|(k, _, n)| html! { <span class={classes!("fate", *k)} style={format!("width:{}%", f64::from(*n) * 100.0 / f64::from(total))}></span> }) }
@@ -320,13 +386,18 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
 
 /// One cell in words: its packets, their share on the reader's CPU, its queue's aRFS churn.
 fn describe(m: &MatrixView, q: u16, c: u16) -> String {
-    let cell = m.cells.iter().find(|x| x.queue == q && x.cpu == c);
-    let (local, remote) = cell.map_or((0, 0), |x| (x.local, x.remote));
-    let n = local + remote;
+    let cell = m.cells.iter().find(|x| x.queue == q && x.cpu == c).copied();
+    let (local, wrong) = cell.map_or((0, 0), |x| (x.local, x.wrong_queue));
+    let n = cell.map_or(0, |x| x.total());
     let share = if n == 0 {
         String::new()
     } else {
-        format!(", {} % on the reader's CPU", u64::from(local) * 100 / u64::from(n))
+        let pct = |x: u32| u64::from(x) * 100 / u64::from(n);
+        format!(
+            ", {} % on the reader's CPU, {} % arrived on a queue not the reader's",
+            pct(local),
+            pct(wrong)
+        )
     };
     let [add, update, expire] = m.arfs.get(usize::from(q)).copied().unwrap_or_default();
     format!("rx-{q} → CPU {c}: {n} packets/s{share} · rx-{q}'s aRFS filters per s: {add} added, {update} re-pointed, {expire} expired")

@@ -12,6 +12,7 @@ pub mod lesson;
 pub mod matrix;
 pub mod migrate;
 pub mod panels;
+pub mod pictures;
 pub mod tables;
 pub mod trace;
 pub mod transport;

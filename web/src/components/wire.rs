@@ -298,9 +298,10 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
         if f.remote() {
             let node = v.cpus.get(usize::from(f.view.reader_cpu)).map_or(0, |c| c.0);
             let to = l.cpu(f.view.reader_cpu, node);
+            // Right of the threads' names, so that the arc never crosses them.
             let a = r[3];
             pen.line(
-                &[(a.0 + 26.0, a.1), (a.0 + 40.0, (a.1 + to.1) / 2.0), (to.0 + 26.0, to.1)],
+                &[(a.0 + 62.0, a.1), (a.0 + 84.0, (a.1 + to.1) / 2.0), (to.0 + 62.0, to.1)],
                 &css(warn, 1.0),
                 1.0,
                 true,
@@ -311,13 +312,19 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
     for (i, f) in v.flows.iter().enumerate() {
         let at = l.flow(i);
         pen.dot(at, 4.0, &css(q(f.view.queue), 1.0));
-        pen.text(&format!("#{}", f.index), (at.0 - 9.0, at.1), 10.0, "right");
+        pen.text(&format!("#{} {}", f.index, f.kind), (at.0 - 9.0, at.1), 10.0, "right");
     }
     // The NIC: the filters box, then the indirection table (each cell in its queue's colour;
     // cells some flow hashes to are outlined).
     let fw = (f64::from(l.reta_cols) * l.cell).max(130.0);
     pen.rect(l.filter, (fw, 32.0), "rgba(0,0,0,0.5)", false);
-    pen.text("filters: ntuple, aRFS, ATR", l.filter, 9.0, "center");
+    pen.text("NIC filters", (l.filter.0, l.filter.1 - 6.0), 10.0, "center");
+    pen.text(
+        "ntuple · aRFS · ATR · tc in_hw",
+        (l.filter.0, l.filter.1 + 7.0),
+        9.0,
+        "center",
+    );
     for (i, &queue) in v.reta.iter().enumerate() {
         pen.rect(
             l.reta_cell(i as u32),

@@ -48,6 +48,9 @@ pub struct History {
     samples: Vec<(u64, Report)>,
     /// Each CPU's softirq ns at the last two samples (the page's load per CPU).
     softirq: VecDeque<Vec<u64>>,
+    /// Each RX queue's packets and each sender's messages at the samples of the last second
+    /// (the page's rates per queue and per sender).
+    per_item: VecDeque<(u64, Vec<u64>, Vec<u64>)>,
     /// Samples carry the per-queue and per-CPU arrays (the lesson's goal reads them); else
     /// only totals, which on seed 000's 144-CPU host cost a fraction of a full report.
     arrays: bool,
@@ -164,11 +167,41 @@ impl History {
         if self.samples.len() > SAMPLES {
             self.samples.remove(0);
         }
-        self.softirq
-            .push_back(sim.snapshot().cpus.iter().map(|c| c.softirq_ns).collect());
+        let snap = sim.snapshot();
+        self.softirq.push_back(snap.cpus.iter().map(|c| c.softirq_ns).collect());
         if self.softirq.len() > 2 {
             self.softirq.pop_front();
         }
+        let now = sim.now().0;
+        let senders = sim.senders_view().iter().map(|s| s.sent).collect();
+        self.per_item
+            .push_back((now, snap.queues.iter().map(|q| q.packets).collect(), senders));
+        while self.per_item.front().is_some_and(|(t, _, _)| *t + 1_000_000_000 < now) {
+            self.per_item.pop_front();
+        }
+    }
+
+    /// Rates per second over the last second (or what history there is) of the counts
+    /// `pick` takes from a sample.
+    fn item_rates(&self, pick: impl Fn(&(u64, Vec<u64>, Vec<u64>)) -> &Vec<u64>) -> Vec<u64> {
+        match (self.per_item.front(), self.per_item.back()) {
+            (Some(a), Some(b)) if b.0 > a.0 => pick(b)
+                .iter()
+                .zip(pick(a).iter().chain(std::iter::repeat(&0)))
+                .map(|(y, x)| (y.saturating_sub(*x) as u128 * 1_000_000_000 / u128::from(b.0 - a.0)) as u64)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Each RX queue's packets per second over the last second.
+    pub fn queue_rates(&self) -> Vec<u64> {
+        self.item_rates(|s| &s.1)
+    }
+
+    /// Each sender's messages per second over the last second, in flow order.
+    pub fn sender_rates(&self) -> Vec<u64> {
+        self.item_rates(|s| &s.2)
     }
 
     /// Each CPU's softirq ns at the sample before the last, and that sample's time.
@@ -183,6 +216,7 @@ impl History {
         let (sim, spent) = (c.sim.clone(), c.spent_ms);
         self.samples.retain(|(at, _)| *at <= sim.now().0);
         self.softirq.clear();
+        self.per_item.clear();
         self.checkpoints.retain(|c| c.at <= t);
         self.spent_ms = spent;
         if self.link_limit.is_some_and(|l| l > sim.now().0) {

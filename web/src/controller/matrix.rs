@@ -1,8 +1,11 @@
 //! The queue × CPU picture of a host too big to draw flow by flow (seed 000: 144 queues, 144
 //! CPUs, 16,384 flows): for each (RX queue, CPU) the packets of the last simulated second,
-//! split by whether they were processed on their reader's CPU; per queue the aRFS filters
-//! added, re-pointed and expired in that second; and the flows counted by fate (steered by
-//! their own filter, by a wrong one, by RSS, dropped).
+//! split by where they were processed against their reader (its CPU, another CPU of its NUMA
+//! node, the other node), and how many arrived on a queue that is not their reader's (a
+//! wrong filter, or RSS, even when RFS then moved their processing to the reader); per queue
+//! the aRFS filters added, re-pointed and expired in that second and in the last sample
+//! (what is happening now); the socket-table writes of the last sample; and the flows
+//! counted by fate (steered by their own filter, by a wrong one, by RSS, dropped).
 //!
 //! Rates come from samples taken with the reports (every 100 ms of simulated time): each
 //! flow's packets offered, and each queue's aRFS tallies. A flow's packets of the last second
@@ -32,6 +35,8 @@ struct Sample {
     sent: Vec<u64>,
     /// aRFS tallies so far per queue.
     arfs: Vec<QueueTally>,
+    /// `rps_sock_flow_table` writes so far.
+    sock_writes: u64,
 }
 
 /// Recent samples of per-flow packets and per-queue aRFS tallies.
@@ -47,6 +52,7 @@ impl MatrixHistory {
             at_ns: sim.now().0,
             sent: sim.flows_sent().collect(),
             arfs: sim.arfs_per_queue().to_vec(),
+            sock_writes: sim.snapshot().counters.sock_flow_updates,
         });
         if self.samples.len() > SAMPLES {
             self.samples.pop_front();
@@ -56,6 +62,11 @@ impl MatrixHistory {
     /// Time went back to `t`: samples after it are forgotten.
     pub(super) fn rewind(&mut self, t: u64) {
         self.samples.retain(|s| s.at_ns <= t);
+    }
+
+    /// The time and per-flow packets of the oldest sample within the window before `now`.
+    pub(super) fn start_sent(&self, now: u64) -> Option<(u64, &[u64])> {
+        self.window_start(now).map(|s| (s.at_ns, s.sent.as_slice()))
     }
 
     /// The oldest sample within the window before `now`.
@@ -75,8 +86,19 @@ pub struct Cell {
     pub cpu: u16,
     /// Packets per second processed on their reader's CPU.
     pub local: u32,
-    /// Packets per second processed elsewhere.
-    pub remote: u32,
+    /// Packets per second processed on another CPU of their reader's NUMA node.
+    pub near: u32,
+    /// Packets per second processed on the other NUMA node (or with no reader).
+    pub far: u32,
+    /// Of all of them, packets per second that arrived on a queue not their reader's.
+    pub wrong_queue: u32,
+}
+
+impl Cell {
+    /// Packets per second in all.
+    pub fn total(&self) -> u32 {
+        self.local + self.near + self.far
+    }
 }
 
 /// Flows counted by what decides their RX queue now.
@@ -120,6 +142,16 @@ pub struct MatrixView {
     pub cells: Vec<Cell>,
     /// Per queue: aRFS filters added, re-pointed and expired per second.
     pub arfs: Vec<[u32; 3]>,
+    /// Per queue: aRFS filters re-pointed in the last sample (100 ms): what happens now.
+    pub arfs_now: Vec<u32>,
+    /// `rps_sock_flow_table` writes in the last sample.
+    pub sock_writes_now: u64,
+    /// Simulated ms of that last sample.
+    pub now_ms: u32,
+    /// NUMA nodes (CPUs split in equal contiguous blocks).
+    pub nodes: u16,
+    /// Each queue's NUMA node (its IRQ CPU's).
+    pub queue_nodes: Vec<u16>,
     /// Flows by fate.
     pub fates: Fates,
     /// The selected cell and its busiest flows.
@@ -164,6 +196,13 @@ impl Controller {
             window_ms: 0,
             cells: Vec::new(),
             arfs: Vec::new(),
+            arfs_now: Vec::new(),
+            sock_writes_now: 0,
+            now_ms: 0,
+            nodes: c.numa_nodes,
+            queue_nodes: (0..queues)
+                .map(|q| self.sim.node_of(self.sim.irq_cpu(q).unwrap_or(0)))
+                .collect(),
             fates: Fates::count(flows),
             selected: self.matrix_cell,
             selected_flows: Vec::new(),
@@ -174,7 +213,8 @@ impl Controller {
         let span = now - start.at_ns;
         view.window_ms = (span / 1_000_000) as u32;
         let per_s = |n: u64| (n as f64 * 1e9 / span as f64).round() as u32;
-        let mut grid = vec![[0u64; 2]; usize::from(queues) * usize::from(cpus)];
+        // Per cell: packets on the reader's CPU, its node, the other node; on a wrong queue.
+        let mut grid = vec![[0u64; 4]; usize::from(queues) * usize::from(cpus)];
         let mut listed = Vec::new();
         for &(f, ref v) in flows {
             let before = start.sent.get(f as usize).copied().unwrap_or(0);
@@ -182,7 +222,17 @@ impl Controller {
             if n == 0 || v.dropped.is_some() || v.queue >= queues || v.cpu >= cpus {
                 continue;
             }
-            grid[usize::from(v.queue) * usize::from(cpus) + usize::from(v.cpu)][usize::from(v.away_from_reader())] += n;
+            let has_reader = v.reader_cpu < cpus;
+            let place = match (has_reader, v.away_from_reader()) {
+                (true, false) => 0,
+                (true, true) if self.sim.node_of(v.reader_cpu) == self.sim.node_of(v.cpu) => 1,
+                _ => 2,
+            };
+            let cell = &mut grid[usize::from(v.queue) * usize::from(cpus) + usize::from(v.cpu)];
+            cell[place] += n;
+            if has_reader && v.queue != v.reader_queue {
+                cell[3] += n;
+            }
             if self.matrix_cell == Some((v.queue, v.cpu)) {
                 listed.push((n, f, v.away_from_reader()));
             }
@@ -190,12 +240,14 @@ impl Controller {
         view.cells = grid
             .iter()
             .enumerate()
-            .filter(|(_, [l, r])| l + r > 0)
-            .map(|(i, [l, r])| Cell {
+            .filter(|(_, c)| c[0] + c[1] + c[2] > 0)
+            .map(|(i, c)| Cell {
                 queue: (i / usize::from(cpus)) as u16,
                 cpu: (i % usize::from(cpus)) as u16,
-                local: per_s(*l),
-                remote: per_s(*r),
+                local: per_s(c[0]),
+                near: per_s(c[1]),
+                far: per_s(c[2]),
+                wrong_queue: per_s(c[3]),
             })
             .collect();
         let tallies = self.sim.arfs_per_queue();
@@ -212,6 +264,26 @@ impl Controller {
                 ]
             })
             .collect();
+        // What happens now: the last sample's re-points and socket-table writes.
+        if let Some(last) = self
+            .matrix
+            .samples
+            .back()
+            .filter(|l| l.at_ns < now || self.matrix.samples.len() > 1)
+        {
+            let prev = self.matrix.samples.iter().rev().nth(1).unwrap_or(last);
+            view.now_ms = ((last.at_ns - prev.at_ns) / 1_000_000) as u32;
+            view.arfs_now = (0..usize::from(queues))
+                .map(|q| {
+                    let (t, b) = (
+                        last.arfs.get(q).copied().unwrap_or_default(),
+                        prev.arfs.get(q).copied().unwrap_or_default(),
+                    );
+                    t.update.saturating_sub(b.update) as u32
+                })
+                .collect();
+            view.sock_writes_now = last.sock_writes.saturating_sub(prev.sock_writes);
+        }
         listed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         view.selected_flows = listed
             .into_iter()
@@ -249,7 +321,7 @@ mod tests {
             16_384
         );
         assert!(f.wrong_filter > 0, "the old driver sends flows by wrong filters: {f:?}");
-        let total: u64 = m.cells.iter().map(|c| u64::from(c.local + c.remote)).sum();
+        let total: u64 = m.cells.iter().map(|c| u64::from(c.total())).sum();
         // 16,384 flows at 200 packets/s, less the flows whose last packet was dropped.
         assert!(
             (3_000_000..=3_300_000).contains(&total),
@@ -257,7 +329,16 @@ mod tests {
         );
         let updates: u64 = m.arfs.iter().map(|a| u64::from(a[1])).sum();
         assert!(updates > 1000, "the update storm shows per queue: {updates}/s");
-        let busiest = *m.cells.iter().max_by_key(|c| c.local + c.remote).unwrap();
+        let wrong: u64 = m.cells.iter().map(|c| u64::from(c.wrong_queue)).sum();
+        assert!(
+            wrong > 10_000,
+            "packets arriving on a queue not their reader's: {wrong}/s"
+        );
+        assert!(
+            m.arfs_now.iter().any(|&n| n > 0) && m.now_ms == 100,
+            "re-points of the last 100 ms"
+        );
+        let busiest = *m.cells.iter().max_by_key(|c| c.total()).unwrap();
         c.select_cell(Some((busiest.queue, busiest.cpu)));
         let m = c.matrix_view(&flows);
         assert!(!m.selected_flows.is_empty() && m.selected_flows.len() <= CELL_FLOWS);

@@ -25,6 +25,7 @@ pub mod learner;
 mod lesson;
 mod matrix;
 mod pacer;
+mod pictures;
 mod restore;
 mod session;
 mod texts;
@@ -44,10 +45,11 @@ pub use history::{History, SAMPLE_NS};
 pub use lesson::{ChallengeView, CompleteView, PredictView, Progress};
 pub use matrix::{Cell, CellFlow, Fates, MatrixView};
 pub use pacer::{Pacer, SPEEDS};
+pub use pictures::{FlowKind, TcEnd, TcFilterView, TcPicture, TxPicture, TxSender};
 pub use session::{Next, Session, FLOWS_PER_SLICE};
 pub use view::{
     driver_names, CpuView, Figures, FilterRow, LessonView, QueueView, RfsView, Series, StepView, TableRow, ThreadView,
-    ViewModel, XpsRow, FILTER_WINDOW,
+    ViewModel, XdpView, XpsRow, FILTER_WINDOW,
 };
 
 use restore::Restore;

@@ -20,6 +20,8 @@ pub struct QueueView {
     pub index: u16,
     /// Packets received so far.
     pub packets: u64,
+    /// Packets per second over the last simulated second.
+    pub pps: u64,
     /// Packets dropped because the ring was full.
     pub drops: u64,
     /// Flows whose packets arrive on this queue now.
@@ -163,8 +165,10 @@ pub struct Series {
 pub struct ViewModel {
     /// Simulated time, e.g. `1.250s`.
     pub sim_time: String,
-    /// The scenario's suggested length, ms (the timeline's end).
+    /// The scenario's suggested length, ms (a mark on the timeline).
     pub duration_ms: u64,
+    /// The earliest time the timeline reaches, ms (the oldest snapshot kept).
+    pub earliest_ms: u64,
     /// Simulated time as a share of the scenario's duration, per mille.
     pub progress_permille: u32,
     /// Number of flows.
@@ -204,6 +208,9 @@ pub struct ViewModel {
     pub locality_series: Vec<Series>,
     /// CPU time per packet (softirq, sys, user ns), per sample.
     pub cost_series: Vec<Series>,
+    /// The learner's commands within the series' span, in seconds from its first sample:
+    /// the charts mark them.
+    pub marks: Vec<f64>,
     /// The ledger and the XDP, XPS and tc figures the panels show (not the whole report).
     pub figures: Figures,
     /// The permalink fragment value (`#s=` + this) of the current state.
@@ -237,6 +244,27 @@ pub struct ViewModel {
     pub matrix: Option<std::rc::Rc<super::MatrixView>>,
     /// A permalink's restore in progress, per mille of its time.
     pub restoring: Option<u32>,
+    /// The loaded XDP program's cost per packet, part by part.
+    pub xdp: Option<XdpView>,
+    /// The ingress block's picture (with an ingress qdisc).
+    pub tc: Option<super::TcPicture>,
+    /// The transmit path's picture (when a socket sends).
+    pub tx: Option<super::TxPicture>,
+}
+
+/// What one XDP packet costs, part by part: the driver's poll with a trivial program, then
+/// each kfunc call and fallback of the loaded program (the lesson's stacked cost bar). The
+/// parts add up to `xdp.ns_per_pkt`, the strip's figure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct XdpView {
+    /// The program's name.
+    pub program: String,
+    /// How its kfuncs are called (`call`, `query`, `inline`).
+    pub strategy: String,
+    /// The driver's per-packet base (NAPI poll and a trivial program), ns.
+    pub base_ns: f64,
+    /// Each call or fallback and its ns, in the program's order.
+    pub parts: Vec<(String, f64)>,
 }
 
 /// The RFS tables panel.
@@ -361,6 +389,11 @@ impl Controller {
                     index,
                     reta_index: reta.index(view.hash),
                     view,
+                    kind: self
+                        .sim
+                        .flow_key(index)
+                        .map(|k| super::pictures::short_kind(&k))
+                        .unwrap_or_default(),
                 })
                 .collect(),
             reta: reta.entries().to_vec(),
@@ -380,6 +413,7 @@ impl Controller {
                 flows[usize::from(q)] += 1;
             }
         }
+        let rates = self.history.queue_rates();
         let queues: Vec<QueueView> = snap
             .queues
             .iter()
@@ -387,6 +421,7 @@ impl Controller {
             .map(|(i, q)| QueueView {
                 index: i as u16,
                 packets: q.packets,
+                pps: rates.get(i).copied().unwrap_or(0),
                 drops: q.drops,
                 flows: flows[i],
                 irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0),
@@ -458,6 +493,7 @@ impl Controller {
         ViewModel {
             sim_time: snap.now.to_string(),
             duration_ms: self.scenario.sim.duration_ms,
+            earliest_ms: self.earliest().0 / 1_000_000,
             progress_permille: (u128::from(snap.now.0) * 1000 / u128::from(duration)).min(1000) as u32,
             flow_count: snap.flows,
             queues,
@@ -522,14 +558,30 @@ impl Controller {
                 ("expire", "arfs.expire"),
             ]),
             locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
-            // CPU time per packet offered: what a host pays for each packet, by account.
+            marks: {
+                let span = self.history.samples();
+                let (t0, t1) = (span.get(1).map_or(0, |s| s.0), span.last().map_or(0, |s| s.0));
+                self.applied
+                    .iter()
+                    .filter(|a| a.at_ns >= t0 && a.at_ns <= t1)
+                    .map(|a| (a.at_ns - t0) as f64 / 1e9)
+                    .collect()
+            },
+            // CPU time per packet the host processed (ring drops never reached a CPU): what a
+            // host pays for each packet, by account.
             cost_series: self.delta_series(
                 &[
                     ("softirq", "cpu.softirq_ns"),
                     ("sys", "cpu.sys_ns"),
                     ("user", "cpu.user_ns"),
                 ],
-                |_, a, b| b.int("packets.offered").saturating_sub(a.int("packets.offered")) as f64,
+                |_, a, b| {
+                    let processed = |r: &Report| {
+                        r.int("packets.offered")
+                            .saturating_sub(r.int("packets.dropped.ring_full"))
+                    };
+                    processed(b).saturating_sub(processed(a)) as f64
+                },
             ),
             figures: Figures::of(&totals),
             table: l
@@ -574,7 +626,31 @@ impl Controller {
             matrix: wire.is_none().then(|| std::rc::Rc::new(self.matrix_view(&flow_views))),
             wire,
             restoring: self.restore_progress(),
+            xdp: self.xdp_view(),
+            tc: self.tc_picture(),
+            tx: self.tx_picture(),
         }
+    }
+
+    /// The loaded XDP program's cost per packet, part by part (`xdp.rs` `parts`).
+    fn xdp_view(&self) -> Option<XdpView> {
+        use steerlab_engine::xdp;
+        let p = self.sim.xdp_program()?;
+        let c = &self.sim.config().costs;
+        let parts = xdp::parts(p, self.sim.config().driver)
+            .into_iter()
+            .filter(|part| !matches!(part, xdp::Part::Refused(_)))
+            .map(|part| {
+                let ps = xdp::part_ps(part, c.xdp_kfunc_call_ps, c.xdp_fallback_ps);
+                (part.name().to_string(), ps as f64 / 1000.0)
+            })
+            .collect();
+        Some(XdpView {
+            program: p.name.clone(),
+            strategy: p.strategy.name().to_string(),
+            base_ns: c.driver_rx_ps as f64 / 1000.0,
+            parts,
+        })
     }
 
     fn rfs_view(&self) -> RfsView {

@@ -24,6 +24,11 @@ impl Sim {
         self.record(Event::Xdp { calls, action });
     }
 
+    /// The loaded XDP program, if any.
+    pub fn xdp_program(&self) -> Option<&XdpProgram> {
+        self.xdp.as_ref().map(|(p, _)| p)
+    }
+
     /// `tc qdisc add dev DEV ingress|clsact`: an empty filter block. The NIC accepts tc
     /// offload (flower in hardware) on ice and mlx5, not on the generic and ixgbe models.
     pub fn tc_add_qdisc(&mut self) -> Result<(), SimError> {

@@ -60,7 +60,7 @@ mod workload;
 pub use api::{DropPoint, FlowSpec, FlowView, QueueRule, Snapshot, ThreadSpec};
 pub use predict::{History, Prediction, RpsPrediction};
 pub use trace::FlowTrace;
-pub use tx::TxSpec;
+pub use tx::{SenderView, TxSpec};
 
 use crate::error::{range_err, SimError};
 use crate::ntuple::NtupleRule;

@@ -9,6 +9,8 @@
 //! (a local TCP socket really uses its random `sk_txhash`). A sender "as fast as possible"
 //! (netperf UDP_STREAM) owns its CPU's whole tick.
 
+use alloc::vec::Vec;
+
 use super::event::Event;
 use super::{range_err, Sim, SimError};
 use crate::config::{HostConfig, XpsMap};
@@ -54,6 +56,9 @@ pub(super) struct TxState {
     cached: Option<u16>,
     /// Unused CPU time of a saturating sender, carried to the next tick.
     carry_ns: u64,
+    /// The queue and how most of the last tick's messages picked it (the views'; never read
+    /// by the path).
+    last: Option<(u16, Pick)>,
 }
 
 impl TxState {
@@ -64,6 +69,7 @@ impl TxState {
             sent: 0,
             cached: None,
             carry_ns: 0,
+            last: None,
         }
     }
 
@@ -71,6 +77,19 @@ impl TxState {
     pub(super) fn forget_queue(&mut self) {
         self.cached = None;
     }
+}
+
+/// A sending socket now: its thread's CPU, what it has sent, and its last pick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SenderView {
+    /// The flow.
+    pub flow: u32,
+    /// Its sending thread's CPU.
+    pub cpu: u16,
+    /// Messages sent so far.
+    pub sent: u64,
+    /// The TX queue and how most messages of the last tick picked it (`None` before any).
+    pub last: Option<(u16, Pick)>,
 }
 
 /// The XPS maps a host starts with (`xps.map`).
@@ -127,7 +146,7 @@ impl Sim {
             },
             ntx,
         );
-        let (_, steady, _) = pick_tx(
+        let (q_steady, steady, _) = pick_tx(
             &self.xps,
             &TxSkb {
                 cached,
@@ -203,7 +222,25 @@ impl Sim {
         }
         st.sent += n;
         st.cached = cached;
+        st.last = Some(if n > 1 { (q_steady, steady) } else { (q, first) });
         self.info[f].tx = Some(st);
+    }
+
+    /// Every sending socket as the transmit picture draws it, in flow order.
+    pub fn senders_view(&self) -> Vec<SenderView> {
+        self.senders
+            .iter()
+            .filter_map(|&f| {
+                let st = self.info[f as usize].tx?;
+                let cpu = self.threads.get(self.flows[f as usize].first_reader as usize)?.cpu;
+                Some(SenderView {
+                    flow: f,
+                    cpu,
+                    sent: st.sent,
+                    last: st.last,
+                })
+            })
+            .collect()
     }
 
     /// `echo MASK > /sys/class/net/DEV/queues/tx-Q/xps_cpus`.
