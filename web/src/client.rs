@@ -32,10 +32,16 @@ fn spawn_worker() -> Result<web_sys::Worker, String> {
     };
     let glue = link("link[rel=modulepreload]")?;
     let wasm = link("link[rel=preload][type='application/wasm']")?;
+    // "Your host"'s importer is a module of its own, beside the page (worker.rs loads it).
+    let base = document.url().map_err(|_| "no page URL")?;
+    let importer = web_sys::Url::new_with_base("importer/steerlab_importer.js", &base)
+        .map_err(|_| "bad importer URL")?
+        .href();
     // JSON string literals are JavaScript string literals. A module that fails to load is
     // rethrown from a task, so that the page's `onerror` hears of it.
     let script = format!(
-        "import init from {};\ninit({{ module_or_path: {} }}).catch((e) => setTimeout(() => {{ throw e; }}));\n",
+        "self.STEERLAB_IMPORTER = {};\nimport init from {};\ninit({{ module_or_path: {} }}).catch((e) => setTimeout(() => {{ throw e; }}));\n",
+        serde_json::Value::from(importer),
         serde_json::Value::from(glue),
         serde_json::Value::from(wasm)
     );

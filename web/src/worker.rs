@@ -74,6 +74,62 @@ impl Worker {
     }
 }
 
+/// The global the worker's start script sets to the importer module's URL (client.rs).
+const IMPORTER_URL: &str = "STEERLAB_IMPORTER";
+
+/// "Your host": loads the importer's own module (`web/importer`, built into `dist/importer/`
+/// by scripts/build-importer.sh) the first time, runs it on the capture and flows, and applies
+/// its answer to the session. The module is not part of what the default page downloads.
+fn import_host(worker: Rc<RefCell<Worker>>, capture: String, flows: String) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let answer = run_importer(&capture, &flows).await;
+        let mut w = worker.borrow_mut();
+        w.session.apply(Action::HostBuilt(answer));
+        w.flush();
+        w.wake_now();
+    });
+}
+
+/// The importer module's answer, or why it could not run.
+async fn run_importer(capture: &str, flows: &str) -> Result<steerlab_importer::ImportedHost, String> {
+    let why = |what: &str, e: JsValue| {
+        format!(
+            "the importer module {what}: {}",
+            e.as_string().unwrap_or_else(|| format!("{e:?}"))
+        )
+    };
+    let url = js_sys::Reflect::get(&js_sys::global(), &IMPORTER_URL.into())
+        .ok()
+        .and_then(|u| u.as_string())
+        .ok_or("the worker was started without the importer's URL")?;
+    // A dynamic import: the module, its glue and its wasm are fetched once, then cached.
+    let import = js_sys::Function::new_with_args("url", "return import(url)");
+    let module = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(
+        import
+            .call1(&JsValue::NULL, &url.clone().into())
+            .map_err(|e| why("did not load", e))?,
+    ))
+    .await
+    .map_err(|e| why(&format!("did not load from {url}"), e))?;
+    let get = |name: &str| -> Result<js_sys::Function, String> {
+        js_sys::Reflect::get(&module, &name.into())
+            .ok()
+            .and_then(|f| f.dyn_into().ok())
+            .ok_or_else(|| format!("the importer module has no {name}"))
+    };
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(
+        get("default")?
+            .call0(&JsValue::NULL)
+            .map_err(|e| why("did not start", e))?,
+    ))
+    .await
+    .map_err(|e| why("did not start", e))?;
+    let bytes = get("your_host")?
+        .call2(&JsValue::NULL, &capture.into(), &flows.into())
+        .map_err(|e| why("failed", e))?;
+    steerlab_importer::decode(&js_sys::Uint8Array::new(&bytes).to_vec())
+}
+
 /// Starts the worker: takes [`Action`]s from the page, answers with views and events.
 pub fn run() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
@@ -101,10 +157,11 @@ pub fn run() {
     });
     channel.port2().set_onmessage(Some(on_wake.as_ref().unchecked_ref()));
     on_wake.forget(); // lives as long as the worker
-    let w = worker.clone();
+    let (w, worker_ref) = (worker.clone(), worker.clone());
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let mut w = w.borrow_mut();
         match decode::<Action>(&js_sys::Uint8Array::new(&e.data()).to_vec()) {
+            Ok(Action::ImportHost { capture, flows }) => import_host(worker_ref.clone(), capture, flows),
             Ok(action) => w.session.apply(action),
             Err(why) => w.post(&ToPage::Event(Event::Banner(Some(why)))),
         }

@@ -89,6 +89,9 @@ pub enum Action {
     /// or `ss -tn` output, may be empty): the host is built with the flows to play, and their
     /// predictions come back as [`Event::HostImported`].
     ImportHost { capture: String, flows: String },
+    /// The importer's answer to [`Action::ImportHost`]: in the page, the worker loads the
+    /// importer's own module on first use, runs it, and applies its answer as this action.
+    HostBuilt(Result<steerlab_importer::ImportedHost, String>),
 }
 
 /// What the page draws: every host, and the one transport they share.

@@ -202,15 +202,23 @@ impl Session {
                 }
                 Err(e) => self.refuse(from, format!("uploaded {e}")),
             },
+            // Natively (tests, fuzzing) the importer runs here; the page's worker loads its
+            // module and sends its answer as `HostBuilt` (worker.rs), so that the default
+            // page's module does not carry it.
+            #[cfg(not(target_arch = "wasm32"))]
             Action::ImportHost { capture, flows } => {
-                let built = steerlab_scenario::predict::your_host(&capture, &flows).and_then(|h| {
-                    let rx_queues = h.scenario.nic.rx_queues;
-                    Ok((
-                        Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?,
-                        h.rows,
-                        h.assumptions,
-                        rx_queues,
-                    ))
+                self.apply(Action::HostBuilt(steerlab_importer::build(&capture, &flows)));
+            }
+            #[cfg(target_arch = "wasm32")]
+            Action::ImportHost { .. } => self.event(Event::Banner(Some(
+                "Your host: the importer runs in the worker's own module (worker.rs)".into(),
+            ))),
+            Action::HostBuilt(built) => {
+                let built = built.and_then(|h| {
+                    let scenario = steerlab_scenario::parse(&h.text, &[]).map_err(|e| e.to_string())?;
+                    let rx_queues = scenario.nic.rx_queues;
+                    let c = Controller::for_scenario(scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?;
+                    Ok((c, h.rows, h.assumptions, rx_queues))
                 });
                 match built {
                     Ok((c, rows, assumptions, rx_queues)) => {
