@@ -133,7 +133,8 @@ impl Sim {
     }
 
     /// `enqueue_to_backlog`'s test on `cpu`'s backlog now (net/core/dev.c): packets are taken
-    /// while `qlen <= netdev_max_backlog` (qlen before each); from `qlen >= max / 2` on,
+    /// while `qlen <= netdev_max_backlog` (qlen before each, of `input_pkt_queue` alone:
+    /// [`crate::backlog::Backlog::qlen`]); from `qlen >= max / 2` on,
     /// `skb_flow_limit` samples each packet when the enqueuing CPU `irq` has a flow-limit
     /// table. Dequeues what the time has processed.
     #[inline]
@@ -145,7 +146,7 @@ impl Sim {
         // The queue as last dequeued is an upper bound of the queue now: when even that is
         // below the mark, the run may go on that far (a shorter run than the exact room gives
         // the same results; only where the limit lies must be exact).
-        let stale = self.cpus[usize::from(cpu)].backlog.in_flight();
+        let stale = self.cpus[usize::from(cpu)].backlog.qlen();
         if stale < free_below {
             return Admit {
                 room: free_below - stale,
@@ -153,7 +154,7 @@ impl Sim {
             };
         }
         self.head_now(cpu);
-        let qlen = self.cpus[usize::from(cpu)].backlog.in_flight();
+        let qlen = self.cpus[usize::from(cpu)].backlog.qlen();
         if qlen < free_below {
             return Admit {
                 room: free_below - qlen,
