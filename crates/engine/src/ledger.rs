@@ -54,7 +54,7 @@ macro_rules! stages {
 stages! {
     DriverRx = "driver_rx", Softirq, per "packet" at |c| c.driver_rx_ps, "NAPI poll per packet, up to and including an XDP program's base cost";
     XdpKfunc = "xdp_kfunc", Softirq, per "ps" at |_| 1, "XDP metadata kfunc calls and their fallbacks";
-    Ipi = "ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "RPS IPIs to wake a remote backlog";
+    Ipi = "ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "RPS IPIs to wake a remote backlog whose idle CPU halts (none to a polling idle CPU: call_function_single_prep_ipi)";
     WakeIpi = "wake_ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "IPIs to wake a reader from the CPU that processed its data, when its idle CPU halts (try_to_wake_up, ttwu_queue_wakelist; a polling idle CPU needs none)";
     RpsEnqueue = "rps_enqueue", Softirq, per "packet" at |c| c.rps_enqueue_ns * 1000, "enqueue_to_backlog and the dequeue on the target CPU";
     StackRx = "stack_rx", Softirq, per "packet" at |c| c.stack_rx_ns * 1000, "skb, GRO, IP and TCP/UDP receive";

@@ -38,7 +38,11 @@ pub struct Counters {
     pub sock_flow_skipped: u64,
     /// `set_rps_cpu` moved a flow to a new CPU.
     pub cpu_switches: u64,
-    /// RPS IPIs sent to wake a remote backlog.
+    /// Remote backlogs scheduled again from another CPU's poll (softnet_stat `received_rps`,
+    /// summed over the CPUs).
+    pub backlog_wakes: u64,
+    /// Of those, the ones that sent an IPI: the target's idle CPU was not polling
+    /// (`host.idle = halt`).
     pub ipis: u64,
     /// Wake-ups of a sleeping reader from the CPU that processed its data, when that is not
     /// the reader's CPU (`try_to_wake_up` across CPUs): one per NAPI poll carrying its data.

@@ -598,15 +598,44 @@ fn an_ipi_only_wakes_an_idle_remote_backlog() {
         })
         .unwrap();
         sim.run_ticks(2); // both steered to CPU 2 by RFS
-        let before = sim.snapshot().counters.ipis;
+        let before = sim.snapshot().counters.backlog_wakes;
         sim.run_ticks(10);
         assert!(sim.conserved());
-        (sim.snapshot().counters.ipis - before) / 10
+        (sim.snapshot().counters.backlog_wakes - before) / 10
     };
     // 10 packets at 600 ns each are done long before the second flow arrives half a tick later.
     assert_eq!(ipis_per_tick(10_000), 2);
     // 1,000 packets (600 µs of work) are still queued at half a tick: the backlog is awake.
     assert_eq!(ipis_per_tick(1_000_000), 1);
+}
+
+/// A remote backlog woken by RPS counts `received_rps` on its CPU either way, but the wake-up
+/// is an IPI (and costs one) only when idle CPUs halt: `call_function_single_prep_ipi` sends
+/// none to a polling idle CPU (kernel/sched/core.c).
+#[test]
+fn a_backlog_wakeup_sends_an_ipi_only_to_a_halted_cpu() {
+    let run = |idle: Idle| {
+        let mut sim = Sim::new(HostConfig {
+            cpus: 4,
+            rx_queues: 1,
+            rps_cpus: "2".into(),
+            idle,
+            ..HostConfig::default()
+        })
+        .unwrap();
+        sim.add_flow(flow(key(1, 80), vec![])).unwrap();
+        sim.run_ticks(20);
+        sim.snapshot()
+    };
+    let (poll, halt) = (run(Idle::Poll), run(Idle::Halt));
+    for s in [&poll, &halt] {
+        assert!(s.counters.backlog_wakes > 0);
+        assert_eq!(s.cpus[2].received_rps, s.counters.backlog_wakes);
+    }
+    assert_eq!(poll.counters.backlog_wakes, halt.counters.backlog_wakes);
+    assert_eq!((poll.counters.ipis, stage_ns(&poll, "ipi")), (0, 0));
+    assert_eq!(halt.counters.ipis, halt.counters.backlog_wakes);
+    assert_eq!(stage_ns(&halt, "ipi"), halt.counters.ipis * 1500);
 }
 
 /// A batch of flows is added whole or not at all.

@@ -91,7 +91,7 @@ impl Report {
             },
             // Of backlog_full, the flow limit's drops (softnet_stat's flow_limit_count).
             "backlog": {"flow_limit_count": c.flow_limit},
-            "steering": {"local": c.local, "remote": c.remote, "wrong_queue": c.wrong_queue, "remote_wakeups": c.remote_wakeups, "wake_ipis": c.wake_ipis},
+            "steering": {"local": c.local, "remote": c.remote, "wrong_queue": c.wrong_queue, "remote_wakeups": c.remote_wakeups, "wake_ipis": c.wake_ipis, "backlog_wakes": c.backlog_wakes, "rps_ipis": c.ipis},
             "arfs": {
                 "add": a.add, "update": a.update, "skip": a.skip, "expire": a.expire,
                 "misprogram_avoided": a.misprogram_avoided, "filters_active": s.arfs_active,

@@ -167,6 +167,27 @@ impl Sim {
         }
     }
 
+    /// A remote backlog scheduled again by CPU `irq`'s poll (later packets find it busy):
+    /// `rps_ipi_queued`, then `net_rps_send_ipi` at the end of the poll calls
+    /// `smp_call_function_single_async` for it (net/core/dev.c). Its function,
+    /// `rps_trigger_softirq`, runs on the target and counts softnet_stat's `received_rps`
+    /// either way; the interrupt itself is sent only when the target's idle task is not
+    /// polling: `__smp_call_single_queue` -> `send_call_function_single_ipi` asks
+    /// `call_function_single_prep_ipi` (kernel/sched/core.c), which sets `TIF_NEED_RESCHED`
+    /// on a polling idle CPU instead (`set_nr_if_polling`) and that CPU runs the queue as it
+    /// leaves idle (`flush_smp_call_function_queue`). So with `host.idle = poll` the wake-up
+    /// costs no IPI. Simplification: a CPU whose backlog is idle is taken to be idle (the
+    /// sandbox has no run queues), as for a reader's wake-up ([`Sim::remote_wakes`]).
+    #[inline(never)]
+    fn wake_backlog(&mut self, irq: u16, target: usize) {
+        self.counters.backlog_wakes += 1;
+        self.cpus[target].stats.received_rps += 1;
+        if self.cfg.idle == Idle::Halt {
+            self.counters.ipis += 1;
+            self.charge(irq, Stage::Ipi, 1);
+        }
+    }
+
     /// `skb_flow_limit` on the enqueuing CPU `irq` for one packet of flow `f`: true = dropped.
     #[inline(never)]
     fn flow_limited(&mut self, irq: u16, f: usize) -> bool {
@@ -362,11 +383,7 @@ impl Sim {
                     self.entry_mut(at).last_qtail = tail;
                 }
                 if c != irq && woke {
-                    // A remote backlog scheduled again: one IPI (rps_ipi_queued, sent by
-                    // net_rps_send_ipi at the end of the poll). Later packets find it busy.
-                    self.counters.ipis += 1;
-                    self.cpus[ci].stats.received_rps += 1;
-                    self.charge(irq, Stage::Ipi, 1);
+                    self.wake_backlog(irq, ci);
                 }
                 self.charge(c, Stage::RpsEnqueue, m);
                 (c, Fate::Backlog { queue: q, cpu: c })
