@@ -151,6 +151,7 @@ const OK: &[(&[&str], &str, Check)] = &[
         assert_eq!(out, "flow 1: closed\n");
         assert!(s.flow_closed(1));
     }),
+    (&[], "flow close 1 active", |s, _| assert!(s.flow_closed(1))),
     (&["flow close 2"], "flow list", |s, out| {
         assert_eq!(out.lines().nth(2).unwrap(), format!("flow 2: {} closed", s.flow_key(2).unwrap()), "{out}");
         assert_eq!((s.snapshot().flows, s.flow_count()), (3, 4), "the snapshot counts open flows, ids stay");
@@ -177,7 +178,7 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&[], "nic driver ice", |s, _| assert_eq!(s.config().driver, Driver::Ice)),
     (&[], "kernel 6.14", |s, _| assert_eq!(s.config().kernel, Kernel::V6_14)),
     // The choice says which real kernels it stands for.
-    (&[], "kernel 6.15", |_, out| assert!(out.contains("6.15 to 6.17.7"), "{out}")),
+    (&[], "kernel 6.16", |_, out| assert!(out.contains("6.16 to 6.17.7") && out.contains("clears"), "{out}")),
     (&[], "kernel", |_, out| assert!(out.starts_with("kernel 6.18: mainline 6.18 and stable 6.17.8+") && out.contains("up to 6.14"), "{out}")),
     (&["tc qdisc add dev eth0 ingress"], "tc counting legacy", |_, out| assert!(out.contains("6.12.y before 6.12.13"), "{out}")),
     (&[], "rfs record cpuset", |s, _| assert_eq!(s.config().record, RecordPolicy::Cpuset)),
@@ -370,6 +371,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "flow", "flow: bad arguments"),
     (&[], "flow close 9", "flow close: no flow 9"),
     (&[], "flow close one", "is not a flow id (flow list shows them)"),
+    (&[], "flow close 1 passive", "after the id only `active`"),
     (&["flow close 1"], "flow close 1", "flow close: flow 1 is already closed"),
     (&["flow close 0"], "flow add tcp 10.0.0.1:40000 10.0.0.2:80", "was closed: its tuple is in TIME_WAIT (take another source port)"),
     // threads
@@ -384,7 +386,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     // the models, help, unknown commands
     (&[], "nic driver e1000", "generic | ice-hash-match | ice | mlx5 | ixgbe"),
     (&[], "nic", "nic: bad arguments"),
-    (&[], "kernel 5.10", "is not one of 6.14 | 6.15 | 6.18"),
+    (&[], "kernel 5.10", "is not one of 6.14 | 6.15 | 6.16 | 6.18"),
     (&[], "rfs record sometimes", "is not one of always | cpuset"),
     (&[], "help frob", "help: no help topics match `frob'"),
     (&[], "frob", "frob: command not found"),

@@ -34,6 +34,8 @@ pub struct Counters {
     pub arfs_missteered: u64,
     /// Writes to `rps_sock_flow_table` that changed an entry.
     pub sock_flow_updates: u64,
+    /// `rps_sock_flow_table` entries a socket's close cleared (`sock_rps_delete_flow`, 6.16+).
+    pub sock_flow_deletes: u64,
     /// Writes avoided by `rfs.record = cpuset`.
     pub sock_flow_skipped: u64,
     /// `set_rps_cpu` moved a flow to a new CPU.

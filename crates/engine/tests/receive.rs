@@ -917,7 +917,7 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     sim.run_ticks(5);
     let on_queue_6 = |sim: &Sim| sim.arfs_filters().iter().filter(|f| f.queue == 6).count();
     assert_eq!(on_queue_6(&sim), 2, "both flows steered to their reader's queue");
-    sim.close_flow(0).unwrap();
+    sim.close_flow(0, false).unwrap();
     assert!(sim.flow_closed(0) && sim.has_flow(&a));
     let sent = sim.flows_sent().next().unwrap();
     let expired = sim.snapshot().arfs.expire;
@@ -934,8 +934,12 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     assert!(sim.conserved());
     // Refused, and nothing changes.
     let before = sim.snapshot();
-    assert!(sim.close_flow(0).unwrap_err().to_string().contains("already closed"));
-    assert!(sim.close_flow(9).unwrap_err().to_string().contains("no flow 9"));
+    assert!(sim
+        .close_flow(0, false)
+        .unwrap_err()
+        .to_string()
+        .contains("already closed"));
+    assert!(sim.close_flow(9, false).unwrap_err().to_string().contains("no flow 9"));
     assert!(sim.snapshot() == before);
     assert!(sim
         .add_flow(flow(a, vec![t]))
@@ -1113,4 +1117,51 @@ fn trace_of_a_flow_on_an_unused_slot_names_no_cpu() {
         tr.rps_why
     );
     assert_eq!(tr.rps_cpu, Some(5));
+}
+
+/// Since 6.16 a socket's close clears its `rps_sock_flow_table` entry (`sock_rps_delete_flow`
+/// from `inet_unhash` / `udp_lib_unhash`), whoever wrote it last, but not on the side that
+/// enters TIME_WAIT (TCP's active close); before 6.16 the entry stays. An unconnected UDP
+/// socket has no flow hash and clears nothing.
+#[test]
+fn a_close_clears_the_sock_entry_from_6_16_except_into_time_wait() {
+    let run = |kernel: Kernel, proto: Proto, active: bool| {
+        let mut sim = Sim::new(HostConfig {
+            kernel,
+            ..rfs_host(4, Driver::Generic)
+        })
+        .unwrap();
+        let t = sim.add_thread(pinned(3)).unwrap();
+        let k = FlowKey::new(
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+            40000,
+            80,
+            proto,
+        )
+        .unwrap();
+        sim.add_flow(flow(k, vec![t])).unwrap();
+        sim.run_ticks(5);
+        let set = sim
+            .sock_flow_table()
+            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        sim.close_flow(0, active).unwrap();
+        let left = sim
+            .sock_flow_table()
+            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        (set, left, sim.snapshot().counters.sock_flow_deletes)
+    };
+    assert_eq!(
+        run(Kernel::V6_18, Proto::Tcp, false),
+        (1, 0, 1),
+        "passive close: cleared"
+    );
+    assert_eq!(run(Kernel::V6_16, Proto::Tcp, false), (1, 0, 1));
+    assert_eq!(run(Kernel::V6_18, Proto::Tcp, true), (1, 1, 0), "TIME_WAIT side: kept");
+    assert_eq!(run(Kernel::V6_15, Proto::Tcp, false), (1, 1, 0), "before 6.16: kept");
+    assert_eq!(
+        run(Kernel::V6_18, Proto::Udp, false),
+        (0, 0, 0),
+        "unconnected UDP: no entry"
+    );
 }

@@ -97,7 +97,7 @@ impl Report {
                 "misprogram_avoided": a.misprogram_avoided, "filters_active": s.arfs_active,
                 "full": a.full, "lock_wait_ns": c.arfs_lock_wait_ns, "missteered": c.arfs_missteered,
             },
-            "rfs": {"sock_flow_updates": c.sock_flow_updates, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
+            "rfs": {"sock_flow_updates": c.sock_flow_updates, "sock_flow_deletes": c.sock_flow_deletes, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
             "cpu": {"user_ns": c.user_ns, "sys_ns": c.sys_ns, "softirq_ns": c.softirq_ns, "cross_numa_bytes": c.cross_numa_bytes},
             "tc": {
                 "counting": sim.config().tc_counting.to_string(),
