@@ -230,6 +230,15 @@ impl Sim {
         };
         self.charge(cpu, Stage::AppRead, reads);
         self.charge(cpu, Stage::SysRead, reads);
+        self.record_flow(f, reader, cpu);
+    }
+
+    /// `sock_rps_record_flow` for flow `f`'s socket from thread `tid` on `cpu`: a read
+    /// (`inet_recvmsg`) or a send (`inet_sendmsg` -> `inet_send_prepare`, net/ipv4/af_inet.c)
+    /// -> `rps_record_sock_flow` (include/net/rps.h), or under `rfs.record = cpuset` seed
+    /// 002's rule. The caller knows the socket has its flow hash (`sk_rxhash`).
+    #[inline]
+    pub(super) fn record_flow(&mut self, f: usize, tid: usize, cpu: u16) {
         let hash = self.flows[f].skb_hash;
         let (Some(sock), true) = (self.sock.as_mut(), self.flows[f].established) else {
             return;
@@ -242,7 +251,7 @@ impl Sim {
         }
         if self.cfg.record == RecordPolicy::Cpuset
             && (old ^ hash) & !self.cpu_mask == 0
-            && self.threads[reader].allowed.contains((old & self.cpu_mask) as u16)
+            && self.threads[tid].allowed.contains((old & self.cpu_mask) as u16)
         {
             self.counters.sock_flow_skipped += 1;
             return;
