@@ -66,6 +66,7 @@ cost_table! {
     arfs_steer_ns = 300, "ndo_rx_flow_steer call: bucket walk and entry update (estimate)";
     mlx5_lock_hold_ns = 400, "mlx5 arfs_lock hold per mlx5e_rx_flow_steer (estimate; seed 002 reports severe contention, no figure)";
     ice_sync_entry_ns = 5, "ice_sync_arfs_fltrs: one entry of the aRFS list walked under arfs_lock, with rps_may_expire_flow for an ACTIVE one (estimate, bracketed: the walk is a chain of dependent loads over ~16K entries of a 512-byte slab (ice_arfs_entry) plus their rps_dev_flow lines, more than L1 holds, so each entry costs at least an L2 hit, 11-13 cycles on Skylake-SP (AnandTech, Skylake-X review, 2017), 4-5 ns at 2.5-3 GHz; at 6 ns the sandbox's softirq with the fix would exceed the 9.2 % of 144 CPUs seed 000 measured)";
+    mlx5_expiry_entry_ns = 5, "arfs_may_expire_flow: one mlx5 rule visited under arfs_lock, with rps_may_expire_flow for one without pending work: the same chain of dependent loads over slab entries and their rps_dev_flow lines as ice's walk, at the same estimate (ice_sync_entry_ns)";
     arfs_hw_update_ns = 5000, "programming or removing one hardware filter from the service task (estimate)";
     tc_filter_ns = 25, "tc flower classification per filter walked in software (estimate; seed 001: the reason skip_sw should skip software)";
     tc_insert_serial_ns = 11_063, "per tc filter insert, device-serialised part: seed 001, 16 x 100,000 rules in 17.7 s after the fix";

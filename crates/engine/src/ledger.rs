@@ -62,8 +62,9 @@ stages! {
     RemotePenalty = "remote_penalty", Softirq, per "packet" at |c| c.remote_penalty_ns * 1000, "packets processed away from their reader's CPU";
     CrossNuma = "cross_numa", Softirq, per "node crossing" at |c| c.cross_numa_penalty_ns * 1000, "packet data crossing a NUMA node";
     ArfsSteer = "arfs_steer", Softirq, per "call" at |c| c.arfs_steer_ns * 1000, "ndo_rx_flow_steer calls";
-    ArfsLock = "arfs_lock", Softirq, per "ns" at |_| 1000, "arfs_lock: mlx5's hold and wait per call, ice's wait behind the service task's walk";
+    ArfsLock = "arfs_lock", Softirq, per "ns" at |_| 1000, "arfs_lock: mlx5's hold and wait per call (behind the other calls and the work's expiry walks), ice's wait behind the service task's walk";
     ArfsSync = "arfs_sync", Sys, per "entry walked" at |c| c.ice_sync_entry_ns * 1000, "ice's service task walking its aRFS list (ice_sync_arfs_fltrs)";
+    ArfsExpiry = "arfs_expiry", Sys, per "entry walked" at |c| c.mlx5_expiry_entry_ns * 1000, "mlx5's work walking every rule for expiry after each item (arfs_may_expire_flow)";
     ArfsHw = "arfs_hw", Sys, per "filter write" at |c| c.arfs_hw_update_ns * 1000, "hardware filter writes from the driver's service task or work";
     AppRead = "app_read", User, per "read" at |c| c.app_read_ns / 2 * 1000, "the application's share of a read";
     SysRead = "sys_read", Sys, per "read" at |c| (c.app_read_ns - c.app_read_ns / 2) * 1000, "recvmsg in the kernel";

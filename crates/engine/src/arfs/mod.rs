@@ -257,6 +257,28 @@ impl HwTable {
     }
 }
 
+/// The walks of a driver's list under its lock: how many ran and how many entries each
+/// visited (the lock's hold is the walk's length).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walks {
+    /// Walks that ran.
+    pub passes: u64,
+    /// Entries visited, summed over the walks.
+    pub entries: u64,
+    /// The squares of each walk's entries, summed (a call waits `D / 2` behind a walk of `D`
+    /// and lands in one with probability `D / tick`).
+    pub entries_sq: u128,
+}
+
+impl Walks {
+    /// One more walk of `entries` entries.
+    pub fn add(&mut self, entries: u32) {
+        self.passes += 1;
+        self.entries += u64::from(entries);
+        self.entries_sq += u128::from(entries) * u128::from(entries);
+    }
+}
+
 /// The stack's answer to `rps_may_expire_flow(dev, rxq, flow_id, filter_id)`.
 pub trait ExpiryOracle {
     /// True when the filter may be removed.
