@@ -1165,3 +1165,61 @@ fn a_close_clears_the_sock_entry_from_6_16_except_into_time_wait() {
         "unconnected UDP: no entry"
     );
 }
+
+/// ice: `ethtool -N` rules and aRFS share the Flow Director. A rule takes a filter of the
+/// shared space (a full space refuses the rule, and aRFS's writes fail once rules took the
+/// room); a partial-mask rule changes its flow type's input set, which aRFS cannot use
+/// (`ice_arfs_is_perfect_flow_set`: `ice_rx_flow_steer` answers -EOPNOTSUPP), and which
+/// `ice_fdir_set_hw_fltr_rule` refuses to change while aRFS has active filters of that type.
+#[test]
+fn ice_ntuple_rules_share_the_filter_space_and_a_partial_rule_excludes_arfs() {
+    let rule = |ft: steerlab_engine::FlowType, dport: u16, exact: bool| steerlab_engine::NtupleRule {
+        loc: u32::MAX,
+        flow_type: ft,
+        src: exact.then(|| IpAddr::V4(Ipv4Addr::new(10, 9, 9, 9))),
+        dst: exact.then(|| IpAddr::V4(Ipv4Addr::new(10, 9, 9, 8))),
+        sport: exact.then_some(1),
+        dport: Some(dport),
+        queue: 1,
+        masks: Default::default(),
+    };
+    let (tcp4, udp4) = (steerlab_engine::FlowType::Tcp4, steerlab_engine::FlowType::Udp4);
+    let host = |max_hw_filters: u32| {
+        let mut sim = Sim::new(HostConfig {
+            max_hw_filters,
+            ..rfs_host(8, Driver::Ice)
+        })
+        .unwrap();
+        let t = sim.add_thread(pinned(6)).unwrap();
+        (sim, t)
+    };
+    // A partial tcp4 rule first: tcp4 flows get no aRFS filter, the calls are refused.
+    let (mut sim, t) = host(8192);
+    sim.add_ntuple(rule(tcp4, 9999, false)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(5);
+    assert!(sim.arfs_filters().is_empty());
+    assert!(sim.snapshot().counters.arfs_calls > 0, "asked, and refused");
+    // A perfect rule leaves aRFS alone.
+    let (mut sim, t) = host(8192);
+    sim.add_ntuple(rule(tcp4, 9999, true)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(5);
+    assert_eq!(sim.arfs_filters().len(), 1);
+    // With a tcp4 aRFS filter active, a partial tcp4 rule is refused, a partial udp4 is not.
+    let before = sim.ntuple_rules().len();
+    let err = sim.add_ntuple(rule(tcp4, 7, false)).unwrap_err().to_string();
+    assert!(err.contains("aRFS using perfect flow type tcp4"), "{err}");
+    assert_eq!(sim.ntuple_rules().len(), before);
+    sim.add_ntuple(rule(udp4, 7, false)).unwrap();
+    // Two filters in all: two rules leave aRFS no room, and a third rule is refused.
+    let (mut sim, t) = host(2);
+    sim.add_ntuple(rule(tcp4, 1, true)).unwrap();
+    sim.add_ntuple(rule(tcp4, 2, true)).unwrap();
+    let err = sim.add_ntuple(rule(tcp4, 3, true)).unwrap_err().to_string();
+    assert!(err.contains("No space left on device"), "{err}");
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(1100);
+    let s = sim.snapshot();
+    assert!(s.arfs.full > 0, "aRFS adds whose hardware write failed: {:?}", s.arfs);
+}
