@@ -117,7 +117,7 @@ fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
             rx_queues: 1,
             flow_cnt: 1,
             sock_flow_entries: 4096,
-            kernel: Kernel::V6_14,
+            kernel: Kernel::V6_10,
             ..HostConfig::default()
         };
         let mut sim = Sim::new(cfg).unwrap();
@@ -157,7 +157,7 @@ fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
 /// wrong queues); the full-tuple match does not, and counts the wrong matches it avoided.
 #[test]
 fn ice_hash_match_storm_versus_full_tuple_match() {
-    for kernel in [Kernel::V6_14, Kernel::V6_15] {
+    for kernel in [Kernel::V6_10, Kernel::V6_15] {
         ice_storm(kernel);
     }
 }
@@ -267,10 +267,10 @@ fn churn(mode: Mode, seed: u64, driver: Driver, kernel: Kernel) -> Sim {
 #[test]
 fn packet_and_aggregate_modes_give_the_same_counters_and_digest() {
     for (driver, kernel) in [
-        (Driver::IceHashMatch, Kernel::V6_14),
+        (Driver::IceHashMatch, Kernel::V6_10),
         (Driver::Ice, Kernel::V6_18),
         (Driver::Mlx5, Kernel::V6_18),
-        (Driver::Generic, Kernel::V6_14),
+        (Driver::Generic, Kernel::V6_10),
     ] {
         let mut a = churn(Mode::Packet, 7, driver, kernel);
         let mut b = churn(Mode::Aggregate, 7, driver, kernel);
