@@ -306,6 +306,8 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "sysctl -w net.core.netdev_max_backlog=10", "setting key \"net.core.netdev_max_backlog\": Operation not supported"),
     (&[], "sysctl -w net.core.flow_limit_cpu_bitmap=100", "setting key \"net.core.flow_limit_cpu_bitmap\": Invalid argument"),
     (&[], "sysctl -w net.core.flow_limit_table_len=0", "Invalid argument"),
+    // flow_limit_table_len_sysctl: not a power of two, EINVAL (issue 31).
+    (&[], "sysctl -w net.core.flow_limit_table_len=3000", "Invalid argument"),
     (&[], "sysctl -z net.core.rps_sock_flow_entries", "option -z is not supported"),
     (&[], "sysctl -w net.core.rps_sock_flow_entries=1 net.core.rps_sock_flow_entries=2", "one key per command"),
     // echo

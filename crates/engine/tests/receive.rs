@@ -1223,3 +1223,19 @@ fn ice_ntuple_rules_share_the_filter_space_and_a_partial_rule_excludes_arfs() {
     let s = sim.snapshot();
     assert!(s.arfs.full > 0, "aRFS adds whose hardware write failed: {:?}", s.arfs);
 }
+
+/// `flow_limit_table_len_sysctl` (net/core/sysctl_net_core.c) answers EINVAL and keeps the
+/// old length unless the new one is a power of two; a scenario must give one too.
+#[test]
+fn the_flow_limit_table_length_is_a_power_of_two() {
+    let mut sim = Sim::new(HostConfig::default()).unwrap();
+    assert!(sim.set_flow_limit_table_len(3000).is_err());
+    assert_eq!(sim.config().flow_limit_table_len, 4096);
+    sim.set_flow_limit_table_len(2048).unwrap();
+    assert_eq!(sim.config().flow_limit_table_len, 2048);
+    let bad = HostConfig {
+        flow_limit_table_len: 3000,
+        ..HostConfig::default()
+    };
+    assert_eq!(bad.validate().unwrap_err().field, "net.flow_limit_table_len");
+}
