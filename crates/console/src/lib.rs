@@ -65,7 +65,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("flow", own::FLOW_FORMS),
     ("thread", own::THREAD_FORMS),
     ("nic", "nic driver generic|ice-hash-match|ice|mlx5|ixgbe   (steerlab: the driver model)"),
-    ("kernel", "kernel [6.14|6.15|6.18]   (steerlab: which kernel's RPS/RFS rules: ≤6.14, 6.15-6.17.7, 6.18 and 6.17.8+)"),
+    ("kernel", "kernel [6.10|6.15|6.16|6.18]   (steerlab: which kernel's RPS/RFS rules: 6.10-6.14 (6.14 also accepted), 6.15, 6.16-6.17.7, 6.18 and 6.17.8+)"),
     ("rfs", "rfs record always|cpuset   (steerlab: when readers record their CPU)"),
     ("help", "help [COMMAND]"),
 ];

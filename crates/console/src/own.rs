@@ -17,7 +17,8 @@ use crate::{hinted, parse_named, COMMANDS, DEVICE};
 pub(crate) const FLOW_FORMS: &str =
     "flow add [tcp|udp] SRC[:SPORT] DST[:DPORT] [rate PPS] [bytes N] [readers TID,...]\n\
 flow random N [rate PPS]   (N TCP flows from random 10.x.y.z sources, each read by a random thread)\n\
-flow close ID   (the connection closes: no more packets; what the kernel keeps of it stays)\n\
+flow close ID [active]   (the connection closes, the peer first, or this host with active; no more packets;\n\
+  from 6.16 the socket's rps_sock_flow_table entry is cleared, except on the side entering TIME_WAIT)\n\
 flow list\n\
 (IPv6 endpoints as [ADDR]:PORT; a missing port is 0; rate defaults to 1000, bytes to 1500)";
 
@@ -122,11 +123,21 @@ fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     let bad = |why: String| usage(why, "flow");
     match args {
         ["list"] => Ok(flow_list(sim)),
-        ["close", id] => {
+        ["close", id, how @ ..] => {
             let id = id
                 .parse::<u32>()
                 .map_err(|_| bad(format!("flow close: {id:?} is not a flow id (flow list shows them)")))?;
-            sim.close_flow(id).map_err(|e| bad(format!("flow close: {e}")))?;
+            let active = match how {
+                [] => false,
+                ["active"] => true,
+                _ => {
+                    return Err(bad(
+                        "flow close: after the id only `active` (this host closes first)".into()
+                    ))
+                }
+            };
+            sim.close_flow(id, active)
+                .map_err(|e| bad(format!("flow close: {e}")))?;
             Ok(format!("flow {id}: closed\n"))
         }
         ["add", rest @ ..] => {

@@ -240,10 +240,12 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
             // proc_dointvec; the kernel takes the new length for tables allocated afterwards.
             let n =
                 dointvec(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?;
+            // flow_limit_table_len_sysctl (net/core/sysctl_net_core.c): a length that is not
+            // a power of two is put back and the write fails with EINVAL.
             within(
-                (1..=steerlab_engine::flow_limit::MAX_TABLE_LEN).contains(&n),
+                n.is_power_of_two() && n <= steerlab_engine::flow_limit::MAX_TABLE_LEN,
                 "net.core.flow_limit_table_len",
-                "1..=1048576 in the sandbox",
+                "a power of two, 1..=1048576 in the sandbox",
             )
             .map_err(invalid)?;
             Write::FlowLimitLen(n)

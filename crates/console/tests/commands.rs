@@ -151,6 +151,7 @@ const OK: &[(&[&str], &str, Check)] = &[
         assert_eq!(out, "flow 1: closed\n");
         assert!(s.flow_closed(1));
     }),
+    (&[], "flow close 1 active", |s, _| assert!(s.flow_closed(1))),
     (&["flow close 2"], "flow list", |s, out| {
         assert_eq!(out.lines().nth(2).unwrap(), format!("flow 2: {} closed", s.flow_key(2).unwrap()), "{out}");
         assert_eq!((s.snapshot().flows, s.flow_count()), (3, 4), "the snapshot counts open flows, ids stay");
@@ -175,11 +176,13 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&[], "thread list", |_, out| assert_eq!(out, "thread 0: cpu 1 cpuset 0-7\nthread 1: cpu 2 cpuset 0-7\nthread 2: cpu 5 cpuset 0-7\n")),
     // the models
     (&[], "nic driver ice", |s, _| assert_eq!(s.config().driver, Driver::Ice)),
-    (&[], "kernel 6.14", |s, _| assert_eq!(s.config().kernel, Kernel::V6_14)),
+    // A relabelled generation keeps its old name as an alias (issue 31).
+    (&[], "kernel 6.14", |s, out| assert!(s.config().kernel == Kernel::V6_10 && out.starts_with("kernel 6.10: mainline 6.10 to 6.14"), "{out}")),
+    (&[], "kernel 6.10", |s, _| assert_eq!(s.config().kernel, Kernel::V6_10)),
     // The choice says which real kernels it stands for.
-    (&[], "kernel 6.15", |_, out| assert!(out.contains("6.15 to 6.17.7"), "{out}")),
-    (&[], "kernel", |_, out| assert!(out.starts_with("kernel 6.18: mainline 6.18 and stable 6.17.8+") && out.contains("up to 6.14"), "{out}")),
-    (&["tc qdisc add dev eth0 ingress"], "tc counting legacy", |_, out| assert!(out.contains("6.12.y before 6.12.13"), "{out}")),
+    (&[], "kernel 6.16", |_, out| assert!(out.contains("6.16 to 6.17.7") && out.contains("clears"), "{out}")),
+    (&[], "kernel", |_, out| assert!(out.starts_with("kernel 6.18: mainline 6.18 and stable 6.17.8+") && out.contains("6.10 to 6.14"), "{out}")),
+    (&["tc qdisc add dev eth0 ingress"], "tc counting legacy", |_, out| assert!(out.contains("6.12.y before 6.12.13") && out.contains("6.13.1"), "{out}")),
     (&[], "rfs record cpuset", |s, _| assert_eq!(s.config().record, RecordPolicy::Cpuset)),
     // tc reaches its module
     (&[], "tc qdisc add dev eth0 ingress", |s, _| assert!(s.tc_block().is_some())),
@@ -303,6 +306,8 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "sysctl -w net.core.netdev_max_backlog=10", "setting key \"net.core.netdev_max_backlog\": Operation not supported"),
     (&[], "sysctl -w net.core.flow_limit_cpu_bitmap=100", "setting key \"net.core.flow_limit_cpu_bitmap\": Invalid argument"),
     (&[], "sysctl -w net.core.flow_limit_table_len=0", "Invalid argument"),
+    // flow_limit_table_len_sysctl: not a power of two, EINVAL (issue 31).
+    (&[], "sysctl -w net.core.flow_limit_table_len=3000", "Invalid argument"),
     (&[], "sysctl -z net.core.rps_sock_flow_entries", "option -z is not supported"),
     (&[], "sysctl -w net.core.rps_sock_flow_entries=1 net.core.rps_sock_flow_entries=2", "one key per command"),
     // echo
@@ -370,6 +375,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "flow", "flow: bad arguments"),
     (&[], "flow close 9", "flow close: no flow 9"),
     (&[], "flow close one", "is not a flow id (flow list shows them)"),
+    (&[], "flow close 1 passive", "after the id only `active`"),
     (&["flow close 1"], "flow close 1", "flow close: flow 1 is already closed"),
     (&["flow close 0"], "flow add tcp 10.0.0.1:40000 10.0.0.2:80", "was closed: its tuple is in TIME_WAIT (take another source port)"),
     // threads
@@ -384,7 +390,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     // the models, help, unknown commands
     (&[], "nic driver e1000", "generic | ice-hash-match | ice | mlx5 | ixgbe"),
     (&[], "nic", "nic: bad arguments"),
-    (&[], "kernel 5.10", "is not one of 6.14 | 6.15 | 6.18"),
+    (&[], "kernel 5.10", "is not one of 6.10 | 6.15 | 6.16 | 6.18"),
     (&[], "rfs record sometimes", "is not one of always | cpuset"),
     (&[], "help frob", "help: no help topics match `frob'"),
     (&[], "frob", "frob: command not found"),

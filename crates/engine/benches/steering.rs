@@ -32,7 +32,7 @@ fn seed000(cpus: u16, flows: u32, mode: Mode, driver: Driver) -> Sim {
         ntuple: true,
         flow_cnt: 512,
         sock_flow_entries: u32::from(cpus) * 512,
-        kernel: Kernel::V6_14,
+        kernel: Kernel::V6_10,
         tick_ns: 100_000_000,
         mode,
         ..HostConfig::default()

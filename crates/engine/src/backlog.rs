@@ -8,6 +8,11 @@
 //! rule and `rps_may_expire_flow` read that head. As `process_backlog` does since 6.10, the
 //! head moves once per poll: by [`BACKLOG_QUOTA`] packets, or by what was left when the queue
 //! empties (`rps_input_queue_head_add(sd, work)`), so other CPUs see it jump in batches.
+//!
+//! `enqueue_to_backlog` tests the length of `input_pkt_queue` alone: `process_backlog` moves
+//! all of it onto its private `process_queue` (`skb_queue_splice_tail_init`) when it starts and
+//! each time that queue runs dry, so packets already taken for processing no longer count
+//! towards `netdev_max_backlog` or the flow limit's half-full mark ([`Backlog::qlen`]).
 
 use alloc::vec::Vec;
 
@@ -38,6 +43,12 @@ pub struct Backlog {
     busy_from: u32,
     /// `input_queue_tail`: packets enqueued so far.
     tail: u32,
+    /// `input_queue_tail` at `process_backlog`'s last splice: the packets up to it have left
+    /// `input_pkt_queue` for `process_queue`.
+    spliced: u32,
+    /// When the next splice happens (ns from the tick's start): the instant `process_queue`
+    /// runs dry, or the instant an enqueue woke the backlog; `None` while it is idle.
+    splice_at: Option<u64>,
     /// When the work queued so far ends.
     work_end: u64,
     /// This tick's runs, in order; those before `first` are dequeued.
@@ -66,21 +77,51 @@ impl Backlog {
         self.busy_from.wrapping_add(done - done % BACKLOG_QUOTA)
     }
 
-    /// Packets queued and not yet dequeued: `qlen` of `input_pkt_queue` (and `process_queue`)
-    /// as of the last [`Backlog::head_at`].
+    /// Packets queued and not yet dequeued (`input_pkt_queue` and `process_queue`) as of the
+    /// last [`Backlog::head_at`].
     pub fn in_flight(&self) -> u64 {
         u64::from(self.tail.wrapping_sub(self.head))
+    }
+
+    /// `skb_queue_len(&sd->input_pkt_queue)`, the length `enqueue_to_backlog` compares with
+    /// `netdev_max_backlog` (net/core/dev.c): the packets enqueued since the last splice, as
+    /// of the last [`Backlog::head_at`] or [`Backlog::enqueue`] (splices only shorten it as
+    /// time passes, so this is an upper bound of the length at any later instant).
+    pub fn qlen(&self) -> u64 {
+        u64::from(self.tail.wrapping_sub(self.spliced))
+    }
+
+    /// `process_backlog`'s splices before `now`: each takes the whole of `input_pkt_queue`
+    /// (everything enqueued up to its instant) and runs dry `each` ns a packet later, where the
+    /// next one happens; one that finds `input_pkt_queue` empty leaves the backlog idle
+    /// (`napi_complete`). Packets enqueued at a splice's own instant join it, so a burst
+    /// enqueued at one instant counts whole against the limit whether it is applied packet by
+    /// packet or as one run.
+    fn splice_until(&mut self, now: u64, each: u64) {
+        while let Some(at) = self.splice_at {
+            if at >= now {
+                break;
+            }
+            let n = self.tail.wrapping_sub(self.spliced);
+            self.spliced = self.tail;
+            self.splice_at = (n > 0).then(|| at + each * u64::from(n));
+        }
     }
 
     /// `enqueue_to_backlog` of `m` packets at time `at` (the caller dequeued up to `at` and
     /// checked `qlen`): they are processed after everything queued before them, `each` ns
     /// apiece.
     pub fn enqueue(&mut self, at: u64, each: u64, m: u64) -> Enqueued {
+        self.splice_until(at, each);
         // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this enqueue
         // schedules the backlog again.
         let woke = self.work_end <= at;
         if woke {
             self.busy_from = self.tail;
+        }
+        if self.splice_at.is_none() {
+            // The poll it schedules splices what it finds when it starts.
+            self.splice_at = Some(at);
         }
         let tail0 = self.tail;
         self.tail = self.tail.wrapping_add(m as u32);
@@ -103,6 +144,7 @@ impl Backlog {
     /// by then are dequeued (`process_backlog`). Returns the head and how many packets this
     /// dequeued.
     pub fn head_at(&mut self, now: u64, each: u64) -> (u32, u64) {
+        self.splice_until(now, each);
         let mut dequeued = 0;
         while let Some(r) = self.runs.get_mut(self.first as usize) {
             let done = if now >= r.begin + each * u64::from(r.n) {
@@ -128,6 +170,8 @@ impl Backlog {
     pub fn drain(&mut self) -> u64 {
         let n = self.in_flight();
         self.head = self.tail;
+        self.spliced = self.tail;
+        self.splice_at = None;
         self.work_end = 0;
         self.runs.clear();
         self.first = 0;
@@ -189,5 +233,33 @@ mod tests {
         assert_eq!(b.head_at(100 + 64, 1).0, 74, "one quota");
         assert_eq!(b.head_at(100 + 199, 1).0, 10 + 192, "three quotas");
         assert_eq!(b.head_at(100 + 200, 1).0, 210, "empty: the last poll publishes its 8");
+    }
+
+    /// `enqueue_to_backlog` counts `input_pkt_queue` alone: what `process_backlog` has spliced
+    /// onto its `process_queue` no longer counts, and a burst enqueued at one instant counts
+    /// whole (the poll it wakes splices after it), packet by packet or as one run.
+    #[test]
+    fn the_limit_counts_the_input_queue_only() {
+        let mut one = Backlog::default();
+        one.enqueue(0, 10, 300);
+        assert_eq!(one.qlen(), 300, "the burst waits in input_pkt_queue");
+        let mut singles = Backlog::default();
+        for _ in 0..300 {
+            singles.enqueue(0, 10, 1);
+        }
+        assert_eq!(singles.qlen(), 300);
+        // Later, the poll has spliced the burst: 200 more queue behind a process_queue of 300.
+        one.enqueue(5, 10, 200);
+        assert_eq!((one.qlen(), one.in_flight()), (200, 500));
+        // The 300 run dry at 3000 ns: the next splice takes the 200, input_pkt_queue is empty.
+        one.head_at(3001, 10);
+        assert_eq!((one.qlen(), one.in_flight()), (0, 200));
+        one.enqueue(3002, 10, 7);
+        assert_eq!(one.qlen(), 7);
+        // Everything done: idle, and the next enqueue wakes a poll that splices it.
+        one.head_at(10_000, 10);
+        assert_eq!(one.qlen(), 0);
+        assert!(one.enqueue(20_000, 10, 4).woke);
+        assert_eq!(one.qlen(), 4);
     }
 }

@@ -105,7 +105,8 @@ pub struct HostConfig {
     /// `net.core.flow_limit_cpu_bitmap` as a CPU list: CPUs whose enqueues apply the flow
     /// limit (`""` = none, the kernel's default).
     pub flow_limit_cpus: String,
-    /// `net.core.flow_limit_table_len` (default 4096): buckets of a table allocated from now on.
+    /// `net.core.flow_limit_table_len` (default 4096, a power of two): buckets of a table
+    /// allocated from now on.
     pub flow_limit_table_len: u32,
     /// Hardware filter capacity shared by ntuple rules and aRFS.
     pub max_hw_filters: u32,
@@ -221,9 +222,10 @@ impl HostConfig {
             "1..=1000",
         )?;
         check(
-            (1..=crate::flow_limit::MAX_TABLE_LEN).contains(&self.flow_limit_table_len),
+            self.flow_limit_table_len.is_power_of_two()
+                && self.flow_limit_table_len <= crate::flow_limit::MAX_TABLE_LEN,
             "net.flow_limit_table_len",
-            "1..=1048576",
+            "a power of two, 1..=1048576",
         )?;
         if !self.flow_limit_cpus.is_empty() {
             let set = crate::cpuset::CpuSet::parse_list(&self.flow_limit_cpus).map_err(|e| ConfigError {

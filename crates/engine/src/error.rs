@@ -61,6 +61,11 @@ pub enum SimError {
     NtupleOff,
     /// No free location in the rule table (ethtool's `rmgr_find_empty_slot`).
     NtupleTableFull,
+    /// ice: the Flow Director space that ntuple rules share with aRFS is full (`-ENOSPC`).
+    FdirFull,
+    /// ice: a partial-mask rule would change the input set of a flow type whose perfect
+    /// (4-tuple) aRFS filters are active (`-EINVAL`).
+    ArfsUsesFlowType(crate::flow::FlowType),
     /// No rule at this location.
     NoRule(u32),
     /// `ethtool -L` would drop a queue a user-set indirection table uses.
@@ -102,6 +107,14 @@ impl fmt::Display for SimError {
             SimError::FlowGivenTwice(key) => write!(f, "flow {key} is given twice"),
             SimError::NtupleOff => f.write_str("ntuple filters are off (ethtool -K DEV ntuple on)"),
             SimError::NtupleTableFull => f.write_str("rmgr: Cannot find appropriate slot to insert rule"),
+            SimError::FdirFull => f.write_str(
+                "rmgr: Cannot insert RX class rule: No space left on device (ice: the Flow Director filters shared with aRFS are all in use)",
+            ),
+            SimError::ArfsUsesFlowType(t) => write!(
+                f,
+                "rmgr: Cannot insert RX class rule: Invalid argument (ice: aRFS using perfect flow type {}, cannot change input set)",
+                t.name()
+            ),
             SimError::NoRule(loc) => write!(f, "no rule at location {loc}"),
             SimError::RetaUsesQueue(q) => write!(
                 f,

@@ -54,7 +54,7 @@ macro_rules! stages {
 stages! {
     DriverRx = "driver_rx", Softirq, per "packet" at |c| c.driver_rx_ps, "NAPI poll per packet, up to and including an XDP program's base cost";
     XdpKfunc = "xdp_kfunc", Softirq, per "ps" at |_| 1, "XDP metadata kfunc calls and their fallbacks";
-    Ipi = "ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "RPS IPIs to wake a remote backlog";
+    Ipi = "ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "RPS IPIs to wake a remote backlog whose idle CPU halts (none to a polling idle CPU: call_function_single_prep_ipi)";
     WakeIpi = "wake_ipi", Softirq, per "IPI" at |c| c.ipi_ns * 1000, "IPIs to wake a reader from the CPU that processed its data, when its idle CPU halts (try_to_wake_up, ttwu_queue_wakelist; a polling idle CPU needs none)";
     RpsEnqueue = "rps_enqueue", Softirq, per "packet" at |c| c.rps_enqueue_ns * 1000, "enqueue_to_backlog and the dequeue on the target CPU";
     StackRx = "stack_rx", Softirq, per "packet" at |c| c.stack_rx_ns * 1000, "skb, GRO, IP and TCP/UDP receive";
@@ -62,8 +62,9 @@ stages! {
     RemotePenalty = "remote_penalty", Softirq, per "packet" at |c| c.remote_penalty_ns * 1000, "packets processed away from their reader's CPU";
     CrossNuma = "cross_numa", Softirq, per "node crossing" at |c| c.cross_numa_penalty_ns * 1000, "packet data crossing a NUMA node";
     ArfsSteer = "arfs_steer", Softirq, per "call" at |c| c.arfs_steer_ns * 1000, "ndo_rx_flow_steer calls";
-    ArfsLock = "arfs_lock", Softirq, per "ns" at |_| 1000, "arfs_lock: mlx5's hold and wait per call, ice's wait behind the service task's walk";
+    ArfsLock = "arfs_lock", Softirq, per "ns" at |_| 1000, "arfs_lock: mlx5's hold and wait per call (behind the other calls and the work's expiry walks), ice's wait behind the service task's walk";
     ArfsSync = "arfs_sync", Sys, per "entry walked" at |c| c.ice_sync_entry_ns * 1000, "ice's service task walking its aRFS list (ice_sync_arfs_fltrs)";
+    ArfsExpiry = "arfs_expiry", Sys, per "entry walked" at |c| c.mlx5_expiry_entry_ns * 1000, "mlx5's work walking every rule for expiry after each item (arfs_may_expire_flow)";
     ArfsHw = "arfs_hw", Sys, per "filter write" at |c| c.arfs_hw_update_ns * 1000, "hardware filter writes from the driver's service task or work";
     AppRead = "app_read", User, per "read" at |c| c.app_read_ns / 2 * 1000, "the application's share of a read";
     SysRead = "sys_read", Sys, per "read" at |c| (c.app_read_ns - c.app_read_ns / 2) * 1000, "recvmsg in the kernel";

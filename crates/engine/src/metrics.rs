@@ -34,11 +34,17 @@ pub struct Counters {
     pub arfs_missteered: u64,
     /// Writes to `rps_sock_flow_table` that changed an entry.
     pub sock_flow_updates: u64,
+    /// `rps_sock_flow_table` entries a socket's close cleared (`sock_rps_delete_flow`, 6.16+).
+    pub sock_flow_deletes: u64,
     /// Writes avoided by `rfs.record = cpuset`.
     pub sock_flow_skipped: u64,
     /// `set_rps_cpu` moved a flow to a new CPU.
     pub cpu_switches: u64,
-    /// RPS IPIs sent to wake a remote backlog.
+    /// Remote backlogs scheduled again from another CPU's poll (softnet_stat `received_rps`,
+    /// summed over the CPUs).
+    pub backlog_wakes: u64,
+    /// Of those, the ones that sent an IPI: the target's idle CPU was not polling
+    /// (`host.idle = halt`).
     pub ipis: u64,
     /// Wake-ups of a sleeping reader from the CPU that processed its data, when that is not
     /// the reader's CPU (`try_to_wake_up` across CPUs): one per NAPI poll carrying its data.

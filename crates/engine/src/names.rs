@@ -4,9 +4,12 @@
 
 use alloc::string::String;
 
-/// Declares an enum whose values have fixed names (for scenarios and the console).
+/// Declares an enum whose values have fixed names (for scenarios and the console). A value
+/// renamed later keeps its old names as aliases (`V6_10 = "6.10" | "6.14"`): they still parse,
+/// so permalinks, scenario files and `--set` written with them go on working, but only the
+/// name is printed or listed.
 macro_rules! named_enum {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal $(| $alias:literal)*),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name { $($(#[$vm])* $var),+ }
@@ -15,8 +18,10 @@ macro_rules! named_enum {
             pub const ALL: &'static [$name] = &[$($name::$var),+];
             /// The name used in scenarios, `--set` and the UI.
             pub const fn name(self) -> &'static str { match self { $($name::$var => $text),+ } }
-            /// Parses [`Self::name`].
-            pub fn parse(text: &str) -> Option<$name> { $name::ALL.iter().copied().find(|v| v.name() == text) }
+            /// Parses [`Self::name`] or an old name of the value.
+            pub fn parse(text: &str) -> Option<$name> {
+                match text { $($text $(| $alias)* => Some($name::$var),)+ _ => None }
+            }
             /// The accepted names joined by `|`, for error messages.
             pub fn accepted() -> ::alloc::string::String {
                 let mut s = ::alloc::string::String::new();

@@ -73,6 +73,20 @@ impl NtupleRule {
     }
 }
 
+impl NtupleRule {
+    /// Whether the rule matches on the whole 4-tuple, every bit: ice's "perfect" input set
+    /// (`ice_set_fdir_ip4_seg` / `ice_set_fdir_ip6_seg` set `perfect_fltr` only when both
+    /// addresses and both ports are fully masked, drivers/net/ethernet/intel/ice/
+    /// ice_ethtool_fdir.c), the only one aRFS filters can use.
+    pub fn perfect(&self) -> bool {
+        self.src.is_some()
+            && self.dst.is_some()
+            && self.sport.is_some()
+            && self.dport.is_some()
+            && self.masks == Masks::default()
+    }
+}
+
 /// The location a new rule takes among `rules`: `loc` if given (a free one in
 /// `0..RULE_SLOTS`), else the highest free one, as ethtool's `rmgr_find_empty_slot` does.
 pub fn place(rules: &[NtupleRule], loc: u32) -> Result<u32, SimError> {

@@ -47,11 +47,11 @@ pub const MAX_HANDLE: u32 = 0x7fff_ffff;
 crate::names::named_enum! {
     /// Which kernel's block counters decide the software bypass (kernel-semantics §4.2–4.3).
     Counting {
-        /// v6.10 – v6.13 (and 6.12.y before 6.12.13): `filtercnt` (tps), `skipswcnt`
+        /// v6.10 – v6.13.1 (6.12.y before 6.12.13): `filtercnt` (tps), `skipswcnt`
         /// (filters), `bypass_wanted` (net/sched/cls_api.c: `tcf_block_filter_cnt_update`,
         /// `tcf_maintain_bypass`).
         Legacy = "legacy",
-        /// v6.14+ and stable 6.12.13+ (commit a12c76a03386): `tp->usesw`, `tp->counted`,
+        /// v6.14+, stable 6.13.2+ and 6.12.13+ (a12c76a03386): `tp->usesw`, `tp->counted`,
         /// `block->useswcnt` (net/sched/cls_api.c: `tcf_proto_count_usesw`;
         /// include/net/pkt_cls.h: `tcf_proto_update_usesw`).
         Usesw = "usesw",
@@ -63,10 +63,10 @@ impl Counting {
     pub const fn covers(self) -> &'static str {
         match self {
             Counting::Legacy => {
-                "6.10 to 6.13, and 6.12.y before 6.12.13: filtercnt, skipswcnt and bypass_wanted decide the bypass"
+                "6.10 to 6.13.1, and 6.12.y before 6.12.13: filtercnt, skipswcnt and bypass_wanted decide the bypass"
             }
             Counting::Usesw => {
-                "6.14+ and stable 6.12.13+ (commit a12c76a03386): tp->usesw and block->useswcnt decide the bypass"
+                "6.14+, and stable 6.13.2+ and 6.12.13+ (commit a12c76a03386): tp->usesw and block->useswcnt decide the bypass"
             }
         }
     }

@@ -156,7 +156,7 @@ proptest! {
 
     #[test]
     fn packets_are_conserved_and_modes_agree(cmds in proptest::collection::vec(cmd(), 1..40), v618 in any::<bool>()) {
-        let kernel = if v618 { Kernel::V6_18 } else { Kernel::V6_14 };
+        let kernel = if v618 { Kernel::V6_18 } else { Kernel::V6_10 };
         let mut a = host(Mode::Aggregate, kernel);
         let mut p = host(Mode::Packet, kernel);
         for c in &cmds {

@@ -117,7 +117,7 @@ fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
             rx_queues: 1,
             flow_cnt: 1,
             sock_flow_entries: 4096,
-            kernel: Kernel::V6_14,
+            kernel: Kernel::V6_10,
             ..HostConfig::default()
         };
         let mut sim = Sim::new(cfg).unwrap();
@@ -157,7 +157,7 @@ fn in_order_rule_blocks_a_switch_while_packets_are_in_flight() {
 /// wrong queues); the full-tuple match does not, and counts the wrong matches it avoided.
 #[test]
 fn ice_hash_match_storm_versus_full_tuple_match() {
-    for kernel in [Kernel::V6_14, Kernel::V6_15] {
+    for kernel in [Kernel::V6_10, Kernel::V6_15] {
         ice_storm(kernel);
     }
 }
@@ -267,10 +267,10 @@ fn churn(mode: Mode, seed: u64, driver: Driver, kernel: Kernel) -> Sim {
 #[test]
 fn packet_and_aggregate_modes_give_the_same_counters_and_digest() {
     for (driver, kernel) in [
-        (Driver::IceHashMatch, Kernel::V6_14),
+        (Driver::IceHashMatch, Kernel::V6_10),
         (Driver::Ice, Kernel::V6_18),
         (Driver::Mlx5, Kernel::V6_18),
-        (Driver::Generic, Kernel::V6_14),
+        (Driver::Generic, Kernel::V6_10),
     ] {
         let mut a = churn(Mode::Packet, 7, driver, kernel);
         let mut b = churn(Mode::Aggregate, 7, driver, kernel);
@@ -598,15 +598,44 @@ fn an_ipi_only_wakes_an_idle_remote_backlog() {
         })
         .unwrap();
         sim.run_ticks(2); // both steered to CPU 2 by RFS
-        let before = sim.snapshot().counters.ipis;
+        let before = sim.snapshot().counters.backlog_wakes;
         sim.run_ticks(10);
         assert!(sim.conserved());
-        (sim.snapshot().counters.ipis - before) / 10
+        (sim.snapshot().counters.backlog_wakes - before) / 10
     };
     // 10 packets at 600 ns each are done long before the second flow arrives half a tick later.
     assert_eq!(ipis_per_tick(10_000), 2);
     // 1,000 packets (600 µs of work) are still queued at half a tick: the backlog is awake.
     assert_eq!(ipis_per_tick(1_000_000), 1);
+}
+
+/// A remote backlog woken by RPS counts `received_rps` on its CPU either way, but the wake-up
+/// is an IPI (and costs one) only when idle CPUs halt: `call_function_single_prep_ipi` sends
+/// none to a polling idle CPU (kernel/sched/core.c).
+#[test]
+fn a_backlog_wakeup_sends_an_ipi_only_to_a_halted_cpu() {
+    let run = |idle: Idle| {
+        let mut sim = Sim::new(HostConfig {
+            cpus: 4,
+            rx_queues: 1,
+            rps_cpus: "2".into(),
+            idle,
+            ..HostConfig::default()
+        })
+        .unwrap();
+        sim.add_flow(flow(key(1, 80), vec![])).unwrap();
+        sim.run_ticks(20);
+        sim.snapshot()
+    };
+    let (poll, halt) = (run(Idle::Poll), run(Idle::Halt));
+    for s in [&poll, &halt] {
+        assert!(s.counters.backlog_wakes > 0);
+        assert_eq!(s.cpus[2].received_rps, s.counters.backlog_wakes);
+    }
+    assert_eq!(poll.counters.backlog_wakes, halt.counters.backlog_wakes);
+    assert_eq!((poll.counters.ipis, stage_ns(&poll, "ipi")), (0, 0));
+    assert_eq!(halt.counters.ipis, halt.counters.backlog_wakes);
+    assert_eq!(stage_ns(&halt, "ipi"), halt.counters.ipis * 1500);
 }
 
 /// A batch of flows is added whole or not at all.
@@ -888,7 +917,7 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     sim.run_ticks(5);
     let on_queue_6 = |sim: &Sim| sim.arfs_filters().iter().filter(|f| f.queue == 6).count();
     assert_eq!(on_queue_6(&sim), 2, "both flows steered to their reader's queue");
-    sim.close_flow(0).unwrap();
+    sim.close_flow(0, false).unwrap();
     assert!(sim.flow_closed(0) && sim.has_flow(&a));
     let sent = sim.flows_sent().next().unwrap();
     let expired = sim.snapshot().arfs.expire;
@@ -905,8 +934,12 @@ fn a_closed_flow_stops_and_its_filter_expires_in_the_kernel_s_own_time() {
     assert!(sim.conserved());
     // Refused, and nothing changes.
     let before = sim.snapshot();
-    assert!(sim.close_flow(0).unwrap_err().to_string().contains("already closed"));
-    assert!(sim.close_flow(9).unwrap_err().to_string().contains("no flow 9"));
+    assert!(sim
+        .close_flow(0, false)
+        .unwrap_err()
+        .to_string()
+        .contains("already closed"));
+    assert!(sim.close_flow(9, false).unwrap_err().to_string().contains("no flow 9"));
     assert!(sim.snapshot() == before);
     assert!(sim
         .add_flow(flow(a, vec![t]))
@@ -1084,4 +1117,125 @@ fn trace_of_a_flow_on_an_unused_slot_names_no_cpu() {
         tr.rps_why
     );
     assert_eq!(tr.rps_cpu, Some(5));
+}
+
+/// Since 6.16 a socket's close clears its `rps_sock_flow_table` entry (`sock_rps_delete_flow`
+/// from `inet_unhash` / `udp_lib_unhash`), whoever wrote it last, but not on the side that
+/// enters TIME_WAIT (TCP's active close); before 6.16 the entry stays. An unconnected UDP
+/// socket has no flow hash and clears nothing.
+#[test]
+fn a_close_clears_the_sock_entry_from_6_16_except_into_time_wait() {
+    let run = |kernel: Kernel, proto: Proto, active: bool| {
+        let mut sim = Sim::new(HostConfig {
+            kernel,
+            ..rfs_host(4, Driver::Generic)
+        })
+        .unwrap();
+        let t = sim.add_thread(pinned(3)).unwrap();
+        let k = FlowKey::new(
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+            40000,
+            80,
+            proto,
+        )
+        .unwrap();
+        sim.add_flow(flow(k, vec![t])).unwrap();
+        sim.run_ticks(5);
+        let set = sim
+            .sock_flow_table()
+            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        sim.close_flow(0, active).unwrap();
+        let left = sim
+            .sock_flow_table()
+            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        (set, left, sim.snapshot().counters.sock_flow_deletes)
+    };
+    assert_eq!(
+        run(Kernel::V6_18, Proto::Tcp, false),
+        (1, 0, 1),
+        "passive close: cleared"
+    );
+    assert_eq!(run(Kernel::V6_16, Proto::Tcp, false), (1, 0, 1));
+    assert_eq!(run(Kernel::V6_18, Proto::Tcp, true), (1, 1, 0), "TIME_WAIT side: kept");
+    assert_eq!(run(Kernel::V6_15, Proto::Tcp, false), (1, 1, 0), "before 6.16: kept");
+    assert_eq!(
+        run(Kernel::V6_18, Proto::Udp, false),
+        (0, 0, 0),
+        "unconnected UDP: no entry"
+    );
+}
+
+/// ice: `ethtool -N` rules and aRFS share the Flow Director. A rule takes a filter of the
+/// shared space (a full space refuses the rule, and aRFS's writes fail once rules took the
+/// room); a partial-mask rule changes its flow type's input set, which aRFS cannot use
+/// (`ice_arfs_is_perfect_flow_set`: `ice_rx_flow_steer` answers -EOPNOTSUPP), and which
+/// `ice_fdir_set_hw_fltr_rule` refuses to change while aRFS has active filters of that type.
+#[test]
+fn ice_ntuple_rules_share_the_filter_space_and_a_partial_rule_excludes_arfs() {
+    let rule = |ft: steerlab_engine::FlowType, dport: u16, exact: bool| steerlab_engine::NtupleRule {
+        loc: u32::MAX,
+        flow_type: ft,
+        src: exact.then(|| IpAddr::V4(Ipv4Addr::new(10, 9, 9, 9))),
+        dst: exact.then(|| IpAddr::V4(Ipv4Addr::new(10, 9, 9, 8))),
+        sport: exact.then_some(1),
+        dport: Some(dport),
+        queue: 1,
+        masks: Default::default(),
+    };
+    let (tcp4, udp4) = (steerlab_engine::FlowType::Tcp4, steerlab_engine::FlowType::Udp4);
+    let host = |max_hw_filters: u32| {
+        let mut sim = Sim::new(HostConfig {
+            max_hw_filters,
+            ..rfs_host(8, Driver::Ice)
+        })
+        .unwrap();
+        let t = sim.add_thread(pinned(6)).unwrap();
+        (sim, t)
+    };
+    // A partial tcp4 rule first: tcp4 flows get no aRFS filter, the calls are refused.
+    let (mut sim, t) = host(8192);
+    sim.add_ntuple(rule(tcp4, 9999, false)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(5);
+    assert!(sim.arfs_filters().is_empty());
+    assert!(sim.snapshot().counters.arfs_calls > 0, "asked, and refused");
+    // A perfect rule leaves aRFS alone.
+    let (mut sim, t) = host(8192);
+    sim.add_ntuple(rule(tcp4, 9999, true)).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(5);
+    assert_eq!(sim.arfs_filters().len(), 1);
+    // With a tcp4 aRFS filter active, a partial tcp4 rule is refused, a partial udp4 is not.
+    let before = sim.ntuple_rules().len();
+    let err = sim.add_ntuple(rule(tcp4, 7, false)).unwrap_err().to_string();
+    assert!(err.contains("aRFS using perfect flow type tcp4"), "{err}");
+    assert_eq!(sim.ntuple_rules().len(), before);
+    sim.add_ntuple(rule(udp4, 7, false)).unwrap();
+    // Two filters in all: two rules leave aRFS no room, and a third rule is refused.
+    let (mut sim, t) = host(2);
+    sim.add_ntuple(rule(tcp4, 1, true)).unwrap();
+    sim.add_ntuple(rule(tcp4, 2, true)).unwrap();
+    let err = sim.add_ntuple(rule(tcp4, 3, true)).unwrap_err().to_string();
+    assert!(err.contains("No space left on device"), "{err}");
+    sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
+    sim.run_ticks(1100);
+    let s = sim.snapshot();
+    assert!(s.arfs.full > 0, "aRFS adds whose hardware write failed: {:?}", s.arfs);
+}
+
+/// `flow_limit_table_len_sysctl` (net/core/sysctl_net_core.c) answers EINVAL and keeps the
+/// old length unless the new one is a power of two; a scenario must give one too.
+#[test]
+fn the_flow_limit_table_length_is_a_power_of_two() {
+    let mut sim = Sim::new(HostConfig::default()).unwrap();
+    assert!(sim.set_flow_limit_table_len(3000).is_err());
+    assert_eq!(sim.config().flow_limit_table_len, 4096);
+    sim.set_flow_limit_table_len(2048).unwrap();
+    assert_eq!(sim.config().flow_limit_table_len, 2048);
+    let bad = HostConfig {
+        flow_limit_table_len: 3000,
+        ..HostConfig::default()
+    };
+    assert_eq!(bad.validate().unwrap_err().field, "net.flow_limit_table_len");
 }

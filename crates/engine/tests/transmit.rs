@@ -157,3 +157,49 @@ fn a_saturating_sender_is_bounded_by_its_cpu_and_bad_tx_specs_are_refused() {
     assert_eq!(s.counters.xps_hash_picks, s.counters.tx_messages);
     assert_eq!(s.cpus[6].sys_ns, s.counters.tx_messages * per_msg);
 }
+
+/// A send records the flow as a read does (`inet_sendmsg` -> `inet_send_prepare` ->
+/// `sock_rps_record_flow`, net/ipv4/af_inet.c), once the socket has received (it has a flow
+/// hash): a socket written from one thread's CPU and read from another's flips its
+/// `rps_sock_flow_table` entry back and forth, which reads alone do only when the reader
+/// changes.
+#[test]
+fn a_send_records_the_flow_so_a_socket_written_and_read_on_two_cpus_flips() {
+    let run = |tx: Option<TxSpec>, rate_pps: u64| {
+        let mut sim = Sim::new(HostConfig {
+            cpus: 8,
+            rx_queues: 4,
+            tx_queues: 4,
+            flow_cnt: 256,
+            sock_flow_entries: 4096,
+            ..HostConfig::default()
+        })
+        .unwrap();
+        // The socket's first thread sends (from CPU 1); each tick's read is by one of the two.
+        let (writer, reader) = (thread(&mut sim, 1), thread(&mut sim, 5));
+        sim.add_flow(FlowSpec {
+            key: key(1, Proto::Tcp),
+            rate_pps,
+            bytes: 1500,
+            readers: vec![writer, reader],
+            tx,
+        })
+        .unwrap();
+        sim.run_ticks(100);
+        sim.snapshot().counters.sock_flow_updates
+    };
+    let tx = Some(TxSpec {
+        rate_pps: 1000,
+        bytes: 100,
+        connected: true,
+    });
+    let (reads_only, with_sends) = (run(None, 10_000), run(tx, 10_000));
+    // Reads alone: a write when the tick's reader differs from the last (about half the
+    // ticks); with sends, two in every tick the other thread reads (about 100).
+    assert!(
+        reads_only < 70 && with_sends > 80 && with_sends > reads_only + 30,
+        "{reads_only} vs {with_sends}"
+    );
+    // A send-only socket never received: no flow hash, nothing recorded.
+    assert_eq!(run(tx, 0), 0);
+}

@@ -91,13 +91,13 @@ impl Report {
             },
             // Of backlog_full, the flow limit's drops (softnet_stat's flow_limit_count).
             "backlog": {"flow_limit_count": c.flow_limit},
-            "steering": {"local": c.local, "remote": c.remote, "wrong_queue": c.wrong_queue, "remote_wakeups": c.remote_wakeups, "wake_ipis": c.wake_ipis},
+            "steering": {"local": c.local, "remote": c.remote, "wrong_queue": c.wrong_queue, "remote_wakeups": c.remote_wakeups, "wake_ipis": c.wake_ipis, "backlog_wakes": c.backlog_wakes, "rps_ipis": c.ipis},
             "arfs": {
                 "add": a.add, "update": a.update, "skip": a.skip, "expire": a.expire,
                 "misprogram_avoided": a.misprogram_avoided, "filters_active": s.arfs_active,
                 "full": a.full, "lock_wait_ns": c.arfs_lock_wait_ns, "missteered": c.arfs_missteered,
             },
-            "rfs": {"sock_flow_updates": c.sock_flow_updates, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
+            "rfs": {"sock_flow_updates": c.sock_flow_updates, "sock_flow_deletes": c.sock_flow_deletes, "cpu_switches": c.cpu_switches, "sock_flow_skipped": c.sock_flow_skipped},
             "cpu": {"user_ns": c.user_ns, "sys_ns": c.sys_ns, "softirq_ns": c.softirq_ns, "cross_numa_bytes": c.cross_numa_bytes},
             "tc": {
                 "counting": sim.config().tc_counting.to_string(),

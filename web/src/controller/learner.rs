@@ -53,7 +53,15 @@ fn line() -> impl Strategy<Value = String> {
             Just("e1000")
         ]
         .prop_map(|d| format!("nic driver {d}")),
-        prop_oneof![Just("6.14"), Just("6.15"), Just("6.18"), Just("5.4")].prop_map(|k| format!("kernel {k}")),
+        prop_oneof![
+            Just("6.10"),
+            Just("6.14"),
+            Just("6.15"),
+            Just("6.16"),
+            Just("6.18"),
+            Just("5.4")
+        ]
+        .prop_map(|k| format!("kernel {k}")),
         prop_oneof![Just("always"), Just("cpuset")].prop_map(|r| format!("rfs record {r}")),
         (0u32..40, cpu.clone()).prop_map(|(t, c)| format!("thread migrate {t} {c}")),
         (0u32..40, cpu.clone()).prop_map(|(t, c)| format!("taskset -pc {c}-{} {t}", c + 2)),

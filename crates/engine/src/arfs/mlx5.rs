@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::{Arfs, ExpiryOracle, Mlx5Rule, Model, MLX5_EXPIRY_QUOTA, MLX5_HASH_SHIFT, NONE};
+use super::{Arfs, ExpiryOracle, Mlx5Rule, Model, Walks, MLX5_EXPIRY_QUOTA, MLX5_HASH_SHIFT, NONE};
 use crate::flow::{FlowKey, FlowType};
 use crate::rps::hash_64;
 
@@ -23,12 +23,19 @@ pub(super) fn mlx5_chain(key: &FlowKey) -> u16 {
 
 impl Arfs {
     /// mlx5's work: each queued `arfs_handle_work` programs its rule, then runs
-    /// `arfs_may_expire_flow`. Returns whether work ran.
+    /// `arfs_may_expire_flow`. Returns the expiry passes that ran and how many rules each
+    /// walked: `arfs_may_expire_flow` takes `arfs_lock` (`spin_lock_bh`) and visits every rule
+    /// of the four tables (`mlx5e_for_each_arfs_rule`), asking `rps_may_expire_flow` for each
+    /// one without pending work, before it frees the expired ones outside the lock
+    /// (drivers/net/ethernet/mellanox/mlx5/core/en_arfs.c). Simplification: a pass is counted
+    /// as walking every rule live at its start; the quota's early stops (the rest of a chain
+    /// after its 62nd removal, or after its first in a later chain) are not subtracted, which
+    /// overstates only passes that remove more than 61 rules.
     ///
     /// The passes of one batch see the same stack (no packet runs between them), so the rules
     /// `rps_may_expire_flow` would let go are found once and kept in the walk's order (table,
     /// chain, newest first); a pending one joins them when its work is done.
-    pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> bool {
+    pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> Walks {
         let Model::Mlx5 {
             rules,
             by_flow,
@@ -37,10 +44,11 @@ impl Arfs {
             ..
         } = &mut self.model
         else {
-            return false;
+            return Walks::default();
         };
+        let mut walks = Walks::default();
         if pending.is_empty() {
-            return false;
+            return walks;
         }
         // (chain, newest first, rule): the walk's order.
         let key = |i: u32, r: &Mlx5Rule| (chain[r.flow as usize], core::cmp::Reverse(r.seq), i);
@@ -72,6 +80,7 @@ impl Arfs {
                     ready.insert(at, k);
                 }
             }
+            walks.add(self.live);
             let mut quota = 0u32;
             let mut k = 0;
             while k < ready.len() {
@@ -97,6 +106,6 @@ impl Arfs {
                 ready.retain(|e| rules[e.2 as usize].is_some());
             }
         }
-        true
+        walks
     }
 }

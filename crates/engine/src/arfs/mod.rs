@@ -177,6 +177,16 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The driver refuses the request before looking at its entries (ice's `-EOPNOTSUPP`
+    /// when a flow type's input set is not the perfect 4-tuple).
+    pub fn refused() -> Decision {
+        Decision {
+            answer: Steer::NotSupported,
+            entry: NONE,
+            avoided: false,
+        }
+    }
+
     /// Acting on it changes the driver's state (an add or an update), not only its counters.
     pub fn changes_state(&self) -> bool {
         matches!(self.answer, Steer::Add(_) | Steer::Update(_))
@@ -231,6 +241,8 @@ struct HwTable {
     queue: Vec<Option<u16>>,
     len: u32,
     limit: u32,
+    /// Room taken by other users of the same space (ice: `ethtool -N` rules).
+    reserved: u32,
 }
 
 impl HwTable {
@@ -239,7 +251,7 @@ impl HwTable {
         counters.hw_writes += 1;
         let slot = &mut self.queue[flow as usize];
         if slot.is_none() {
-            if self.len >= self.limit {
+            if self.len + self.reserved >= self.limit {
                 counters.full += 1;
                 return;
             }
@@ -254,6 +266,28 @@ impl HwTable {
         if self.queue[flow as usize].take().is_some() {
             self.len -= 1;
         }
+    }
+}
+
+/// The walks of a driver's list under its lock: how many ran and how many entries each
+/// visited (the lock's hold is the walk's length).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walks {
+    /// Walks that ran.
+    pub passes: u64,
+    /// Entries visited, summed over the walks.
+    pub entries: u64,
+    /// The squares of each walk's entries, summed (a call waits `D / 2` behind a walk of `D`
+    /// and lands in one with probability `D / tick`).
+    pub entries_sq: u128,
+}
+
+impl Walks {
+    /// One more walk of `entries` entries.
+    pub fn add(&mut self, entries: u32) {
+        self.passes += 1;
+        self.entries += u64::from(entries);
+        self.entries_sq += u128::from(entries) * u128::from(entries);
     }
 }
 
@@ -292,6 +326,7 @@ impl Arfs {
                 queue: Vec::new(),
                 len: 0,
                 limit,
+                reserved: 0,
             },
             last_id,
             pending: Vec::new(),
@@ -313,6 +348,17 @@ impl Arfs {
             by_flow.push(NONE);
             chain.push(mlx5_chain(key));
         }
+    }
+
+    /// ice: `n` ntuple rules take room in the Flow Director space aRFS writes into
+    /// (ice.rst, aRFS: the two share it).
+    pub fn reserve(&mut self, n: u32) {
+        self.hw.reserved = n;
+    }
+
+    /// Rules the NIC's table can still take.
+    pub fn hw_room(&self) -> u32 {
+        self.hw.limit.saturating_sub(self.hw.len + self.hw.reserved)
     }
 
     /// The queue a programmed filter sends `flow` to.

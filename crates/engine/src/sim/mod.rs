@@ -94,6 +94,9 @@ pub struct Sim {
     closed_flows: u32,
     threads: Vec<Thread>,
     ntuple: Vec<NtupleRule>,
+    /// ice: per flow type ([`crate::flow::FlowType::index`]), a partial-mask ntuple rule
+    /// changed its input set, so aRFS refuses flows of that type.
+    partial_input_set: [bool; 4],
     arfs: Arfs,
     /// Every deadline (thread migrations, ice's service task).
     timers: timers::Timers,
@@ -156,6 +159,7 @@ impl Sim {
             closed_flows: 0,
             threads: Vec::new(),
             ntuple: Vec::new(),
+            partial_input_set: [false; 4],
             arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
             timers: timers::Timers::new(),
             ice_walks_sq_ns: 0,

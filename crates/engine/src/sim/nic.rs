@@ -75,6 +75,7 @@ impl Sim {
     }
 
     pub(super) fn refresh_flows(&mut self) {
+        self.sync_fdir();
         for i in 0..self.flows.len() {
             let key = self.info[i].key;
             let (nic, skb) = self.hashes(&key);
@@ -95,10 +96,51 @@ impl Sim {
             return Err(SimError::NtupleOff);
         }
         let loc = ntuple::place(&self.ntuple, rule.loc)?;
+        self.ice_fdir_check(&rule)?;
         rule.loc = loc;
         self.ntuple.push(rule);
         self.refresh_flows();
         Ok(loc)
+    }
+
+    /// ice's Flow Director, which `ethtool -N` rules and aRFS filters share
+    /// (drivers/net/ethernet/intel/ice/): a rule needs a free filter (`ice_add_fdir_ethtool`:
+    /// `ice_fdir_num_avail_fltr`, `-ENOSPC`), and a partial-mask rule changes its flow type's
+    /// input set, which `ice_fdir_set_hw_fltr_rule` refuses while aRFS has active filters of
+    /// that type (`ice_is_arfs_using_perfect_flow`, `-EINVAL`).
+    fn ice_fdir_check(&self, rule: &NtupleRule) -> Result<(), SimError> {
+        if !matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) {
+            return Ok(());
+        }
+        if self.arfs.hw_room() == 0 {
+            return Err(SimError::FdirFull);
+        }
+        let arfs_uses = || {
+            self.arfs
+                .filters()
+                .iter()
+                .any(|f| !f.pending && self.info[f.flow as usize].key.flow_type() == rule.flow_type)
+        };
+        if !rule.perfect() && arfs_uses() {
+            return Err(SimError::ArfsUsesFlowType(rule.flow_type));
+        }
+        Ok(())
+    }
+
+    /// ice: what the rules leave to aRFS: the room they take in the shared table, and the
+    /// flow types whose input set a partial-mask rule changed, for which `ice_rx_flow_steer`
+    /// answers `-EOPNOTSUPP` (`ice_arfs_is_perfect_flow_set`, ice_arfs.c: `hw->fdir_perfect_fltr`
+    /// is cleared for the type). Simplification: the perfect input set comes back when the
+    /// type's last partial rule is deleted.
+    pub(super) fn sync_fdir(&mut self) {
+        let ice = matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch);
+        self.arfs.reserve(if ice { self.ntuple.len() as u32 } else { 0 });
+        self.partial_input_set = [false; 4];
+        if ice {
+            for r in self.ntuple.iter().filter(|r| !r.perfect()) {
+                self.partial_input_set[r.flow_type.index()] = true;
+            }
+        }
     }
 
     /// `ethtool -N DEV delete L`.
@@ -270,6 +312,7 @@ impl Sim {
         for i in &self.info {
             self.arfs.track_flow(&i.key);
         }
+        self.sync_fdir();
         self.timers.ice_reset();
         self.ice_walks_sq_ns = 0;
         // The old driver's filter ids mean nothing to the new one (a different NIC).

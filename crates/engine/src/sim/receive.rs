@@ -133,7 +133,8 @@ impl Sim {
     }
 
     /// `enqueue_to_backlog`'s test on `cpu`'s backlog now (net/core/dev.c): packets are taken
-    /// while `qlen <= netdev_max_backlog` (qlen before each); from `qlen >= max / 2` on,
+    /// while `qlen <= netdev_max_backlog` (qlen before each, of `input_pkt_queue` alone:
+    /// [`crate::backlog::Backlog::qlen`]); from `qlen >= max / 2` on,
     /// `skb_flow_limit` samples each packet when the enqueuing CPU `irq` has a flow-limit
     /// table. Dequeues what the time has processed.
     #[inline]
@@ -145,7 +146,7 @@ impl Sim {
         // The queue as last dequeued is an upper bound of the queue now: when even that is
         // below the mark, the run may go on that far (a shorter run than the exact room gives
         // the same results; only where the limit lies must be exact).
-        let stale = self.cpus[usize::from(cpu)].backlog.in_flight();
+        let stale = self.cpus[usize::from(cpu)].backlog.qlen();
         if stale < free_below {
             return Admit {
                 room: free_below - stale,
@@ -153,7 +154,7 @@ impl Sim {
             };
         }
         self.head_now(cpu);
-        let qlen = self.cpus[usize::from(cpu)].backlog.in_flight();
+        let qlen = self.cpus[usize::from(cpu)].backlog.qlen();
         if qlen < free_below {
             return Admit {
                 room: free_below - qlen,
@@ -163,6 +164,27 @@ impl Sim {
         Admit {
             room: (max + 1).saturating_sub(qlen),
             sample: limited,
+        }
+    }
+
+    /// A remote backlog scheduled again by CPU `irq`'s poll (later packets find it busy):
+    /// `rps_ipi_queued`, then `net_rps_send_ipi` at the end of the poll calls
+    /// `smp_call_function_single_async` for it (net/core/dev.c). Its function,
+    /// `rps_trigger_softirq`, runs on the target and counts softnet_stat's `received_rps`
+    /// either way; the interrupt itself is sent only when the target's idle task is not
+    /// polling: `__smp_call_single_queue` -> `send_call_function_single_ipi` asks
+    /// `call_function_single_prep_ipi` (kernel/sched/core.c), which sets `TIF_NEED_RESCHED`
+    /// on a polling idle CPU instead (`set_nr_if_polling`) and that CPU runs the queue as it
+    /// leaves idle (`flush_smp_call_function_queue`). So with `host.idle = poll` the wake-up
+    /// costs no IPI. Simplification: a CPU whose backlog is idle is taken to be idle (the
+    /// sandbox has no run queues), as for a reader's wake-up ([`Sim::remote_wakes`]).
+    #[inline(never)]
+    fn wake_backlog(&mut self, irq: u16, target: usize) {
+        self.counters.backlog_wakes += 1;
+        self.cpus[target].stats.received_rps += 1;
+        if self.cfg.idle == Idle::Halt {
+            self.counters.ipis += 1;
+            self.charge(irq, Stage::Ipi, 1);
         }
     }
 
@@ -208,6 +230,15 @@ impl Sim {
         };
         self.charge(cpu, Stage::AppRead, reads);
         self.charge(cpu, Stage::SysRead, reads);
+        self.record_flow(f, reader, cpu);
+    }
+
+    /// `sock_rps_record_flow` for flow `f`'s socket from thread `tid` on `cpu`: a read
+    /// (`inet_recvmsg`) or a send (`inet_sendmsg` -> `inet_send_prepare`, net/ipv4/af_inet.c)
+    /// -> `rps_record_sock_flow` (include/net/rps.h), or under `rfs.record = cpuset` seed
+    /// 002's rule. The caller knows the socket has its flow hash (`sk_rxhash`).
+    #[inline]
+    pub(super) fn record_flow(&mut self, f: usize, tid: usize, cpu: u16) {
         let hash = self.flows[f].skb_hash;
         let (Some(sock), true) = (self.sock.as_mut(), self.flows[f].established) else {
             return;
@@ -220,7 +251,7 @@ impl Sim {
         }
         if self.cfg.record == RecordPolicy::Cpuset
             && (old ^ hash) & !self.cpu_mask == 0
-            && self.threads[reader].allowed.contains((old & self.cpu_mask) as u16)
+            && self.threads[tid].allowed.contains((old & self.cpu_mask) as u16)
         {
             self.counters.sock_flow_skipped += 1;
             return;
@@ -361,11 +392,7 @@ impl Sim {
                     self.entry_mut(at).last_qtail = tail;
                 }
                 if c != irq && woke {
-                    // A remote backlog scheduled again: one IPI (rps_ipi_queued, sent by
-                    // net_rps_send_ipi at the end of the poll). Later packets find it busy.
-                    self.counters.ipis += 1;
-                    self.cpus[ci].stats.received_rps += 1;
-                    self.charge(irq, Stage::Ipi, 1);
+                    self.wake_backlog(irq, ci);
                 }
                 self.charge(c, Stage::RpsEnqueue, m);
                 (c, Fate::Backlog { queue: q, cpu: c })

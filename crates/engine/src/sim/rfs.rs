@@ -1,7 +1,7 @@
 //! RPS and RFS on the packet's path: `get_rps_cpu` and `set_rps_cpu` (net/core/dev.c), with
 //! aRFS's `ndo_rx_flow_steer` call, and the backlog head they read.
 
-use crate::arfs::SteerRequest;
+use crate::arfs::{Decision, SteerRequest};
 use crate::kernel::Kernel;
 use crate::ledger::Stage;
 use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, SockFlowTable, NO_FILTER};
@@ -203,7 +203,14 @@ impl Sim {
                         udp: self.flows[f].udp,
                         calls: 1,
                     };
-                    let decision = self.arfs.decide(&req);
+                    // ice_arfs_is_perfect_flow_set: not while a partial-mask ntuple rule
+                    // holds the flow type's input set (the driver answers -EOPNOTSUPP).
+                    let refused = self.partial_input_set[self.info[f].key.flow_type().index()];
+                    let decision = if refused {
+                        Decision::refused()
+                    } else {
+                        self.arfs.decide(&req)
+                    };
                     plan.structural |= decision.changes_state();
                     if let Some(rc) = decision.answer.filter() {
                         // The old entry lets go of the filter; the target entry takes it.

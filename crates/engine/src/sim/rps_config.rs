@@ -126,9 +126,14 @@ impl Sim {
     }
 
     /// `sysctl -w net.core.flow_limit_table_len=N`: the size of tables allocated from now on.
+    /// `flow_limit_table_len_sysctl` (net/core/sysctl_net_core.c) puts the old value back and
+    /// answers EINVAL unless the new one is a power of two.
     pub fn set_flow_limit_table_len(&mut self, n: u32) -> Result<(), SimError> {
-        if !(1..=crate::flow_limit::MAX_TABLE_LEN).contains(&n) {
-            return Err(range_err("net.core.flow_limit_table_len", "1..=1048576 in the sandbox"));
+        if !n.is_power_of_two() || n > crate::flow_limit::MAX_TABLE_LEN {
+            return Err(range_err(
+                "net.core.flow_limit_table_len",
+                "a power of two, 1..=1048576 in the sandbox",
+            ));
         }
         self.cfg.flow_limit_table_len = n;
         Ok(())

@@ -235,15 +235,16 @@ impl Sim {
             self.ice_lock();
         }
         if self.cfg.driver == Driver::Mlx5 {
-            self.mlx5_lock();
             let writes = self.arfs.counters.hw_writes;
             let view = ExpiryView {
                 kernel: self.cfg.kernel,
                 queues: &self.queues,
                 cpus: &self.cpus,
             };
-            self.arfs.mlx5_work(&view);
+            let walks = self.arfs.mlx5_work(&view);
             self.charge_service(writes);
+            self.charge(0, Stage::ArfsExpiry, walks.entries);
+            self.mlx5_lock(walks.entries_sq);
         }
     }
 
@@ -266,9 +267,13 @@ impl Sim {
 
     /// mlx5's `arfs_lock`: every `mlx5e_rx_flow_steer` holds it for `mlx5_lock_hold_ns`. The
     /// calls of a tick queue behind each other; the mean wait per call is the M/D/1 queue's
-    /// `W = ρ·S / (2(1-ρ))` with `ρ = calls·S / tick` (capped at ρ = 0.95), charged as
-    /// softirq time spinning on the CPU that called.
-    pub(super) fn mlx5_lock(&mut self) {
+    /// `W = ρ·S / (2(1-ρ))` with `ρ = calls·S / tick` (capped at ρ = 0.95). The work's expiry
+    /// passes hold it too, each for its walk of `D` ns (`walks_sq`: the squares of the walks'
+    /// entries): a call that lands in one spins for what is left, `Σ D² / (2 tick)` per call
+    /// as for ice's walk. Charged as softirq time spinning on the CPU that called.
+    /// Simplification: the work of a tick's calls runs at its end, and its walks are priced
+    /// against the same tick's calls.
+    pub(super) fn mlx5_lock(&mut self, walks_sq: u128) {
         let hold = self.cfg.costs.mlx5_lock_hold_ns;
         let calls: u64 = self.cpus.iter().map(|c| c.arfs_calls).sum();
         if calls == 0 {
@@ -276,7 +281,10 @@ impl Sim {
         }
         let tick = u128::from(self.cfg.tick_ns);
         let busy = (u128::from(calls) * u128::from(hold)).min(tick * 95 / 100);
-        let wait = (u128::from(hold) * busy / (2 * (tick - busy))) as u64;
+        let entry = u128::from(self.cfg.costs.mlx5_expiry_entry_ns);
+        let behind_walks = walks_sq * entry * entry / (2 * tick);
+        // At most a tick per call: the sandbox prices each tick's lock on its own.
+        let wait = (u128::from(hold) * busy / (2 * (tick - busy)) + behind_walks).min(tick) as u64;
         for c in 0..self.cpus.len() {
             let n = core::mem::take(&mut self.cpus[c].arfs_calls);
             if n > 0 {

@@ -220,6 +220,14 @@ impl Sim {
         if cached != st.cached {
             self.record(Event::TxQueueCached { flow: f, queue: q });
         }
+        // `inet_sendmsg` -> `inet_send_prepare` -> `sock_rps_record_flow` (net/ipv4/af_inet.c):
+        // a send records the sender's CPU as a read does, once the socket has a flow hash
+        // (`sk_rxhash`, saved from its first received packet). The tick's later sends from
+        // the same CPU find the entry as the first left it.
+        if self.flows[f].sent > 0 {
+            let tid = self.flows[f].first_reader as usize;
+            self.record_flow(f, tid, cpu);
+        }
         st.sent += n;
         st.cached = cached;
         st.last = Some(if n > 1 { (q_steady, steady) } else { (q, first) });

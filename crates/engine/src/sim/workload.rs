@@ -198,17 +198,25 @@ impl Sim {
     /// more packets, and its socket and readers are gone. Its id stays, so that counts per flow
     /// keep their meaning, and so does its tuple: a new flow may not take it (TIME_WAIT holds
     /// it on a real host; and the drivers match aRFS filters by tuple, so a new connection on
-    /// it would find the old one's). What the kernel keeps stays too, and that is what there
-    /// is to see:
-    /// - its `rps_sock_flow_table` entry: nothing clears one on close (include/net/rps.h has
-    ///   only `rps_record_sock_flow`), until another flow's read overwrites it;
+    /// it would find the old one's). `active`: this host closes first (`flow close ID
+    /// active`); otherwise the peer does and this host's socket closes passively.
+    ///
+    /// The socket's `rps_sock_flow_table` entry: since 6.16 unhashing the socket clears it,
+    /// whoever wrote it last (`sock_rps_delete_flow`, include/net/rps.h, called from
+    /// `inet_unhash`, net/ipv4/inet_hashtables.c, and `udp_lib_unhash`, net/ipv4/udp.c), if the
+    /// socket has a flow hash (`sk_rxhash`: a TCP connection or a connected UDP socket that
+    /// has received). Not on the side that enters TIME_WAIT: `inet_twsk_hashdance_schedule`
+    /// swaps the socket out of the hash for its timewait socket, and the later `inet_unhash`
+    /// finds it unhashed and returns first. Before 6.16 nothing clears the entry until another
+    /// flow's read overwrites it. What else the kernel keeps stays, and that is what there is
+    /// to see:
     /// - the queues' `rps_dev_flow` slots, and an aRFS filter until the driver's expiry asks
     ///   `rps_may_expire_flow` (net/core/dev.c) and the slot has moved on;
     /// - ntuple rules and ATR filters, which know no connections.
     ///
     /// Its packets already in a ring or a backlog are still processed: the stack then finds
     /// no socket (TCP answers with a reset); the sandbox counts them delivered.
-    pub fn close_flow(&mut self, id: u32) -> Result<(), SimError> {
+    pub fn close_flow(&mut self, id: u32, active: bool) -> Result<(), SimError> {
         let info = self.info.get_mut(id as usize).ok_or(SimError::NoFlow(id))?;
         if info.closed {
             return Err(SimError::FlowClosed(id));
@@ -219,7 +227,19 @@ impl Sim {
         self.closed_flows += 1;
         self.senders.retain(|&s| s != id);
         let flow = &mut self.flows[id as usize];
+        let time_wait = active && !flow.udp;
+        let has_rxhash = flow.established && flow.sent > 0;
         (flow.rate_pps, flow.readers, flow.first_reader, flow.reader) = (0, 0, u32::MAX, u32::MAX);
+        let hash = flow.skb_hash;
+        if self.cfg.kernel.close_clears_sock_entry() && has_rxhash && !time_wait {
+            if let Some(sock) = self.sock.as_mut() {
+                let idx = sock.index(hash);
+                if sock.ents[idx] != u32::from(crate::rps::NO_CPU) {
+                    sock.ents[idx] = u32::from(crate::rps::NO_CPU);
+                    self.counters.sock_flow_deletes += 1;
+                }
+            }
+        }
         self.record(Event::FlowClosed { flow: id as usize });
         Ok(())
     }

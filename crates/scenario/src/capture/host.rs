@@ -18,7 +18,7 @@ pub(super) fn kernel_of(version: &str) -> Option<Kernel> {
     let (major, minor): (u32, u32) = (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
     let patch: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
     Some(match (major, minor) {
-        (0..=5, _) | (6, 0..=14) => Kernel::V6_14,
+        (0..=5, _) | (6, 0..=14) => Kernel::V6_10,
         (6, 17) if patch >= 8 => Kernel::V6_18,
         (6, 15..=17) => Kernel::V6_15,
         _ => Kernel::V6_18,
