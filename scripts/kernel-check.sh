@@ -61,10 +61,10 @@ if ! ip netns add "slkc-probe-$$" 2>/dev/null; then
 fi
 ip netns del "slkc-probe-$$"
 if [ -z "$steerlab" ]; then
+    # Built (or found up to date) every time: a binary older than the sources compares
+    # the kernel with another engine.
     steerlab="${CARGO_TARGET_DIR:-$root/target}/release/steerlab"
-    if [ ! -x "$steerlab" ]; then
-        (cd "$root" && cargo build --release --offline -q -p steerlab-cli) || { echo "cannot build steerlab" >&2; exit 1; }
-    fi
+    (cd "$root" && cargo build --release --offline -q -p steerlab-cli) || { echo "cannot build steerlab" >&2; exit 1; }
 fi
 
 work="$(mktemp -d /tmp/slkc.XXXXXX)"

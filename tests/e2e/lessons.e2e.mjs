@@ -184,6 +184,9 @@ tests.push({
   },
 });
 
+// The answer each lesson's question should get (the engine picks it; checked natively too).
+const RIGHT = { "rss-basics": 1, "arfs-collision": 0, "tc-bypass": 0, "rfs-thread-churn": 1, "xps-pick-tx": 0, "xdp-kfunc-cost": 1 };
+
 // Raw values that must never show on the page.
 const RAW = /\b(null|NaN|undefined)\b|"[a-z_]+"/;
 
@@ -213,8 +216,8 @@ async function at800(page, shot) {
 // shows; each step outlines what it names.
 for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-churn", "xps-pick-tx", "xdp-kfunc-cost"]) {
   tests.push({
-    name: `lesson ${lesson}: following its own steps meets the goal; evidence and console on the first screen; Tab leaves the console; Play goes on after the run ends`,
-    timeoutMs: 240_000,
+    name: `lesson ${lesson}: answering its question and following its own steps meets the goal and ends the lesson; evidence and console on the first screen; time runs on past 4.5 lengths`,
+    timeoutMs: 360_000,
     async run(page, base) {
       await page.setViewportSize({ width: 1440, height: 900 });
       await page.goto(`${base}?lesson=${lesson}`);
@@ -229,7 +232,7 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
       const body = await page.locator("main").innerText();
       expect(!RAW.test(body), `no raw value on the page: ${body.match(RAW)?.[0]}`);
       expect((await page.getByTestId("lesson-goal-met").count()) === 0, "the goal is not met before the learner acts");
-      const { steps, highlight } = lessonFile(lesson).lesson;
+      const { steps, highlight, predict } = lessonFile(lesson).lesson;
       let met = false;
       for (const [i, step] of steps.entries()) {
         const commands = typeof step === "string" ? [] : (step.commands ?? []);
@@ -239,8 +242,16 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
           const target = document.querySelector(`[data-testid="${id}"]`);
           return li?.classList.contains("current") && target && getComputedStyle(target).outlineStyle === "dashed";
         }, [i, highlight[i]], { timeout: 10_000 }).catch(() => { throw new Error(`step ${i + 1} of ${lesson} is not current, or outlines nothing`); });
+        // A step with a question asks it first: the commands show once it is answered.
+        if (predict?.some((p) => p.step === i)) {
+          await page.getByTestId("lesson-predict").waitFor();
+          expect((await page.getByTestId("step-command").count()) === 0, "the question comes before the commands");
+          await page.getByTestId("lesson-predict-choice").nth(RIGHT[lesson]).click();
+          await page.getByTestId("step-command").first().waitFor();
+        }
         if (commands.length === 0) {
-          await page.getByTestId("lesson-next").click();
+          // A button that the growing lesson panel (the answer, the ending) may be moving.
+          await page.getByTestId("lesson-next").evaluate((b) => b.click());
           continue;
         }
         for (const line of commands) {
@@ -256,23 +267,44 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
             parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > t0 + 4, t0, { timeout: 120_000 })
             .then(async () => (await page.getByTestId("lesson-goal-met").count()) > 0);
           if (met) {
+            // The ending, and the headline figure's change, signed and sized.
+            await page.getByTestId("lesson-complete").waitFor();
+            await page.waitForFunction(() => /^([+−]\d|×\d|=$)/.test(document.querySelector('[data-testid="evidence-change"]')?.textContent ?? ""), null, { timeout: 30_000 })
+              .catch(async () => { throw new Error(`no signed change on the strip: ${await text(page, "lesson-evidence")}`); });
             await page.screenshot({ path: await outPath(`goal-${lesson}-1440.png`) });
             const strip = await text(page, "lesson-evidence");
-            expect(!RAW.test(strip) && /[↓↑=]/.test(strip), `the evidence strip shows how each figure moved: ${strip}`);
+            expect(!RAW.test(strip), `the evidence strip shows how each figure moved: ${strip}`);
           }
         }
       }
       expect(met, `following the steps of ${lesson} met its goal`);
+      // The engine answered the question the way the lesson teaches.
+      await page.waitForFunction(() => document.querySelector('[data-testid="lesson-predict-result"]')?.dataset.verdict === "right", null, { timeout: 60_000 })
+        .catch(async () => { throw new Error(`the prediction's result: ${await page.getByTestId("lesson-predict-result").textContent().catch(() => "none shown")}`); });
+      // "Next step" after the last step is the end, not step 1.
+      const current = () => page.evaluate(() => [...document.querySelectorAll("ol.steps li")].findIndex((li) => li.classList.contains("current")));
+      while (!(await page.getByTestId("lesson-next").isDisabled())) {
+        const c = await current();
+        await page.getByTestId("lesson-next").evaluate((b) => b.click());
+        await page.waitForFunction((c) => document.querySelector('[data-testid="lesson-next"]').disabled
+          || [...document.querySelectorAll("ol.steps li")].findIndex((li) => li.classList.contains("current")) !== c, c);
+      }
+      expect(!(await page.locator("ol.steps li").first().getAttribute("class"))?.includes("current"), "Next never wraps to step 1");
       // Tab leaves the console (an empty line completes nothing).
       await page.getByTestId("console-input").focus();
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.dataset.testid !== "console-input"), "Tab leaves the console");
-      // Run to the end: the page pauses at the suggested length; Play goes on past it.
-      await page.getByTestId("run-to-end").click();
-      await page.getByTestId("run-ended").waitFor({ timeout: 90_000 });
-      const end = parseFloat(await text(page, "sim-time"));
-      await page.getByTestId("play-on").click();
-      await page.waitForFunction((end) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > end, end, { timeout: 30_000 });
+      // Time never stops by itself: at the fastest speed it passes 4.5 times the suggested
+      // length, with a quiet note, and the host picture keeps its width.
+      const picture = (await page.getByTestId("wire").count()) ? "wire" : "host-matrix";
+      const width = async () => (await page.getByTestId(picture).boundingBox()).width;
+      const w0 = await width();
+      const length = lessonFile(lesson).sim.duration_ms / 1000;
+      await page.getByTestId("speed").selectOption({ label: "max" });
+      await page.waitForFunction((l) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 4.5 * l, length, { timeout: 150_000 });
+      await page.getByTestId("run-ended").waitFor();
+      expect(!(await page.getByTestId("pause").isDisabled()), "still playing past 4.5 lengths");
+      expect(Math.abs((await width()) - w0) < 1, `the host picture keeps its width (${w0} -> ${await width()})`);
       await at800(page, `first-screen-${lesson}-800.png`);
     },
   });
@@ -316,8 +348,9 @@ tests.push({
     // Run to the end: the page pauses at the suggested length and Play goes on past it.
     await page.getByTestId("run-to-end").click();
     await page.getByTestId("run-ended").waitFor({ timeout: 60_000 });
+    await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
     const end = parseFloat(await text(page, "sim-time"));
-    await page.getByTestId("play-on").click();
+    await page.getByTestId("play").click();
     await page.waitForFunction((end) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > end + 0.5, end, { timeout: 30_000 });
     // The share link is a real permalink, and a click says it was copied.
     expect((await page.getByTestId("share-link").getAttribute("href")).includes("#s="), "a real href");
@@ -489,5 +522,64 @@ tests.push({
     console.log(`     aRFS Update: A ${update[0]}, B ${update[1]}, B/A ${update[2]}`);
     expect(/^×0\.\d\d$/.test(update[2]), `the fixed driver (B) makes fewer updates: ${update}`);
     await page.screenshot({ path: await outPath("compare-144.png"), fullPage: true });
+  },
+});
+
+tests.push({
+  name: "challenge form: the goal without the steps, hints on request, solved from the console; the lesson ends with the next one",
+  timeoutMs: 90_000,
+  async run(page, base) {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${base}?lesson=rss-basics&mode=challenge`);
+    await page.getByTestId("lesson-challenge").waitFor();
+    expect((await page.locator("ol.steps").count()) === 0, "no step texts in the challenge form");
+    expect((await page.getByTestId("step-command").count()) === 0, "no commands handed over");
+    await page.getByTestId("lesson-hint").click();
+    await page.locator(".hints li").first().waitFor();
+    expect((await page.locator(".hints li").count()) === 1, "one hint at a time");
+    await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 1.5);
+    await page.getByTestId("speed").selectOption({ label: "10 s/s" });
+    await type(page, "ethtool -X eth0 weight 1 1 1 0");
+    await page.getByTestId("lesson-goal-met").waitFor({ timeout: 60_000 });
+    await page.getByTestId("lesson-complete").waitFor();
+    await page.screenshot({ path: await outPath("challenge-rss-1440.png") });
+    await page.getByTestId("lesson-complete-next").click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="lesson-select"]').value === "arfs-collision");
+    await page.waitForFunction(() => document.querySelector('[data-testid="lesson-challenge"]') && !document.querySelector('[data-testid="lesson-complete"]'));
+    expect(page.url().includes("mode=challenge"), "the URL keeps the form");
+  },
+});
+
+tests.push({
+  name: "the pictures draw each lesson's mechanism: the tc block, the transmit path, the XDP cost bar (its total is the strip's figure)",
+  timeoutMs: 120_000,
+  async run(page, base) {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const label = async (id) => page.getByTestId(id).locator("svg").getAttribute("aria-label");
+    await page.goto(`${base}?lesson=tc-bypass`);
+    await page.getByTestId("tc-block").locator("svg").waitFor();
+    await page.waitForFunction(() => /DNS \(UDP :53\) \(\d+\/s\): reaches its socket: its software filter never ran/.test(document.querySelector('[data-testid="tc-block"] svg')?.getAttribute("aria-label") ?? ""));
+    expect(/web \(TCP :80\) \(\d+\/s\): dropped in the NIC/.test(await label("tc-block")), await label("tc-block"));
+    await type(page, "tc counting usesw");
+    await page.waitForFunction(() => /DNS \(UDP :53\) \(\d+\/s\): dropped by a software filter/.test(document.querySelector('[data-testid="tc-block"] svg')?.getAttribute("aria-label") ?? ""));
+    await page.getByTestId("tc-block").screenshot({ path: await outPath("tc-block.png") });
+
+    await page.goto(`${base}?lesson=xps-pick-tx`);
+    await page.getByTestId("tx-path").locator("svg").waitFor();
+    await page.waitForFunction(() => /CPU 6 netperf: \d+ msgs\/s, no XPS map, to tx-\d by hash/.test(document.querySelector('[data-testid="tx-path"] svg')?.getAttribute("aria-label") ?? ""));
+    await type(page, "echo 44 > /sys/class/net/eth0/queues/tx-2/xps_cpus");
+    await page.waitForFunction(() => /CPU 6 netperf: \d+ msgs\/s, an XPS map, to tx-2 by xps/.test(document.querySelector('[data-testid="tx-path"] svg')?.getAttribute("aria-label") ?? ""));
+    await page.getByTestId("tx-path").screenshot({ path: await outPath("tx-path.png") });
+
+    await page.goto(`${base}?lesson=xdp-kfunc-cost`);
+    await page.getByTestId("xdp-cost").locator("svg").waitFor();
+    const strip = async () => (await page.getByTestId("lesson-evidence").locator(".now").first().textContent()).trim();
+    await page.waitForFunction(() => /ns$/.test(document.querySelector('[data-testid="lesson-evidence"] .now')?.textContent.trim() ?? ""));
+    const total = await page.getByTestId("xdp-cost").getAttribute("data-total");
+    expect(`${total} ns` === await strip(), `the bar's total ${total} is the strip's ${await strip()}`);
+    expect((await page.locator(".xdp-parts li").count()) === 4, "the base and three kfunc calls");
+    await type(page, "xdp strategy query");
+    await page.waitForFunction(() => document.querySelectorAll(".xdp-parts li").length === 3);
+    await page.getByTestId("xdp-cost").screenshot({ path: await outPath("xdp-cost.png") });
   },
 });

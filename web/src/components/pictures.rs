@@ -288,7 +288,7 @@ pub fn TxPath(p: &TxPathProps) -> Html {
         return html! { <p class="muted" data-testid="tx-path">{ "No socket sends on this host." }</p> };
     };
     let h = 32.0 + 40.0 * v.senders.len() as f64;
-    let per_ns = 170.0 / (v.send_ns + v.hash_ns).max(1) as f64;
+    let per_ns = 120.0 / (v.send_ns + v.hash_ns).max(1) as f64;
     let mut b = String::new();
     for (x, s) in [
         (4.0, "sender (its CPU)"),
