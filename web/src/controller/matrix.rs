@@ -59,6 +59,11 @@ impl MatrixHistory {
         }
     }
 
+    /// Samples held.
+    pub(super) fn len(&self) -> usize {
+        self.samples.len()
+    }
+
     /// Time went back to `t`: samples after it are forgotten.
     pub(super) fn rewind(&mut self, t: u64) {
         self.samples.retain(|s| s.at_ns <= t);

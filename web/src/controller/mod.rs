@@ -166,6 +166,29 @@ fn flow_command(key: &FlowKey, readers: &[u32]) -> String {
     cmd
 }
 
+/// What a host keeps of its past (the memory test's measure, `web/tests/memory.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    /// Report samples.
+    pub samples: usize,
+    /// Engine snapshots.
+    pub snapshots: usize,
+    /// Console lines.
+    pub console: usize,
+    /// The host matrix's samples.
+    pub matrix: usize,
+    /// The learner's commands (a permalink replays them).
+    pub commands: usize,
+}
+
+impl Footprint {
+    /// The parts that stay the same size once a class has run a while: samples, snapshots,
+    /// the matrix's samples.
+    pub fn bounded(&self) -> (usize, usize, usize) {
+        (self.samples, self.snapshots, self.matrix)
+    }
+}
+
 /// A command that succeeded, for the embedding page (`steerlab:event`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Done {
@@ -282,6 +305,17 @@ impl Controller {
     /// The scenario's suggested length.
     pub fn duration(&self) -> Nanos {
         Nanos::from_ms(self.scenario.sim.duration_ms)
+    }
+
+    /// What this host keeps of its past now.
+    pub fn footprint(&self) -> Footprint {
+        Footprint {
+            samples: self.history.samples().len(),
+            snapshots: self.history.snapshots(),
+            console: self.console.lines().count(),
+            matrix: self.matrix.len(),
+            commands: self.applied.len(),
+        }
     }
 
     /// Back to the scenario's start (same seed: the same run again); the console stays.
