@@ -3,8 +3,10 @@
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export TRUNK_OFFLINE=true TRUNK_BUILD_LOCKED=true
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
-# The release bundle: trunk -> dist/, then its gzipped wasm size against the budget.
+# The release bundle: trunk -> dist/, precompressed (.gz, .br) for static hosts, then what
+# the default page downloads against the budget.
 build_dist() {
   trunk build --release
+  node tests/e2e/precompress.mjs dist
   node tests/e2e/bundle-size.mjs dist
 }

@@ -1,7 +1,9 @@
 // Prints the gzipped size of every wasm and JS file the default page loads (one module: the
-// page and its simulation worker run the same wasm) and fails if the sum exceeds the budget.
-// Usage: node tests/e2e/bundle-size.mjs DIST_DIR
-import { readdirSync, readFileSync } from "node:fs";
+// page and its simulation worker run the same wasm), as precompress.mjs wrote them (what a
+// static host serves; zlib's level 9 when a file has no .gz), with brotli's for comparison,
+// and fails if the gzipped sum exceeds the budget. "Your host"'s importer (dist/importer/) is
+// loaded on first use only: printed, not counted. Usage: node tests/e2e/bundle-size.mjs DIST_DIR
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
@@ -24,7 +26,10 @@ import { gzipSync } from "node:zlib";
  * the rows' messages and their strings); the panel itself 17 KB raw, and the console's new
  * files and commands (/proc/irq, grep, lscpu, nproc, ethtool -i/-k) make the other +16.4 KB);
  * 506.5 KB used when issue 31's wake-up rule added `ethtool -c/-C` and the idle and moderation
- * settings (+0.6 KB), and the brief's 520 KB became the budget.
+ * settings (+0.6 KB), and the brief's 520 KB became the budget. Issue 29's lessons (questions,
+ * challenges, endings, the pictures, the matrix's colours) took it to 553 KB; "Your host"'s
+ * importer moved to a module loaded on first use (-38 KB), and the files are measured as
+ * precompressed with gzip -9 (-5 KB against zlib's level 9).
  * What each part weighs now is printed below and quoted in the closing notes.
  */
 const BUDGET_BYTES = 520 * 1024;
@@ -38,11 +43,22 @@ if (wasm.length !== 1) {
   process.exit(1);
 }
 let total = 0;
+const weigh = (path) => {
+  const raw = readFileSync(path);
+  const gz = existsSync(`${path}.gz`) ? readFileSync(`${path}.gz`).length : gzipSync(raw, { level: 9 }).length;
+  const br = existsSync(`${path}.br`) ? `${kb(readFileSync(`${path}.br`).length).padStart(7)} KB brotli` : "";
+  return { raw: raw.length, gz, line: `${kb(raw.length).padStart(7)} KB raw ${kb(gz).padStart(7)} KB gzipped ${br}` };
+};
 for (const f of files.sort()) {
-  const raw = readFileSync(join(dist, f));
-  const gz = gzipSync(raw, { level: 9 }).length;
-  total += gz;
-  console.log(`bundle-size: ${f.padEnd(48)} ${kb(raw.length).padStart(7)} KB raw ${kb(gz).padStart(7)} KB gzipped`);
+  const w = weigh(join(dist, f));
+  total += w.gz;
+  console.log(`bundle-size: ${f.padEnd(48)} ${w.line}`);
+}
+const importer = join(dist, "importer");
+if (existsSync(importer)) {
+  for (const f of readdirSync(importer).filter((f) => f.endsWith(".wasm") || f.endsWith(".js")).sort()) {
+    console.log(`bundle-size: importer/${f.padEnd(39)} ${weigh(join(importer, f)).line} (on first use only)`);
+  }
 }
 console.log(`bundle-size: total ${kb(total)} KB gzipped (budget ${kb(BUDGET_BYTES)} KB)`);
 if (total > BUDGET_BYTES) {

@@ -21,9 +21,22 @@ export async function serveDir(dir) {
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
     const file = join(dir, path.endsWith("/") ? path + "index.html" : path);
+    // The precompressed file a static host would send (precompress.mjs), if the browser takes it.
+    const accepts = String(req.headers["accept-encoding"] ?? "");
+    const encodings = [["br", ".br"], ["gzip", ".gz"]].filter(([e]) => accepts.includes(e));
+    const type = { "content-type": TYPES[extname(file)] ?? "application/octet-stream", vary: "accept-encoding" };
+    for (const [encoding, suffix] of encodings) {
+      try {
+        const body = await readFile(file + suffix);
+        res.writeHead(200, { ...type, "content-encoding": encoding });
+        return res.end(body);
+      } catch {
+        // not precompressed: the plain file below
+      }
+    }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      res.writeHead(200, type);
       res.end(body);
     } catch {
       res.writeHead(404).end("not found");

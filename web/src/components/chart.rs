@@ -14,19 +14,42 @@ use crate::chart::{draw, ChartData, CssSize};
 /// two a second left the page dropping over 5 % of its frames.
 const MIN_REDRAW_MS: f64 = 500.0;
 
-/// A canvas size cache that forgets when the window resizes.
+/// A canvas size cache that forgets when the canvas's box changes size (a ResizeObserver:
+/// the window resized, or the page's layout around it changed, as when a restored link's
+/// progress notice goes), and a generation that counts those changes: a canvas's effects
+/// depend on it, so that it is drawn again at its new size even while paused (a shared link
+/// opened with stretched, blurred labels).
 #[hook]
-pub fn use_css_size() -> std::rc::Rc<CssSize> {
+pub fn use_css_size(canvas: &NodeRef) -> (std::rc::Rc<CssSize>, u32) {
     let size = use_memo((), |_| CssSize::default());
+    let generation = use_state(|| 0u32);
     {
-        let size = size.clone();
+        let (size, canvas, generation) = (size.clone(), canvas.clone(), generation.clone());
         use_effect_with((), move |_| {
-            let listener =
-                web_sys::window().map(|w| gloo::events::EventListener::new(&w, "resize", move |_| size.forget()));
-            move || drop(listener)
+            let last = std::cell::Cell::new((0.0, 0.0));
+            let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                for e in entries.iter() {
+                    let r = e.unchecked_into::<web_sys::ResizeObserverEntry>().content_rect();
+                    let now = (r.width(), r.height());
+                    if now != last.replace(now) {
+                        size.forget();
+                        generation.set(generation.wrapping_add(1));
+                    }
+                }
+            });
+            let observer = web_sys::ResizeObserver::new(seen.as_ref().unchecked_ref()).ok();
+            if let (Some(o), Some(el)) = (&observer, canvas.cast::<web_sys::Element>()) {
+                o.observe(&el);
+            }
+            move || {
+                if let Some(o) = observer {
+                    o.disconnect();
+                }
+                drop(seen);
+            }
         });
     }
-    size
+    (size, *generation)
 }
 
 /// Properties of [`Chart`].
@@ -58,7 +81,7 @@ fn download(href: &str, name: &str) {
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
     let canvas = use_node_ref();
-    let size = use_css_size();
+    let (size, generation) = use_css_size(&canvas);
     let last_draw = use_mut_ref(|| f64::NEG_INFINITY);
     let pending = use_mut_ref(|| None::<gloo::timers::callback::Timeout>);
     // Data not drawn because the chart was off screen: drawn when it scrolls into view.
@@ -78,7 +101,7 @@ pub fn Chart(props: &ChartProps) -> Html {
     };
     {
         let (stale, paint, visible) = (stale.clone(), paint.clone(), visible.clone());
-        use_effect_with(props.data.clone(), move |data| {
+        use_effect_with((props.data.clone(), generation), move |(data, _)| {
             // Drawn once the browser has styled and laid out the page's changes: a canvas
             // resolves its font against the page's styles, so drawing text right after the
             // page changed makes the browser restyle the whole page first (for seed 000's

@@ -95,25 +95,40 @@ pub fn Compare(p: &CompareProps) -> Html {
     }
 }
 
-/// The lesson's table for both hosts, totals since the start, and B's value over A's.
+/// B against A, as a change is written: `+12 %`, `×0.05`, `=` (`—` when A is zero and B not).
+fn versus(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if a == b => "=".to_string(),
+        (Some(a), Some(b)) if a != 0.0 => crate::controller::ratio_text(b / a),
+        _ => "—".to_string(),
+    }
+}
+
+/// A rate per second as the table prints it.
+fn per_s(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".to_string(), |v| format!("{:.0}/s", v))
+}
+
+/// The lesson's table for both hosts: totals since the start with B against A, and each
+/// counter's rate over the last second with B against A (a ratio of totals hides what
+/// happens now).
 fn table(a: &ViewModel, b: &ViewModel) -> Html {
     if a.table.is_empty() {
         return html! {};
     }
-    let ratio = |x: Option<f64>, y: Option<f64>| match (x, y) {
-        (Some(x), Some(y)) if x != 0.0 => format!("×{:.2}", y / x),
-        (Some(_), Some(0.0)) => "=".to_string(),
-        _ => "—".to_string(),
-    };
     html! {
+        <div class="table-wrap" tabindex="0" role="region" aria-label="the lesson's figures for both hosts">
         <table class="compare-table" data-testid="compare-table">
-            <caption>{ format!("The lesson's figures since the start ({}), as steerlab run --vary prints them", a.sim_time) }</caption>
-            <thead><tr><th>{ "figure" }</th><th class="num">{ "host A" }</th><th class="num">{ "host B" }</th><th class="num">{ "B / A" }</th></tr></thead>
+            <caption>{ format!("The lesson's figures: totals since the start ({}), as steerlab run --vary prints them, and rates over the last second", a.sim_time) }</caption>
+            <thead><tr><th>{ "figure" }</th><th class="num">{ "A, total" }</th><th class="num">{ "B, total" }</th><th class="num">{ "B vs A" }</th>
+                <th class="num">{ "A, per s" }</th><th class="num">{ "B, per s" }</th><th class="num">{ "B vs A, per s" }</th></tr></thead>
             <tbody>
                 { for a.table.iter().zip(&b.table).map(|(x, y)| html! {
-                    <tr><th scope="row">{ &x.label }</th><td class="num">{ &x.value }</td><td class="num">{ &y.value }</td><td class="num">{ ratio(x.raw, y.raw) }</td></tr>
+                    <tr><th scope="row">{ &x.label }</th><td class="num">{ &x.value }</td><td class="num">{ &y.value }</td><td class="num">{ versus(x.raw, y.raw) }</td>
+                        <td class="num">{ per_s(x.per_s) }</td><td class="num">{ per_s(y.per_s) }</td><td class="num">{ versus(x.per_s, y.per_s) }</td></tr>
                 }) }
             </tbody>
         </table>
+        </div>
     }
 }

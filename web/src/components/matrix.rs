@@ -72,8 +72,12 @@ fn paint_labels(ctx: &CanvasRenderingContext2d, m: &MatrixView, width: f64) {
     for q in (0..m.queues).step_by(usize::from(kq)) {
         let _ = ctx.fill_text(&format!("rx-{q}"), 0.0, TOP + f64::from(q) * ch + ch.min(10.0));
     }
+    // CPU labels stop short of the strip's name.
     for c in (0..m.cpus).step_by(usize::from(kc)) {
-        let _ = ctx.fill_text(&c.to_string(), LEFT + f64::from(c) * cw, TOP - 7.0);
+        let x = LEFT + f64::from(c) * cw;
+        if x + 22.0 < width - RIGHT {
+            let _ = ctx.fill_text(&c.to_string(), x, TOP - 7.0);
+        }
     }
     let _ = ctx.fill_text("aRFS", width - RIGHT, TOP - 7.0);
 }
@@ -257,7 +261,7 @@ pub struct MatrixProps {
 #[component]
 pub fn HostMatrix(p: &MatrixProps) -> Html {
     let canvas = use_node_ref();
-    let size = use_css_size();
+    let (size, generation) = use_css_size(&canvas);
     let hover = use_state(|| None::<(u16, u16)>);
     // The canvas shape (backing store size, queues, CPUs) its labels were drawn for.
     let labelled = use_memo((), |_| std::cell::Cell::new(None::<(u32, u32, u16, u16)>));
@@ -269,7 +273,7 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
     {
         let (canvas, size, cpus, labelled) = (canvas.clone(), size.clone(), p.cpus.clone(), labelled.clone());
         let (last_paint, pending) = (last_paint.clone(), pending.clone());
-        use_effect_with((p.view.clone(), p.mark), move |(m, mark)| {
+        use_effect_with((p.view.clone(), p.mark, generation), move |(m, mark, _)| {
             let (m, mark, painted) = (m.clone(), *mark, last_paint.clone());
             let draw = move || {
                 let Some(el) = canvas.cast::<HtmlCanvasElement>() else {

@@ -34,9 +34,9 @@ pub fn Metrics(p: &MetricsProps) -> Html {
     html! {
         <dl class="metrics">
             <div><dt>{ "flows" }</dt><dd data-testid="flow-count">{ p.flow_count }</dd></div>
-            <div><dt>{ "packets on the reader's CPU" }</dt><dd data-testid="metric-local">{ p.local }</dd></div>
-            <div><dt>{ "packets on another CPU" }</dt><dd data-testid="metric-remote" class={classes!((p.remote > p.local).then_some("warn"))}>{ p.remote }</dd></div>
-            <div><dt>{ "aRFS updates" }</dt><dd data-testid="metric-arfs-update">{ p.arfs_update }</dd></div>
+            <div><dt>{ "on the reader's CPU (total)" }</dt><dd data-testid="metric-local">{ p.local }</dd></div>
+            <div><dt>{ "on another CPU (total)" }</dt><dd data-testid="metric-remote" class={classes!((p.remote > p.local).then_some("warn"))}>{ p.remote }</dd></div>
+            <div><dt>{ "aRFS updates (total)" }</dt><dd data-testid="metric-arfs-update">{ p.arfs_update }</dd></div>
             <div class={classes!("locality", (total == 0).then_some("empty"))} role="img" aria-label={label.clone()} title={format!("{label} ({} local, {} remote)", count(p.local, "packet"), count(p.remote, "packet"))}>
                 <span class="local" style={format!("width:{local_pct}%")}></span>
             </div>
@@ -206,8 +206,8 @@ pub fn TcCounters(p: &TcProps) -> Html {
             <div><dt>{ "skipswcnt" }</dt><dd>{ f("tc.skipswcnt") }</dd></div>
             <div><dt>{ "useswcnt" }</dt><dd>{ f("tc.useswcnt") }</dd></div>
             <div><dt>{ "software bypass" }</dt><dd data-testid="tc-bypass">{ if bypass { "yes: tc_run skips classification" } else { "no: filters run in software" } }</dd></div>
-            <div><dt>{ "classified in software" }</dt><dd>{ f("tc.sw_classified") }</dd></div>
-            <div><dt>{ "missed by the bypass" }</dt><dd data-testid="tc-sw-missed">{ missed }</dd></div>
+            <div><dt>{ "classified in software (total)" }</dt><dd>{ f("tc.sw_classified") }</dd></div>
+            <div><dt>{ "missed by the bypass (total)" }</dt><dd data-testid="tc-sw-missed">{ missed }</dd></div>
         </dl>
     }
 }

@@ -63,10 +63,10 @@ pub fn Wire(p: &WireProps) -> Html {
         host: None,
     });
     let height = use_state(|| 200.0f64);
-    let size = use_css_size();
+    let (size, generation) = use_css_size(&canvas);
     {
         let (state, canvas, height, size) = (state.clone(), canvas.clone(), height.clone(), size.clone());
-        use_effect_with(p.view.clone(), move |view| {
+        use_effect_with((p.view.clone(), generation), move |(view, _)| {
             let width = canvas.cast::<HtmlCanvasElement>().map_or(800.0, |c| size.of(&c).0);
             let layout = Layout::new(view, width);
             if (layout.height - *height).abs() > 0.5 {

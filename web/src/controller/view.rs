@@ -117,10 +117,13 @@ pub struct LessonView {
 pub struct TableRow {
     /// The seed's label.
     pub label: String,
-    /// The value as the CLI prints it.
+    /// The total since the start, as the CLI prints it.
     pub value: String,
     /// The number, for a ratio between hosts.
     pub raw: Option<f64>,
+    /// A counter's rate over the last simulated second (`None` for a value that is not a
+    /// count).
+    pub per_s: Option<f64>,
 }
 
 /// One TX queue's XPS map.
@@ -587,10 +590,20 @@ impl Controller {
             table: l
                 .table
                 .iter()
-                .map(|(label, path)| TableRow {
-                    label: label.clone(),
-                    value: steerlab_scenario::compare::cell(&totals, path),
-                    raw: totals.get(path).and_then(serde_json::Value::as_f64),
+                .map(|(label, path)| {
+                    let samples = self.history.samples();
+                    let counter = totals.get(path).and_then(serde_json::Value::as_u64).is_some();
+                    TableRow {
+                        label: label.clone(),
+                        value: steerlab_scenario::compare::cell(&totals, path),
+                        raw: totals.get(path).and_then(serde_json::Value::as_f64),
+                        per_s: counter
+                            .then(|| {
+                                let now = samples.last().map_or(0, |s| s.0);
+                                steerlab_scenario::teach::figure(samples, path, true, now)
+                            })
+                            .flatten(),
+                    }
                 })
                 .collect(),
             // Every view carries its link (a few µs of deflate for a learner's commands): the
