@@ -838,12 +838,14 @@ fn set_coalesce(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, Stri
                         .ok_or_else(|| bad_args(None, form))?,
                 )
             }
-            (p, _) if p.starts_with("rx-") || p.starts_with("tx-") || p.contains("adaptive") => return Err(hinted(
-                format!(
+            (p, _) if p.starts_with("rx-") || p.starts_with("tx-") || p.contains("adaptive") => {
+                return Err(hinted(
+                    format!(
                     "ethtool: coalescing parameter {p:?} is not modelled in steerlab (rx-usecs and adaptive-rx are)"
                 ),
-                form,
-            )),
+                    form,
+                ))
+            }
             _ => return Err(bad_args(None, form)),
         }
     }

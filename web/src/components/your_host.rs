@@ -16,7 +16,7 @@ pub struct Built {
     /// One prediction per flow.
     pub rows: Rc<Vec<Predicted>>,
     /// What the capture did not say.
-    pub assumptions: Rc<Vec<String>>,
+    pub assumptions: Rc<Vec<steerlab_scenario::capture::Assumption>>,
     /// Its RX queues (from the host built, not the view: the two arrive apart).
     pub rx_queues: u16,
 }
@@ -202,7 +202,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                 if !b.assumptions.is_empty() {
                     <details data-testid="your-host-assumptions">
                         <summary>{ format!("What the capture did not say ({})", b.assumptions.len()) }</summary>
-                        <ul>{ for b.assumptions.iter().map(|a| html! { <li>{ a }</li> }) }</ul>
+                        <ul>{ for b.assumptions.iter().map(|a| html! { <li>{ &a.text }</li> }) }</ul>
                     </details>
                 }
                 if !rows.is_empty() {

@@ -118,7 +118,7 @@ pub enum Event {
     /// A captured host was built: where each of its flows lands, and what was assumed.
     HostImported {
         rows: Vec<steerlab_scenario::predict::Predicted>,
-        assumptions: Vec<String>,
+        assumptions: Vec<steerlab_scenario::capture::Assumption>,
         rx_queues: u16,
     },
 }

@@ -195,7 +195,7 @@ impl Session {
                 Err(e) => self.refuse(from, format!("uploaded {e}")),
             },
             Action::ImportHost { capture, flows } => {
-                let built = steerlab_scenario::predict::your_host(&capture, &flows).and_then(|h| {
+                let built = steerlab_scenario::predict::your_host(&capture, &flows, &[]).and_then(|h| {
                     let rx_queues = h.scenario.nic.rx_queues;
                     Ok((
                         Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?,

@@ -1,0 +1,135 @@
+//! What a driver does when nobody set it, for what a capture leaves out (each taken default is
+//! said, with its source), and which version strings are kernel releases.
+
+use steerlab_engine::Kernel;
+
+/// A driver's defaults that a capture may not show.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct DriverDefaults {
+    /// UDP over IPv4 and IPv6 hashed on the addresses only until `rx-flow-hash udp4 sdfn`;
+    /// the source.
+    pub udp_addresses_only: Option<&'static str>,
+    /// The indirection table's size, and the source.
+    pub table_size: Option<(u32, &'static str)>,
+    /// The key the driver programs, when it is fixed; the source.
+    pub key: Option<(&'static [u8; 40], &'static str)>,
+}
+
+/// The key ENA devices hardwire where the key cannot be changed: Microsoft's key rearranged
+/// (amzn-ec2-ena-utilities, ena-toeplitz/toeplitz_calc.py `RSS_DEFAULT_KEY`).
+pub(super) const ENA_HARDWIRED_KEY: [u8; 40] = [
+    0xbe, 0xac, 0x01, 0xfa, 0x6a, 0x42, 0xb7, 0x3b, 0x80, 0x30, 0xf2, 0x0c, 0x77, 0xcb, 0x2d, 0xa3, 0xae, 0x7b, 0x30,
+    0xb4, 0xd0, 0xca, 0x2b, 0xcb, 0x43, 0xa3, 0x8f, 0xb0, 0x41, 0x67, 0x25, 0x3d, 0x25, 0x5b, 0x0e, 0xc2, 0x6d, 0x5a,
+    0x56, 0xda,
+];
+
+/// The defaults of the driver `module` (`ethtool -i`'s `driver:`).
+pub(super) fn of(module: &str) -> DriverDefaults {
+    match module {
+        "ixgbe" => DriverDefaults {
+            udp_addresses_only: Some(
+                "ixgbe's default: IXGBE_FLAG2_RSS_FIELD_IPV4_UDP and _IPV6_UDP are off until set (ixgbe_main.c)",
+            ),
+            table_size: Some((
+                128,
+                "ixgbe's 82599/X540 table (ixgbe_rss_indir_tbl_entries; X550 has 512)",
+            )),
+            key: None,
+        },
+        "igb" => DriverDefaults {
+            udp_addresses_only: Some(
+                "igb's default: IGB_FLAG_RSS_FIELD_IPV4_UDP and _IPV6_UDP are off until set (igb_main.c)",
+            ),
+            table_size: Some((128, "igb's table (IGB_RETA_SIZE)")),
+            key: None,
+        },
+        "ena" => DriverDefaults {
+            udp_addresses_only: None,
+            table_size: Some((128, "ENA's table (ENA_RX_RSS_TABLE_SIZE)")),
+            key: Some((
+                &ENA_HARDWIRED_KEY,
+                "the key ENA devices hardwire where it cannot be changed (amzn-ec2-ena-utilities toeplitz_calc.py)",
+            )),
+        },
+        "hv_netvsc" => DriverDefaults {
+            udp_addresses_only: None,
+            table_size: Some((128, "hv_netvsc's table (ITAB_NUM)")),
+            key: Some((
+                &steerlab_engine::toeplitz::MS_VERIFICATION_KEY,
+                "hv_netvsc's key, Microsoft's (rndis_filter.c netvsc_hash_key)",
+            )),
+        },
+        _ => DriverDefaults::default(),
+    }
+}
+
+/// The kernel release a version string names, as in-tree drivers report it in `ethtool -i`
+/// since the core fills in `UTS_RELEASE` (`6.8.0-45-generic`, `4.18.0-305.el8.x86_64`,
+/// `6.1.0`); `None` for a driver's own version (`1.5.0g`, `2.4.6`, `5.3.7`, `5.1.0-k`,
+/// `4.0-2.0.0 (28 Mar 2017)`). A bare `X.Y.Z` before 6.0 could be either (out-of-tree ixgbe
+/// is at 5.x): not taken.
+pub(super) fn kernel_release(version: &str) -> Option<(u32, u32)> {
+    let v = version.trim();
+    let digits_end = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
+    let parts: Vec<&str> = v[..digits_end].split('.').collect();
+    let [major, minor, patch] = parts.as_slice() else {
+        return None;
+    };
+    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+    patch.parse::<u32>().ok()?;
+    let rest = &v[digits_end..];
+    let kernel_like = match rest.strip_prefix(['-', '+']) {
+        // In-tree drivers' own versions ended in -k (`5.1.0-k`) before the core's release.
+        Some(suffix) => !suffix.is_empty() && !suffix.eq_ignore_ascii_case("k") && !suffix.starts_with("NAPI"),
+        None => rest.is_empty() && major >= 6,
+    };
+    kernel_like.then_some((major, minor))
+}
+
+/// The first kernel release in `text` (`uname -r`, `uname -a`'s third word, `/proc/version`'s
+/// `Linux version X`), without the heuristics of [`kernel_release`]: these name the kernel.
+pub(super) fn release_numbers(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    let patch = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((major, minor, patch))
+}
+
+/// The kernel generation whose RPS/RFS rules a release runs (kernel.rs): 6.15 changed the
+/// RFS slot hash, 6.18 (and 6.17.8) the active-flow check.
+pub(super) fn kernel_of(major: u32, minor: u32, patch: u32) -> Kernel {
+    match (major, minor) {
+        (0..=5, _) | (6, 0..=14) => Kernel::V6_14,
+        (6, 17) if patch >= 8 => Kernel::V6_18,
+        (6, 15..=17) => Kernel::V6_15,
+        _ => Kernel::V6_18,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_releases_are_told_from_driver_versions() {
+        for (v, want) in [
+            ("6.8.0-45-generic", Some((6, 8))),
+            ("4.18.0-305.12.1.el8_4.x86_64", Some((4, 18))),
+            ("6.10.2-1-ec2", Some((6, 10))),
+            ("6.1.0", Some((6, 1))),
+            ("1.5.0g", None),
+            ("2.2.10g", None),
+            ("2.4.6", None),
+            ("5.3.7", None),
+            ("5.1.0-k", None),
+            ("4.0-2.0.0 (28 Mar 2017)", None),
+            ("5.3.18.1005", None),
+            ("1.0.0", None),
+        ] {
+            assert_eq!(kernel_release(v), want, "{v}");
+        }
+        assert_eq!(release_numbers("5.15.0-91-generic"), Some((5, 15, 0)));
+        assert_eq!(kernel_of(6, 17, 8), Kernel::V6_18);
+    }
+}
