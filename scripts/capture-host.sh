@@ -5,7 +5,8 @@
 #   sh scripts/capture-host.sh eth0 > host.txt
 #   steerlab predict host.txt --flow "tcp 203.0.113.7:40000 10.0.0.2:443"
 #
-# Read only: it runs ethtool's show options, cat, grep and sysctl, and changes nothing.
+# Read only: it runs ethtool's show options, uname, ip, ls, cat, grep and sysctl, and changes
+# nothing.
 # No root is needed for any of it on most kernels (a few drivers want CAP_NET_ADMIN for
 # `ethtool -x`; then run it with sudo). A command that fails leaves its error in the transcript,
 # and the importer says what it had to assume instead.
@@ -34,10 +35,14 @@ run() {
 
 echo "# steerlab host capture of $IF, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 run ethtool -i "$IF"
+# A driver built out of tree reports its own version in ethtool -i, not the kernel's release.
+run uname -r
 run readlink -f "/sys/class/net/$IF/device"
 run nproc --all
 run lscpu
 run ethtool -l "$IF"
+# The queues in use, for drivers (or hosts without ethtool) that do not answer ethtool -l.
+run ls "/sys/class/net/$IF/queues/"
 run ethtool -x "$IF"
 run ethtool -n "$IF"
 for t in tcp4 udp4 tcp6 udp6; do

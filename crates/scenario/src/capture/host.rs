@@ -318,7 +318,7 @@ fn table_and_key(
     } else {
         // The engine's own checks: a power-of-two size, entries below the queue count.
         let reta = steerlab_engine::rss::Reta::from_entries(&f.indir, rx)
-            .map_err(|e| ScenarioError(format!("line {}: {e} (a table cut short?)", f.indir_line)))?;
+            .map_err(|e| ScenarioError(format!("line {}: {e} (truncated?)", f.indir_line)))?;
         sc.nic.reta_size = reta.size();
         if reta.user_configured() {
             sc.nic.indir = f.indir.clone();
@@ -418,7 +418,7 @@ fn rules(f: &Facts, rx: u32, sc: &mut Scenario, out: &mut Out) -> Result<(), Sce
     if let Some((total, line)) = f.rules_total {
         if total != f.rules.len() + f.rules_unprintable {
             return Err(ScenarioError(format!(
-                "line {line}: ethtool -n says {total} rules but {} follow (cut short?)",
+                "line {line}: ethtool -n says {total} rules but {} follow (truncated?)",
                 f.rules.len() + f.rules_unprintable
             )));
         }
@@ -441,7 +441,7 @@ fn rules(f: &Facts, rx: u32, sc: &mut Scenario, out: &mut Out) -> Result<(), Sce
         }
         let (Some(ty), Some(q)) = (r.flow_type, r.queue) else {
             return Err(ScenarioError(format!(
-                "line {}: rule {} has no Rule Type or no Action line (cut short?)",
+                "line {}: rule {} has no Rule Type or no Action line (truncated?)",
                 r.line, r.loc
             )));
         };
