@@ -87,6 +87,9 @@ pub(super) fn read(f: &mut Facts, text: &str) -> Result<(), ScenarioError> {
         if matches!(block, Block::None | Block::Awaiting) && interrupt_row(t) {
             block = Block::Interrupts; // /proc/interrupts rows pasted alone, or grep'd
         }
+        if block == Block::None && indir_first_row(t) {
+            block = Block::Indir; // an indirection table pasted without its header
+        }
         if block == Block::None && queues_line(f, t, n) {
             continue; // `ls …/queues/` or `ip -d link`'s queue counts pasted alone
         }
@@ -190,6 +193,13 @@ fn output_line(
     Ok(())
 }
 
+/// The first row of an indirection table, `0: Q Q …` (numbers only, unlike an interrupt row).
+fn indir_first_row(t: &str) -> bool {
+    t.split_once(':').is_some_and(|(i, rest)| {
+        i.trim() == "0" && !rest.trim().is_empty() && rest.split_whitespace().all(|w| w.parse::<u16>().is_ok())
+    })
+}
+
 /// A line that says the output around it was cut by whoever pasted it.
 fn cut_marker(t: &str) -> bool {
     matches!(t, "..." | "…" | "[...]" | "[…]") || (t.starts_with('[') && t.to_ascii_lowercase().contains("snip"))
@@ -249,6 +259,10 @@ fn tool_said(f: &mut Facts, block: &mut Block, t: &str, n: usize, last_cmd: &str
         Block::Rules | Block::Awaiting | Block::None if t.starts_with("rxclass: Cannot get RX class rule count") => {
             f.rules_seen = false;
             "the driver refused to list ntuple rules (ntuple off, or not supported)".to_string()
+        }
+        Block::Rules => {
+            f.rules_seen = false; // no list: the rules are unknown, not absent
+            format!("`{last_cmd}` printed {t:?} instead of its output")
         }
         _ if last_cmd.is_empty() => format!("an error was printed, {t:?}: what it stands for is not read"),
         _ => format!("`{last_cmd}` printed {t:?} instead of its output"),
@@ -365,6 +379,12 @@ fn header(f: &mut Facts, t: &str, n: usize) -> Result<Option<Block>, ScenarioErr
         f.rings = Some((rings, n));
         f.indir.clear();
         f.indir_line = n;
+        return Ok(Some(Block::Indir));
+    }
+    if let Some(key) = t.strip_prefix("RSS hash key:").map(str::trim).filter(|k| !k.is_empty()) {
+        // The key on the header's line, as some documentation prints it.
+        f.key = Some(parse_key(key).ok_or_else(|| fail(n, t, "the RSS key is hex bytes separated by colons"))?);
+        f.key_line = n;
         return Ok(Some(Block::Indir));
     }
     match t {
