@@ -3,20 +3,28 @@
 //! flows to play and sends where each lands. The predictions show as bars per RX queue (how
 //! evenly the host spreads these flows, at a glance; a bar filters the table) and as a table
 //! in the formats of `steerlab predict`, drawn a window of rows at a time so that 10,000 flows
-//! scroll smoothly. A row marks its queue and CPU on the host picture.
+//! scroll smoothly. A row marks its queue and CPU on the host picture. What the capture did not
+//! say is listed, each choice with the field that holds it to correct (`steerlab import --set`);
+//! a refused capture is said beside the Build button, its line quoted. The capture script is
+//! offered as a download; nothing pasted leaves the browser (the worker reads it).
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use steerlab_scenario::capture::Assumption;
 use steerlab_scenario::predict::Predicted;
 use yew::prelude::*;
+
+/// The script that prints the capture (scripts/capture-host.sh), offered as a download.
+const CAPTURE_SCRIPT: &str = include_str!("../../../scripts/capture-host.sh");
 
 /// What the worker sent back for the last host built.
 #[derive(Clone, Debug)]
 pub struct Built {
     /// One prediction per flow.
     pub rows: Rc<Vec<Predicted>>,
-    /// What the capture did not say.
-    pub assumptions: Rc<Vec<steerlab_scenario::capture::Assumption>>,
+    /// What the capture did not say, and the choices made.
+    pub assumptions: Rc<Vec<Assumption>>,
     /// Its RX queues (from the host built, not the view: the two arrive apart).
     pub rx_queues: u16,
 }
@@ -34,8 +42,11 @@ impl PartialEq for Built {
 pub struct YourHostProps {
     /// The last host built, if any.
     pub built: Option<Built>,
-    /// Build a host: the capture's text and the flows' text.
-    pub on_build: Callback<(String, String)>,
+    /// Why the last capture was refused, naming and quoting its line.
+    #[prop_or_default]
+    pub error: Option<String>,
+    /// Build a host: the capture's text, the flows' text, the corrections (`FIELD=VALUE`).
+    pub on_build: Callback<(String, String, Vec<String>)>,
     /// Mark a cell (RX queue, CPU) of the host picture.
     pub on_mark: Callback<Option<(u16, u16)>>,
 }
@@ -100,6 +111,8 @@ fn table_to_top() {
 pub fn YourHost(p: &YourHostProps) -> Html {
     let capture = use_state(String::new);
     let flows = use_state(String::new);
+    // The learner's corrections of the assumptions, by field.
+    let corrections = use_state(BTreeMap::<String, String>::new);
     let top = use_state(|| 0.0f64);
     let filter = use_state(|| None::<u16>);
     let picked = use_state(|| None::<usize>);
@@ -128,9 +141,28 @@ pub fn YourHost(p: &YourHostProps) -> Html {
         Callback::from(move |e: Event| super::read_picked_file(&e, &cb))
     };
     let build = {
-        let (cb, capture, flows) = (p.on_build.clone(), capture.clone(), flows.clone());
-        Callback::from(move |_: MouseEvent| cb.emit(((*capture).clone(), (*flows).clone())))
+        let (cb, capture, flows, corrections) =
+            (p.on_build.clone(), capture.clone(), flows.clone(), corrections.clone());
+        Callback::from(move |_: MouseEvent| {
+            let sets = corrections.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            cb.emit(((*capture).clone(), (*flows).clone(), sets))
+        })
     };
+    // A new capture: the corrections were of the last one.
+    let capture_input = {
+        let (capture, corrections) = (capture.clone(), corrections.clone());
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            capture.set(el.value());
+            corrections.set(BTreeMap::new());
+        })
+    };
+    let script_href = use_memo((), |_| {
+        format!(
+            "data:text/x-shellscript;charset=utf-8,{}",
+            String::from(js_sys::encode_uri_component(CAPTURE_SCRIPT))
+        )
+    });
     let on_scroll = {
         let top = top.clone();
         Callback::from(move |e: Event| {
@@ -200,9 +232,9 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                     { " Press Play to send them; a row marks its queue and CPU on the host above." }
                 </p>
                 if !b.assumptions.is_empty() {
-                    <details data-testid="your-host-assumptions">
-                        <summary>{ format!("What the capture did not say ({})", b.assumptions.len()) }</summary>
-                        <ul>{ for b.assumptions.iter().map(|a| html! { <li>{ &a.text }</li> }) }</ul>
+                    <details data-testid="your-host-assumptions" open=true>
+                        <summary>{ format!("What the capture did not say, and what was chosen ({}): correct a value and build again", b.assumptions.len()) }</summary>
+                        <ul>{ for b.assumptions.iter().map(|a| assumption(a, &corrections)) }</ul>
                     </details>
                 }
                 if !rows.is_empty() {
@@ -235,12 +267,14 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             <h2>{ "Your host: where will each flow land?" }</h2>
             <p class="muted">
                 { "On the machine: " }<code>{ "sh scripts/capture-host.sh IFACE > host.txt" }</code>
-                { " (read only). Paste its output or load the file, add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
+                { " (read only; " }<a data-testid="your-host-script" download="capture-host.sh" href={(*script_href).clone()}>{ "download the script" }</a>
+                { "). Paste its output or load the file, or paste what you have (ethtool, /proc/interrupts, lscpu… after any prompt), add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
                 <code>{ "ss -tn" }</code>{ " output taken there), and build. The same answers as " }<code>{ "steerlab predict host.txt" }</code>{ "." }
             </p>
+            <p class="muted" data-testid="your-host-private">{ "What you paste is read in this tab and never leaves your browser (Share puts the host in the link)." }</p>
             <div class="your-host-inputs">
                 <label>{ "Capture" }
-                    <textarea data-testid="your-host-capture" rows="6" spellcheck="false" value={(*capture).clone()} oninput={text_input(&capture)}
+                    <textarea data-testid="your-host-capture" rows="6" spellcheck="false" value={(*capture).clone()} oninput={capture_input}
                         placeholder="$ ethtool -i ens1f0\ndriver: ice\n…" />
                 </label>
                 <label>{ "Flows (optional)" }
@@ -253,7 +287,38 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             <label>{ "Load flows " }<input type="file" data-testid="your-host-flows-file" accept=".txt,text/plain" onchange={load_into(&flows)} /></label>
             { " " }
             <button data-testid="your-host-build" onclick={build} disabled={capture.trim().is_empty()}>{ "Build this host and predict" }</button>
+            if let Some(e) = &p.error {
+                <p class="error your-host-error" role="alert" data-testid="your-host-error">{ e }</p>
+            }
             { results.unwrap_or_default() }
         </section>
+    }
+}
+
+/// One assumption; one the learner can correct has its field's value in an input (the same
+/// correction as `--set FIELD=VALUE`), applied at the next build.
+fn assumption(a: &Assumption, corrections: &UseStateHandle<BTreeMap<String, String>>) -> Html {
+    let Some((field, value)) = &a.set else {
+        return html! { <li>{ &a.text }</li> };
+    };
+    let now = corrections.get(field).cloned().unwrap_or_else(|| value.clone());
+    let oninput = {
+        let (corrections, field, value) = (corrections.clone(), field.clone(), value.clone());
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let mut next = (*corrections).clone();
+            match el.value() {
+                v if v == value || v.is_empty() => next.remove(&field),
+                v => next.insert(field.clone(), v),
+            };
+            corrections.set(next);
+        })
+    };
+    html! {
+        <li data-testid="your-host-assumption">{ &a.text }{ " " }
+            <label class="correction">{ format!("{field} = ") }
+                <input data-testid="your-host-correction" data-field={field.clone()} value={now} {oninput} size="12" spellcheck="false" />
+            </label>
+        </li>
     }
 }

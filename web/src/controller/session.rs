@@ -194,8 +194,8 @@ impl Session {
                 }
                 Err(e) => self.refuse(from, format!("uploaded {e}")),
             },
-            Action::ImportHost { capture, flows } => {
-                let built = steerlab_scenario::predict::your_host(&capture, &flows, &[]).and_then(|h| {
+            Action::ImportHost { capture, flows, sets } => {
+                let built = steerlab_scenario::predict::your_host(&capture, &flows, &sets).and_then(|h| {
                     let rx_queues = h.scenario.nic.rx_queues;
                     Ok((
                         Controller::for_scenario(h.scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?,
@@ -214,7 +214,8 @@ impl Session {
                             rx_queues,
                         });
                     }
-                    Err(e) => self.event(Event::Banner(Some(format!("Your host: {e}")))),
+                    // Said beside the Build button, where the learner looks.
+                    Err(e) => self.event(Event::HostRefused(e)),
                 }
             }
             Action::Restore(link) => match Controller::restoring(&link) {
@@ -592,12 +593,13 @@ mod tests {
         s.apply(Action::ImportHost {
             capture: capture.replace("Total 2 rules", "Total 5 rules"),
             flows: String::new(),
+            sets: Vec::new(),
         });
         let out = s.take();
         assert!(
             events(&out)
                 .iter()
-                .any(|e| matches!(e, Event::Banner(Some(m)) if m.starts_with("Your host: capture: line "))),
+                .any(|e| matches!(e, Event::HostRefused(m) if m.starts_with("capture: line ") && m.contains("(the line: \"Total 5 rules\")"))),
             "{out:?}"
         );
         assert_eq!(s.hosts[0].c.scenario().id, before, "a refused capture leaves the host");
@@ -605,6 +607,7 @@ mod tests {
         s.apply(Action::ImportHost {
             capture: capture.into(),
             flows: flows.into(),
+            sets: Vec::new(),
         });
         let out = s.take();
         let rows = events(&out).iter().find_map(|e| match e {
@@ -650,6 +653,7 @@ mod tests {
         s.apply(Action::ImportHost {
             capture: capture.into(),
             flows: many,
+            sets: Vec::new(),
         });
         s.take();
         s.apply(Action::Share);
