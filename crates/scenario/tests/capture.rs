@@ -548,10 +548,14 @@ proptest! {
 
     /// Mutated captures never panic; a refused one names the line at fault.
     #[test]
-    fn mutated_captures_import_or_name_the_line(which in 0usize..3, ms in prop::collection::vec(mutation(), 1..4)) {
+    fn mutated_captures_import_or_name_the_line(which in 0usize..6, ms in prop::collection::vec(mutation(), 1..4)) {
         let base = match which {
             0 => ICE.to_string(),
             1 => include_str!("fixtures/capture-kvm-virtio.txt").to_string(),
+            // Real pastes: rows alone, rules after a bare command, a prompt and a grep.
+            3 => include_str!("fixtures/real/i40e-vfio-interrupts.txt").split_once('\n').unwrap().1.to_string(),
+            4 => include_str!("fixtures/real/idpf-rules.txt").split_once('\n').unwrap().1.to_string(),
+            5 => include_str!("fixtures/real/ena-info-rhel8-grep.txt").split_once('\n').unwrap().1.to_string(),
             _ => capture(&mut steerlab_scenario::load("xps-pick-tx", &[]).unwrap().build().unwrap()),
         };
         let text = ms.iter().fold(base, |t, m| mutate(&t, m));
