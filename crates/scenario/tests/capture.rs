@@ -264,7 +264,7 @@ fn affinity_lists_alone_spread_the_vectors_as_the_allocator_does() {
         .join("\n");
     let imported = import(&text).unwrap();
     assert!(
-        said(&imported).contains("8 queues' IRQ CPUs chosen from their smp_affinity_list"),
+        said(&imported).contains("8 queues' IRQ CPUs picked from their smp_affinity_list"),
         "{:?}",
         imported.assumptions
     );

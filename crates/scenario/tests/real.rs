@@ -107,7 +107,7 @@ fn corpus() -> Vec<(&'static str, Expect)> {
             driver: Some("steerlab"),
             table: Some((128, &[0, 1, 2, 3])),
             key: Some("be:ac:01:fa:6a:42:b7:3b:80:30:f2:0c:77:cb:2d:a3:ae:7b:30:b4:d0:ca:2b:cb:43:a3:8f:b0:41:67:25:3d:25:5b:0e:c2:6d:5a:56:da"),
-            said: &["line 3: version: 2.2.10g is the driver's own version", "predicted here are not exact for ENA", "driver ena is modelled"],
+            said: &["line 3: version: 2.2.10g is the driver's own version", "predictions for ENA are not exact", "driver ena is modelled"],
             ..Expect::default()
         }),
         ("ena-info-kernel-6.10.txt", Expect {
@@ -117,7 +117,7 @@ fn corpus() -> Vec<(&'static str, Expect)> {
         }),
         ("ena-info-rhel8-grep.txt", Expect {
             kernel: Some("6.14"),
-            said: &["`ethtool -i eth0 | grep version` shows what `grep version` keeps"],
+            said: &["`ethtool -i eth0 | grep version`: read for what `grep version` keeps"],
             ..Expect::default()
         }),
         ("ena-show-rxfh-refused.txt", Expect {
@@ -146,7 +146,7 @@ fn corpus() -> Vec<(&'static str, Expect)> {
             // Both rules ignore every address bit (mask all ones): every TCP/IPv4 flow goes to
             // queue 1 by the first, moved from 7422 to the sandbox's 1022.
             flows: &[("tcp 198.51.100.1:4000 192.168.1.212:80", Some(1), "ntuple:1022"), ("tcp 192.168.1.212:80 10.0.0.9:5000", Some(1), "ntuple:1022")],
-            said: &["line 2: rule 7422 is at location 1022", "line 11: rule 7423 is at location 1023"],
+            said: &["line 2: rule 7422 is rule 1022 in the sandbox", "line 11: rule 7423 is rule 1023"],
             ..Expect::default()
         }),
         ("i40e-vfio-interrupts.txt", Expect {

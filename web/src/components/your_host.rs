@@ -8,7 +8,6 @@
 //! a refused capture is said beside the Build button, its line quoted. The capture script is
 //! offered as a download; nothing pasted leaves the browser (the worker reads it).
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use steerlab_scenario::capture::Assumption;
@@ -111,8 +110,8 @@ fn table_to_top() {
 pub fn YourHost(p: &YourHostProps) -> Html {
     let capture = use_state(String::new);
     let flows = use_state(String::new);
-    // The learner's corrections of the assumptions, by field.
-    let corrections = use_state(BTreeMap::<String, String>::new);
+    // The learner's corrections of the assumptions: `FIELD=VALUE` lines, as `--set` takes them.
+    let corrections = use_state(String::new);
     let top = use_state(|| 0.0f64);
     let filter = use_state(|| None::<u16>);
     let picked = use_state(|| None::<usize>);
@@ -144,7 +143,12 @@ pub fn YourHost(p: &YourHostProps) -> Html {
         let (cb, capture, flows, corrections) =
             (p.on_build.clone(), capture.clone(), flows.clone(), corrections.clone());
         Callback::from(move |_: MouseEvent| {
-            let sets = corrections.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let sets = corrections
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect();
             cb.emit(((*capture).clone(), (*flows).clone(), sets))
         })
     };
@@ -154,7 +158,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
         Callback::from(move |e: InputEvent| {
             let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
             capture.set(el.value());
-            corrections.set(BTreeMap::new());
+            corrections.set(String::new());
         })
     };
     let script_href = use_memo((), |_| {
@@ -233,8 +237,12 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                 </p>
                 if !b.assumptions.is_empty() {
                     <details data-testid="your-host-assumptions" open=true>
-                        <summary>{ format!("What the capture did not say, and what was chosen ({}): correct a value and build again", b.assumptions.len()) }</summary>
-                        <ul>{ for b.assumptions.iter().map(|a| assumption(a, &corrections)) }</ul>
+                        <summary>{ format!("Assumed or chosen ({})", b.assumptions.len()) }</summary>
+                        <ul>{ for b.assumptions.iter().map(assumption) }</ul>
+                        <label>{ "Corrections, FIELD=VALUE a line (as --set): " }
+                            <textarea data-testid="your-host-corrections" rows="2" spellcheck="false" value={(*corrections).clone()}
+                                oninput={text_input(&corrections)} placeholder="host.cpus=32" />
+                        </label>
                     </details>
                 }
                 if !rows.is_empty() {
@@ -268,10 +276,10 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             <p class="muted">
                 { "On the machine: " }<code>{ "sh scripts/capture-host.sh IFACE > host.txt" }</code>
                 { " (read only; " }<a data-testid="your-host-script" download="capture-host.sh" href={(*script_href).clone()}>{ "download the script" }</a>
-                { "). Paste its output or load the file, or paste what you have (ethtool, /proc/interrupts, lscpu… after any prompt), add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
+                { "). Paste its output (or any of it) or load the file, add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
                 <code>{ "ss -tn" }</code>{ " output taken there), and build. The same answers as " }<code>{ "steerlab predict host.txt" }</code>{ "." }
+                <span data-testid="your-host-private">{ " Your paste never leaves this browser (Share puts the host in the link)." }</span>
             </p>
-            <p class="muted" data-testid="your-host-private">{ "What you paste is read in this tab and never leaves your browser (Share puts the host in the link)." }</p>
             <div class="your-host-inputs">
                 <label>{ "Capture" }
                     <textarea data-testid="your-host-capture" rows="6" spellcheck="false" value={(*capture).clone()} oninput={capture_input}
@@ -295,30 +303,8 @@ pub fn YourHost(p: &YourHostProps) -> Html {
     }
 }
 
-/// One assumption; one the learner can correct has its field's value in an input (the same
-/// correction as `--set FIELD=VALUE`), applied at the next build.
-fn assumption(a: &Assumption, corrections: &UseStateHandle<BTreeMap<String, String>>) -> Html {
-    let Some((field, value)) = &a.set else {
-        return html! { <li>{ &a.text }</li> };
-    };
-    let now = corrections.get(field).cloned().unwrap_or_else(|| value.clone());
-    let oninput = {
-        let (corrections, field, value) = (corrections.clone(), field.clone(), value.clone());
-        Callback::from(move |e: InputEvent| {
-            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let mut next = (*corrections).clone();
-            match el.value() {
-                v if v == value || v.is_empty() => next.remove(&field),
-                v => next.insert(field.clone(), v),
-            };
-            corrections.set(next);
-        })
-    };
-    html! {
-        <li data-testid="your-host-assumption">{ &a.text }{ " " }
-            <label class="correction">{ format!("{field} = ") }
-                <input data-testid="your-host-correction" data-field={field.clone()} value={now} {oninput} size="12" spellcheck="false" />
-            </label>
-        </li>
-    }
+/// One assumption; one the learner can correct ends with the `FIELD=VALUE` that holds it, to
+/// correct in the box below the list (as `--set`).
+fn assumption(a: &Assumption) -> Html {
+    html! { <li data-testid="your-host-assumption">{ &a.text }if let Some(set) = &a.set { { " " }<code>{ set }</code> }</li> }
 }

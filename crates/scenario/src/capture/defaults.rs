@@ -27,63 +27,50 @@ pub(super) const ENA_HARDWIRED_KEY: [u8; 40] = [
 pub(super) fn of(module: &str) -> DriverDefaults {
     match module {
         "ixgbe" => DriverDefaults {
-            udp_addresses_only: Some(
-                "ixgbe's default: IXGBE_FLAG2_RSS_FIELD_IPV4_UDP and _IPV6_UDP are off until set (ixgbe_main.c)",
-            ),
-            table_size: Some((
-                128,
-                "ixgbe's 82599/X540 table (ixgbe_rss_indir_tbl_entries; X550 has 512)",
-            )),
+            udp_addresses_only: Some("ixgbe's default (IXGBE_FLAG2_RSS_FIELD_IPV4_UDP off)"),
+            table_size: Some((128, "ixgbe's (82599, X540)")),
             key: None,
         },
         "igb" => DriverDefaults {
-            udp_addresses_only: Some(
-                "igb's default: IGB_FLAG_RSS_FIELD_IPV4_UDP and _IPV6_UDP are off until set (igb_main.c)",
-            ),
-            table_size: Some((128, "igb's table (IGB_RETA_SIZE)")),
+            udp_addresses_only: Some("igb's default (IGB_FLAG_RSS_FIELD_IPV4_UDP off)"),
+            table_size: Some((128, "igb's")),
             key: None,
         },
         "ena" => DriverDefaults {
             udp_addresses_only: None,
-            table_size: Some((128, "ENA's table (ENA_RX_RSS_TABLE_SIZE)")),
-            key: Some((
-                &ENA_HARDWIRED_KEY,
-                "the key ENA devices hardwire where it cannot be changed (amzn-ec2-ena-utilities toeplitz_calc.py)",
-            )),
+            table_size: Some((128, "ENA's")),
+            key: Some((&ENA_HARDWIRED_KEY, "the key ENA hardwires where it cannot be set")),
         },
         "hv_netvsc" => DriverDefaults {
             udp_addresses_only: None,
-            table_size: Some((128, "hv_netvsc's table (ITAB_NUM)")),
+            table_size: Some((128, "hv_netvsc's")),
             key: Some((
                 &steerlab_engine::toeplitz::MS_VERIFICATION_KEY,
-                "hv_netvsc's key, Microsoft's (rndis_filter.c netvsc_hash_key)",
+                "hv_netvsc's key, Microsoft's (netvsc_hash_key)",
             )),
         },
         _ => DriverDefaults::default(),
     }
 }
 
-/// The kernel release a version string names, as in-tree drivers report it in `ethtool -i`
+/// Whether a version string is a kernel release, as in-tree drivers report it in `ethtool -i`
 /// since the core fills in `UTS_RELEASE` (`6.8.0-45-generic`, `4.18.0-305.el8.x86_64`,
 /// `6.1.0`); `None` for a driver's own version (`1.5.0g`, `2.4.6`, `5.3.7`, `5.1.0-k`,
 /// `4.0-2.0.0 (28 Mar 2017)`). A bare `X.Y.Z` before 6.0 could be either (out-of-tree ixgbe
 /// is at 5.x): not taken.
-pub(super) fn kernel_release(version: &str) -> Option<(u32, u32)> {
+pub(super) fn kernel_release(version: &str) -> bool {
     let v = version.trim();
     let digits_end = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
     let parts: Vec<&str> = v[..digits_end].split('.').collect();
-    let [major, minor, patch] = parts.as_slice() else {
-        return None;
+    let [major, _, _] = parts.as_slice() else {
+        return false;
     };
-    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
-    patch.parse::<u32>().ok()?;
     let rest = &v[digits_end..];
-    let kernel_like = match rest.strip_prefix(['-', '+']) {
+    match rest.strip_prefix(['-', '+']) {
         // In-tree drivers' own versions ended in -k (`5.1.0-k`) before the core's release.
         Some(suffix) => !suffix.is_empty() && !suffix.eq_ignore_ascii_case("k") && !suffix.starts_with("NAPI"),
-        None => rest.is_empty() && major >= 6,
-    };
-    kernel_like.then_some((major, minor))
+        None => rest.is_empty() && major.parse::<u32>().is_ok_and(|m| m >= 6),
+    }
 }
 
 /// The first kernel release in `text` (`uname -r`, `uname -a`'s third word, `/proc/version`'s
@@ -114,18 +101,18 @@ mod tests {
     #[test]
     fn kernel_releases_are_told_from_driver_versions() {
         for (v, want) in [
-            ("6.8.0-45-generic", Some((6, 8))),
-            ("4.18.0-305.12.1.el8_4.x86_64", Some((4, 18))),
-            ("6.10.2-1-ec2", Some((6, 10))),
-            ("6.1.0", Some((6, 1))),
-            ("1.5.0g", None),
-            ("2.2.10g", None),
-            ("2.4.6", None),
-            ("5.3.7", None),
-            ("5.1.0-k", None),
-            ("4.0-2.0.0 (28 Mar 2017)", None),
-            ("5.3.18.1005", None),
-            ("1.0.0", None),
+            ("6.8.0-45-generic", true),
+            ("4.18.0-305.12.1.el8_4.x86_64", true),
+            ("6.10.2-1-ec2", true),
+            ("6.1.0", true),
+            ("1.5.0g", false),
+            ("2.2.10g", false),
+            ("2.4.6", false),
+            ("5.3.7", false),
+            ("5.1.0-k", false),
+            ("4.0-2.0.0 (28 Mar 2017)", false),
+            ("5.3.18.1005", false),
+            ("1.0.0", false),
         ] {
             assert_eq!(kernel_release(v), want, "{v}");
         }

@@ -78,10 +78,7 @@ pub(super) fn indir_line(f: &mut Facts, t: &str, n: usize, block: &mut Block) ->
                 return Err(fail(
                     n,
                     t,
-                    format!(
-                        "the row starts at index {index}, but {} entries came before it (truncated?)",
-                        f.indir.len()
-                    ),
+                    &format!("row {index} after {} entries (truncated?)", f.indir.len()),
                 ));
             }
             if f.indir.is_empty() && f.indir_line == 0 {
@@ -90,7 +87,7 @@ pub(super) fn indir_line(f: &mut Facts, t: &str, n: usize, block: &mut Block) ->
             for e in entries.split_whitespace() {
                 let q = e
                     .parse::<u16>()
-                    .map_err(|_| fail(n, t, format!("{e:?} is not a queue number")))?;
+                    .map_err(|_| fail(n, t, &format!("{e:?} is not a queue number")))?;
                 if f.indir.len() >= 1 << 16 {
                     return Err(fail(n, t, "more than 65536 table entries"));
                 }
@@ -112,7 +109,7 @@ pub(super) fn hash_function_line(t: &str, n: usize) -> Result<(), ScenarioError>
         other if on => Err(fail(
             n,
             t,
-            format!("the NIC hashes with {other}; steerlab models Toeplitz without input transformation only"),
+            &format!("the NIC hashes with {other}; steerlab models Toeplitz only"),
         )),
         _ => Ok(()),
     }
@@ -247,11 +244,7 @@ pub(super) fn field_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Scenari
         "L4 bytes 2 & 3 [TCP/UDP dst port]" => fields.dst_port = true,
         "None" => {}
         "L2DA" | "VLAN tag" | "L3 proto" | "IPv6 Flow Label" | "GTP TEID" => {
-            return Err(fail(
-                n,
-                t,
-                "the NIC hashes a field steerlab does not model (it hashes IP SA, IP DA and the L4 ports)",
-            ));
+            return Err(fail(n, t, "the NIC hashes a field steerlab does not model"));
         }
         _ => return Err(fail(n, t, "not a hashed field of ethtool -n rx-flow-hash")),
     }

@@ -21,6 +21,14 @@ pub(super) struct Out {
     pub cmds: Vec<String>,
 }
 
+impl Out {
+    /// Not inlined: one push for the dozens of assumptions (the page's bundle is budgeted).
+    #[inline(never)]
+    pub(super) fn push(&mut self, a: Assumption) {
+        self.assume.push(a);
+    }
+}
+
 /// The facts as a scenario, with the assumptions made, then `overrides` (`--set`) applied.
 pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, ScenarioError> {
     let mut out = Out::default();
@@ -28,15 +36,14 @@ pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, Scenario
         .map_err(|e| ScenarioError(format!("internal: {e}")))?;
     let iface = match &f.iface {
         None => {
-            out.assume
-                .push(Assumption::new("the capture names no interface: it is eth0"));
+            out.push(Assumption::new("the capture names no interface: it is eth0"));
             "eth0".to_string()
         }
         Some((i, line)) => {
             if i != "eth0" {
-                out.assume.push(Assumption::at(
+                out.push(Assumption::at(
                     *line,
-                    format!("{i} is eth0 in the sandbox (its commands name eth0)"),
+                    &format!("{i} is eth0 in the sandbox (its commands name eth0)"),
                 ));
             }
             i.clone()
@@ -64,26 +71,28 @@ pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, Scenario
     finish(&sc, out.assume, iface, overrides)
 }
 
-/// The scenario as JSON with the corrections applied, checked by building it: every command
-/// must apply (a host the console refuses is no import).
+/// The scenario with the learner's corrections applied (`--set FIELD=VALUE` on the fields the
+/// assumptions name), as JSON, checked by building it: every command must apply (a host the
+/// console refuses is no import).
 fn finish(
     sc: &Scenario,
     mut assume: Vec<Assumption>,
     iface: String,
     overrides: &[String],
 ) -> Result<Imported, ScenarioError> {
-    let mut json = to_json(sc);
+    let mut sc = sc.clone();
     for o in overrides {
-        crate::spec::apply_override(&mut json, o)?;
-        let (field, value) = o.split_once('=').unwrap_or((o, ""));
-        for a in assume
-            .iter_mut()
-            .filter(|a| a.set.as_ref().is_some_and(|(k, _)| k == field))
-        {
-            a.text += &format!(" (corrected: {field}={value})");
-            a.set = Some((field.to_string(), value.to_string()));
+        let (field, value) = o
+            .split_once('=')
+            .ok_or_else(|| ScenarioError(format!("--set {o:?}: expected FIELD=VALUE")))?;
+        correct(&mut sc, field, value)?;
+        let same = |s: &String| s.split('=').next() == Some(field);
+        for a in assume.iter_mut().filter(|a| a.set.as_ref().is_some_and(same)) {
+            a.text += &format!(" (corrected: {o})");
+            a.set = Some(o.clone());
         }
     }
+    let json = to_json(&sc);
     let sc = crate::parse(&json.to_string(), &[])?;
     let mut sim = sc.build()?;
     sc.apply_due(&mut sim)?;
@@ -95,36 +104,64 @@ fn finish(
     })
 }
 
+/// One correction, typed: the fields an import chooses (what its assumptions name), checked
+/// again when the scenario is parsed. Typed rather than through the scenario's generic
+/// `--set`, whose JSON paths the page's bundle would carry only for these fields.
+fn correct(sc: &mut Scenario, field: &str, value: &str) -> Result<(), ScenarioError> {
+    let bad = || ScenarioError(format!("--set {field}={value}: not a value of {field}"));
+    let count = || value.parse::<u16>().map_err(|_| bad());
+    let num = || value.parse::<u32>().map_err(|_| bad());
+    fn name<T: NamedEnum>(v: &str, bad: impl Fn() -> ScenarioError) -> Result<Named<T>, ScenarioError> {
+        T::from_name(v).map(Named).ok_or_else(bad)
+    }
+    match field {
+        "host.cpus" => sc.host.cpus = count()?,
+        "host.numa_nodes" => sc.host.numa_nodes = count()?,
+        "nic.rx_queues" => sc.nic.rx_queues = count()?,
+        "nic.tx_queues" => sc.nic.tx_queues = count()?,
+        "nic.reta_size" => sc.nic.reta_size = num()?,
+        "rfs.sock_flow_entries" => sc.rfs.sock_flow_entries = num()?,
+        "nic.ntuple" => sc.nic.ntuple = value.parse().map_err(|_| bad())?,
+        "nic.rss_key" => sc.nic.rss_key = value.to_string(),
+        "nic.driver" => sc.nic.driver = name(value, bad)?,
+        "kernel" => sc.kernel = name(value, bad)?,
+        "xps.map" => sc.xps.map = name(value, bad)?,
+        _ => return Err(ScenarioError(format!("--set {field}: not a field an import assumes"))),
+    }
+    Ok(())
+}
+
 /// The driver model, from `ethtool -i`, else from its vectors' names; its module name.
 fn driver(f: &Facts, vectors: &Vectors, sc: &mut Scenario, out: &mut Out) -> Option<String> {
     let (module, line) = match (&f.driver, vectors.driver) {
         (Some((d, line)), _) => (d.clone(), *line),
         (None, Some((d, line))) => {
-            out.assume.push(Assumption::at(
+            out.push(Assumption::at(
                 line,
-                format!("no ethtool -i: the driver is {d}, as its vectors' names say"),
+                &format!("no ethtool -i: the driver is {d} (its vectors' names)"),
             ));
             (d.to_string(), line)
         }
         (None, None) => {
-            out.assume.push(
-                Assumption::new("no ethtool -i: the generic NIC model (no aRFS, no ATR)").set("nic.driver", "generic"),
-            );
+            out.push(Assumption::new("no ethtool -i: the generic NIC model").set("nic.driver", "generic"));
             return None;
         }
     };
     let model = Driver::of_module(&module).unwrap_or(Driver::Generic);
     if model == Driver::Generic {
-        out.assume.push(
-            Assumption::at(
-                line,
-                format!("driver {module} is modelled as steerlab's generic NIC (RSS and ntuple rules, no aRFS or ATR)"),
-            )
-            .set("nic.driver", "generic"),
+        out.push(
+            Assumption::at(line, &format!("driver {module} is modelled as the generic NIC"))
+                .set("nic.driver", "generic"),
         );
     }
     if model == Driver::Ice {
-        out.assume.push(Assumption::at(line, "ice is modelled with the full-tuple aRFS match (\"net: ice: Perform accurate aRFS flow match\"); older kernels match on the hash only").set("nic.driver", "ice"));
+        out.push(
+            Assumption::at(
+                line,
+                "ice with its full-tuple aRFS match (older kernels: ice-hash-match)",
+            )
+            .set("nic.driver", "ice"),
+        );
     }
     sc.nic.driver = Named(model);
     Some(module)
@@ -134,45 +171,43 @@ fn driver(f: &Facts, vectors: &Vectors, sc: &mut Scenario, out: &mut Out) -> Opt
 /// `ethtool -i`'s `version:` when it is a kernel release (an out-of-tree driver's own version
 /// is not), else the default, each said.
 fn kernel(f: &Facts, sc: &mut Scenario, out: &mut Out) {
-    let numbers = |s: &str| defaults::release_numbers(s);
-    let found = match (&f.release, &f.version) {
-        (Some((r, line)), _) => numbers(r).map(|n| (n, *line, format!("Linux {r}"))),
-        (None, Some((v, line))) => match defaults::kernel_release(v) {
-            Some(_) => numbers(v).map(|n| {
-                (
-                    n,
-                    *line,
-                    format!("ethtool -i's version {v}, the kernel release an in-tree driver reports"),
-                )
-            }),
-            None => {
-                out.assume.push(Assumption::at(*line, format!("version: {v} is the driver's own version (out of tree), not a kernel release: kernel rules of {} (capture uname -r)", sc.kernel.0.as_name())).set("kernel", sc.kernel.0.as_name()));
-                return;
-            }
-        },
-        (None, None) => None,
+    let (release, line, from) = match (&f.release, &f.version) {
+        (Some((r, line)), _) => (Some(r.as_str()), *line, "Linux"),
+        (None, Some((v, line))) if defaults::kernel_release(v) => (Some(v.as_str()), *line, "ethtool -i's version"),
+        (None, Some((v, line))) => {
+            out.push(Assumption::at(
+                *line,
+                &format!("version: {v} is the driver's own version, not a kernel release"),
+            ));
+            (None, 0, "")
+        }
+        (None, None) => (None, 0, ""),
     };
-    match found {
-        Some(((major, minor, patch), line, from)) => {
+    match release.and_then(defaults::release_numbers) {
+        Some((major, minor, patch)) => {
             sc.kernel = Named(defaults::kernel_of(major, minor, patch));
             let g = sc.kernel.0.as_name();
-            out.assume
-                .push(Assumption::at(line, format!("{from}: the RPS/RFS rules of generation {g}")).set("kernel", g));
+            out.push(
+                Assumption::at(
+                    line,
+                    &format!("{from} {}: the RPS/RFS rules of {g}", release.unwrap_or_default()),
+                )
+                .set("kernel", g),
+            );
         }
-        None => out.assume.push(
-            Assumption::new(format!(
-                "kernel rules of {} (no kernel release: capture uname -r)",
-                sc.kernel.0.as_name()
-            ))
-            .set("kernel", sc.kernel.0.as_name()),
-        ),
+        None => {
+            let g = sc.kernel.0.as_name();
+            out.push(
+                Assumption::new(&format!("kernel rules of {g} (no kernel release: capture uname -r)")).set("kernel", g),
+            );
+        }
     }
 }
 
 /// The CPUs: `nproc`, `lscpu`, `lscpu -p`, else what `/proc/interrupts` shows, else the masks;
 /// the NUMA nodes from `lscpu` or `lscpu -p`.
 fn cpus(f: &Facts, sc: &mut Scenario, out: &mut Out) -> Result<u16, ScenarioError> {
-    let parsed = f.parse_cpus.keys().max().map(|&c| c + 1);
+    let parsed = (f.parse_cpus > 0).then_some(f.parse_cpus);
     let columns = f.irq_cpus.iter().max().map(|&c| c + 1);
     let cpus = match (f.nproc, f.lscpu_cpus, parsed, columns) {
         (Some((c, _)), ..) | (None, Some((c, _)), ..) | (None, None, Some(c), _) => c,
@@ -185,27 +220,26 @@ fn cpus(f: &Facts, sc: &mut Scenario, out: &mut Out) -> Result<u16, ScenarioErro
                 ),
             };
             let text = format!("{c} CPUs, from {from}; capture nproc --all");
-            out.assume.push(
+            out.push(
                 line.map_or_else(|| Assumption::new(&text), |l| Assumption::at(l, &text))
-                    .set("host.cpus", c),
+                    .set("host.cpus", &c.to_string()),
             );
             c
         }
         _ if f.max_cpu_seen > 0 => {
             let c = f.max_cpu_seen;
-            out.assume.push(
-                Assumption::at(
-                    f.max_cpu_line,
-                    format!("{c} CPUs, the highest CPU the masks name (capture nproc --all)"),
-                )
-                .set("host.cpus", c),
+            out.push(
+                Assumption::at(f.max_cpu_line, &format!("{c} CPUs, the highest the masks name"))
+                    .set("host.cpus", &c.to_string()),
             );
             c
         }
         _ => {
             let c = sc.host.cpus;
-            out.assume
-                .push(Assumption::new(format!("{c} CPUs (no nproc, lscpu or /proc/interrupts)")).set("host.cpus", c));
+            out.push(
+                Assumption::new(&format!("{c} CPUs (no nproc, lscpu or /proc/interrupts)"))
+                    .set("host.cpus", &c.to_string()),
+            );
             c
         }
     };
@@ -217,27 +251,21 @@ fn cpus(f: &Facts, sc: &mut Scenario, out: &mut Out) -> Result<u16, ScenarioErro
         )));
     }
     sc.host.cpus = cpus;
-    let parsed_nodes = {
-        let mut nodes: Vec<u16> = f.parse_cpus.values().copied().collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        (!nodes.is_empty()).then_some((nodes.len() as u16, f.parse_line))
-    };
+    let parsed_nodes = (!f.parse_nodes.is_empty()).then_some((f.parse_nodes.len() as u16, f.parse_line));
     sc.host.numa_nodes = match f.numa_nodes.or(parsed_nodes) {
         Some((nodes, _)) if nodes >= 1 && nodes <= cpus && cpus % nodes == 0 => nodes,
         Some((nodes, line)) => {
-            out.assume.push(
+            out.push(
                 Assumption::at(
                     line,
-                    format!("{nodes} NUMA nodes do not split {cpus} CPUs evenly: 1 node"),
+                    &format!("{nodes} NUMA nodes do not split {cpus} CPUs evenly: 1 node"),
                 )
-                .set("host.numa_nodes", 1),
+                .set("host.numa_nodes", "1"),
             );
             1
         }
         None => {
-            out.assume
-                .push(Assumption::new("1 NUMA node (capture lscpu for the node count)").set("host.numa_nodes", 1));
+            out.push(Assumption::new("1 NUMA node (capture lscpu for the node count)").set("host.numa_nodes", "1"));
             1
         }
     };
@@ -257,7 +285,7 @@ fn queues(f: &Facts, vectors: &Vectors, sc: &mut Scenario, out: &mut Out) -> Res
                     rx,
                     tx,
                     Some(line),
-                    "ip -d link's numrxqueues and numtxqueues (allocated; ethtool -l shows those in use)",
+                    "ip -d link's numrxqueues (allocated, maybe not in use)",
                 )
             } else if let Some((rings, line)) = f.rings {
                 (rings, rings, Some(line), "the rings ethtool counts")
@@ -274,9 +302,9 @@ fn queues(f: &Facts, vectors: &Vectors, sc: &mut Scenario, out: &mut Out) -> Res
             };
             let tx = f.xps_cpus.keys().max().map_or(tx, |&q| tx.max(u32::from(q) + 1));
             let text = format!("{rx} RX and {tx} TX queues, from {from} (no ethtool -l)");
-            out.assume.push(
+            out.push(
                 line.map_or_else(|| Assumption::new(&text), |l| Assumption::at(l, &text))
-                    .set("nic.rx_queues", rx),
+                    .set("nic.rx_queues", &rx.to_string()),
             );
             (rx, tx, line.unwrap_or(0))
         }
@@ -309,11 +337,9 @@ fn table_and_key(
     if f.indir.is_empty() {
         let (size, from) = dflt.table_size.unwrap_or((sc.nic.reta_size, "steerlab's default"));
         sc.nic.reta_size = size;
-        out.assume.push(
-            Assumption::new(format!(
-                "the default indirection table of {size} entries, {from} (no ethtool -x)"
-            ))
-            .set("nic.reta_size", size),
+        out.push(
+            Assumption::new(&format!("the default indirection table of {size} entries, {from}"))
+                .set("nic.reta_size", &size.to_string()),
         );
     } else {
         // The engine's own checks: a power-of-two size, entries below the queue count.
@@ -328,7 +354,13 @@ fn table_and_key(
     match &f.key {
         Some(k) if k.len() >= 40 => {
             if k.len() > 40 {
-                out.assume.push(Assumption::at(f.key_line, format!("the key's first 40 of {} bytes: the Toeplitz hash of a TCP or UDP tuple (36 bytes at most) reads no further", k.len())));
+                out.push(Assumption::at(
+                    f.key_line,
+                    &format!(
+                        "the key's first 40 of {} bytes (a tuple's hash reads no further)",
+                        k.len()
+                    ),
+                ));
             }
             sc.nic.rss_key = hex(k);
         }
@@ -342,16 +374,23 @@ fn table_and_key(
         None => {
             let (key, from): (&[u8], String) = match (dflt.key, module) {
                 (Some((k, from)), _) => (k, from.to_string()),
-                (None, Some(m)) => (&steerlab_engine::toeplitz::MS_VERIFICATION_KEY, format!("Microsoft's verification key standing in: {m} programs a random key at boot (netdev_rss_key_fill), so hashes and queues are illustrative until ethtool -x is captured")),
-                (None, None) => (&steerlab_engine::toeplitz::MS_VERIFICATION_KEY, "Microsoft's verification key standing in (most drivers program a random key at boot: capture ethtool -x)".to_string()),
+                (None, Some(m)) => (
+                    &steerlab_engine::toeplitz::MS_VERIFICATION_KEY,
+                    format!("Microsoft's key stands in for the random one {m} sets at boot"),
+                ),
+                (None, None) => (
+                    &steerlab_engine::toeplitz::MS_VERIFICATION_KEY,
+                    "Microsoft's key stands in (most drivers set a random one at boot)".to_string(),
+                ),
             };
             sc.nic.rss_key = hex(key);
-            out.assume
-                .push(Assumption::new(format!("no RSS key in the capture: {from}")).set("nic.rss_key", hex(key)));
+            out.push(Assumption::new(&format!("no RSS key in the capture: {from}")).set("nic.rss_key", &hex(key)));
         }
     }
     if module == Some("ena") {
-        out.assume.push(Assumption::new("ENA hashes unlike the standard Toeplitz steerlab computes (amzn-ec2-ena-utilities, ena-toeplitz): the device reverses the key and starts from 0xffffffff (from 0 before a key is set, Linux drivers before 2.6), and where the key cannot be changed it hashes the sorted tuple with its hardwired key on 16 bits; the hashes and queues predicted here are not exact for ENA"));
+        out.push(Assumption::new(
+            "ENA is not standard Toeplitz (Amazon's ena-toeplitz): predictions for ENA are not exact",
+        ));
     }
     Ok(())
 }
@@ -366,7 +405,10 @@ fn hash_fields(f: &Facts, dflt: &DriverDefaults, out: &mut Out) -> Result<(), Sc
             } else {
                 fields.to_string()
             };
-            return Err(ScenarioError(format!("line {line}: {} flows are hashed on {shown}; steerlab's NIC hashes sd (addresses) or sdfn (addresses and ports)", ty.name())));
+            return Err(ScenarioError(format!(
+                "line {line}: {} flows are hashed on {shown}; steerlab models sd or sdfn",
+                ty.name()
+            )));
         }
         hashed[ty.index()] = true;
         if fields != HashFields::FOUR_TUPLE {
@@ -374,29 +416,28 @@ fn hash_fields(f: &Facts, dflt: &DriverDefaults, out: &mut Out) -> Result<(), Sc
                 .push(format!("ethtool -N eth0 rx-flow-hash {} {fields}", ty.name()));
         }
     }
-    let unhashed: Vec<FlowType> = FlowType::ALL.iter().copied().filter(|t| !hashed[t.index()]).collect();
-    let (udp, other): (Vec<FlowType>, Vec<FlowType>) = unhashed
-        .into_iter()
-        .partition(|t| matches!(t, FlowType::Udp4 | FlowType::Udp6));
-    let names = |ts: &[FlowType]| ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
-    let mut sdfn = other;
-    match dflt.udp_addresses_only {
-        Some(from) if !udp.is_empty() => {
-            for t in &udp {
-                out.cmds.push(format!("ethtool -N eth0 rx-flow-hash {} sd", t.name()));
-            }
-            out.assume.push(Assumption::new(format!(
-                "{} hash the addresses only, sd: {from} (no ethtool -n IF rx-flow-hash for them)",
-                names(&udp)
-            )));
+    // The flow types the capture did not show: the driver's UDP default, else addresses and
+    // ports (names joined as they come).
+    let (mut sd, mut sdfn) = (String::new(), String::new());
+    for t in FlowType::ALL.iter().filter(|t| !hashed[t.index()]) {
+        let udp = matches!(t, FlowType::Udp4 | FlowType::Udp6);
+        let list = if udp && dflt.udp_addresses_only.is_some() {
+            out.cmds.push(format!("ethtool -N eth0 rx-flow-hash {} sd", t.name()));
+            &mut sd
+        } else {
+            &mut sdfn
+        };
+        if !list.is_empty() {
+            list.push_str(", ");
         }
-        _ => sdfn.extend(udp),
+        list.push_str(t.name());
+    }
+    if let (Some(from), false) = (dflt.udp_addresses_only, sd.is_empty()) {
+        out.push(Assumption::new(&format!("{sd} hash the addresses only, sd: {from}")));
     }
     if !sdfn.is_empty() {
-        sdfn.sort_by_key(|t| t.index());
-        out.assume.push(Assumption::new(format!(
-            "{} hash addresses and ports, sdfn (no ethtool -n IF rx-flow-hash for them)",
-            names(&sdfn)
+        out.push(Assumption::new(&format!(
+            "{sdfn} hash addresses and ports, sdfn (no rx-flow-hash)"
         )));
     }
     Ok(())
@@ -412,8 +453,10 @@ fn rules(f: &Facts, rx: u32, sc: &mut Scenario, out: &mut Out) -> Result<(), Sce
         } else {
             "off"
         };
-        out.assume
-            .push(Assumption::new(format!("ntuple filters {state} (no ethtool -k)")).set("nic.ntuple", sc.nic.ntuple));
+        out.push(
+            Assumption::new(&format!("ntuple filters {state} (no ethtool -k)"))
+                .set("nic.ntuple", &sc.nic.ntuple.to_string()),
+        );
     }
     if let Some((total, line)) = f.rules_total {
         if total != f.rules.len() + f.rules_unprintable {
@@ -424,7 +467,7 @@ fn rules(f: &Facts, rx: u32, sc: &mut Scenario, out: &mut Out) -> Result<(), Sce
         }
     }
     if !f.rules_seen {
-        out.assume.push(Assumption::new("no ntuple rules (no ethtool -n)"));
+        out.push(Assumption::new("no ntuple rules (no ethtool -n)"));
     }
     let big: Vec<&RuleText> = f.rules.iter().filter(|r| r.loc >= RULE_SLOTS).collect();
     let mut free = (0..RULE_SLOTS).rev().filter(|l| !f.rules.iter().any(|r| r.loc == *l));
@@ -436,7 +479,10 @@ fn rules(f: &Facts, rx: u32, sc: &mut Scenario, out: &mut Out) -> Result<(), Sce
     moved.reverse();
     for r in &f.rules {
         if let Some(why) = &r.unsupported {
-            out.assume.push(Assumption::at(r.line, format!("rule {} is left out: {why}, which steerlab does not model; flows it matches are predicted without it", r.loc)));
+            out.push(Assumption::at(
+                r.line,
+                &format!("rule {} is left out: {why}, not modelled", r.loc),
+            ));
             continue;
         }
         let (Some(ty), Some(q)) = (r.flow_type, r.queue) else {
@@ -453,7 +499,13 @@ fn rules(f: &Facts, rx: u32, sc: &mut Scenario, out: &mut Out) -> Result<(), Sce
         }
         let loc = match moved.iter().find(|(from, _)| *from == r.loc) {
             Some(&(_, to)) => {
-                out.assume.push(Assumption::at(r.line, format!("rule {} is at location {to} in the sandbox, whose table has {RULE_SLOTS} (the rules' order kept): predictions name it ntuple:{to}", r.loc)));
+                out.push(Assumption::at(
+                    r.line,
+                    &format!(
+                        "rule {} is rule {to} in the sandbox (1024 locations, order kept)",
+                        r.loc
+                    ),
+                ));
                 to
             }
             None if r.loc >= RULE_SLOTS => {

@@ -22,54 +22,58 @@ pub(super) struct Vectors {
 /// first queue vector, said (two ports, or a virtio device, whose names do not carry the
 /// interface).
 pub(super) fn vectors(f: &Facts, out: &mut Out) -> Vectors {
-    let parsed: Vec<(u32, usize, vectors::Vector)> = f
-        .irqs
-        .iter()
-        .filter_map(|(&irq, (name, _, line))| vectors::parse(name).map(|v| (irq, *line, v)))
-        .collect();
-    let driver = parsed.iter().find_map(|(_, line, v)| v.driver.map(|d| (d, *line)));
     let iface = f.iface.as_ref().map(|(i, _)| i.as_str());
-    let mut owners: Vec<&str> = Vec::new();
-    for (_, _, v) in &parsed {
-        if !owners.contains(&v.owner.as_str()) {
-            owners.push(&v.owner);
+    let mut driver = None;
+    // The owner taken: the interface's or its device's, else the first one named.
+    let mut owner: Option<(String, usize)> = None;
+    let mut others: Vec<String> = Vec::new();
+    for (name, _, line) in f.irqs.values() {
+        let Some(v) = vectors::parse(name) else { continue };
+        driver = driver.or(v.driver.map(|d| (d, *line)));
+        let mine = vectors::owned_by(&v.owner, iface, f.device.as_deref());
+        match &owner {
+            Some((o, _)) if *o == v.owner => {}
+            Some((o, _)) if mine && !vectors::owned_by(o, iface, f.device.as_deref()) => {
+                others.push(owner.replace((v.owner, *line)).map(|(o, _)| o).unwrap_or_default());
+            }
+            Some(_) => {
+                if !others.contains(&v.owner) {
+                    others.push(v.owner);
+                }
+            }
+            None => owner = Some((v.owner, *line)),
         }
     }
-    let owner = match owners.iter().find(|o| vectors::owned_by(o, iface, f.device.as_deref())) {
-        Some(o) => Some(*o),
-        None => {
-            let first = owners.first().copied();
-            if let (Some(o), Some((_, line, _))) = (first, parsed.first()) {
-                let others: Vec<&str> = owners[1..].to_vec();
-                let why = match (iface, others.is_empty()) {
-                    (_, false) => format!(
-                        "vectors of {} and {}: {o}'s are taken as the queues' (capture ethtool -i IF for its bus-info, or readlink -f /sys/class/net/IF/device, to say which)",
-                        o,
-                        others.join(", ")
-                    ),
-                    (Some(i), true) => format!("the queue vectors are {o}'s, taken as {i}'s (their names carry the device, not the interface)"),
-                    (None, true) => format!("the queue vectors are {o}'s"),
-                };
-                out.assume.push(Assumption::at(*line, why));
-            }
-            first
-        }
-    };
-    let mine: Vec<&(u32, usize, vectors::Vector)> = parsed
-        .iter()
-        .filter(|(_, _, v)| Some(v.owner.as_str()) == owner)
-        .collect();
-    // gve: RX queue q is on notification block blocks/2 + q (gve_rx_idx_to_ntfy).
-    let blocks = mine.iter().filter(|(_, _, v)| v.gve_block).count() as u16;
     let mut by_queue = BTreeMap::new();
-    for (irq, _, v) in mine {
+    let Some((owner, line)) = owner else {
+        return Vectors { by_queue, driver };
+    };
+    if !vectors::owned_by(&owner, iface, f.device.as_deref()) {
+        let why = match (others.is_empty(), iface) {
+            (false, _) => format!(
+                "vectors of {owner} and {}: {owner}'s are taken (ethtool -i's bus-info says which)",
+                others.join(", ")
+            ),
+            (true, Some(i)) => format!("the queue vectors are {owner}'s, taken as {i}'s"),
+            (true, None) => format!("the queue vectors are {owner}'s"),
+        };
+        out.push(Assumption::at(line, &why));
+    }
+    // gve: RX queue q is on notification block blocks/2 + q (gve_rx_idx_to_ntfy).
+    let mine = || {
+        f.irqs
+            .iter()
+            .filter_map(|(&irq, (name, ..))| vectors::parse(name).filter(|v| v.owner == owner).map(|v| (irq, v)))
+    };
+    let blocks = mine().filter(|(_, v)| v.gve_block).count() as u16;
+    for (irq, v) in mine() {
         let q = if v.gve_block {
             v.index.checked_sub(blocks / 2)
         } else {
             Some(v.index)
         };
         if let Some(q) = q {
-            by_queue.entry(q).or_insert(*irq);
+            by_queue.entry(q).or_insert(irq);
         }
     }
     Vectors { by_queue, driver }
@@ -87,7 +91,7 @@ pub(super) fn irq_cpus(f: &Facts, vectors: &Vectors, cpus: u16, rx: u32, out: &m
         };
         if set.end() > cpus {
             return Err(ScenarioError(format!(
-                "line {row}: IRQ {irq} (rx-{q}) runs on CPU {}, but the host has {cpus} CPUs",
+                "line {row}: IRQ {irq} on CPU {}, but the host has {cpus} CPUs",
                 set.end() - 1
             )));
         }
@@ -102,11 +106,13 @@ pub(super) fn irq_cpus(f: &Facts, vectors: &Vectors, cpus: u16, rx: u32, out: &m
         }
     }
     if chosen > 0 {
-        out.assume.push(Assumption::new(format!("{chosen} queues' IRQ CPUs chosen from their smp_affinity_list as the kernel's allocator would, by the fewest vectors (no effective_affinity_list or interrupt counts for them)")));
+        out.push(Assumption::new(&format!(
+            "{chosen} queues' IRQ CPUs picked from their smp_affinity_list by the fewest vectors"
+        )));
     }
     if known < rx {
-        out.assume.push(Assumption::new(format!(
-            "{} of {rx} queues' IRQ CPUs not in the capture: queue q on CPU q mod {cpus} (capture /proc/interrupts and /proc/irq/*/effective_affinity_list)",
+        out.push(Assumption::new(&format!(
+            "{} of {rx} queues' IRQ CPUs not in the capture: queue q on CPU q mod {cpus}",
             rx - known
         )));
     }
@@ -133,18 +139,15 @@ fn irq_cpu(f: &Facts, irq: u32, q: u16, out: &mut Out) -> Option<(CpuSet, usize)
         if let Some(&(cpu, _)) = most {
             if fired.len() > 1 {
                 let list: Vec<String> = fired.iter().map(|(c, _)| c.to_string()).collect();
-                out.assume.push(Assumption::at(
+                out.push(Assumption::at(
                     *row,
-                    format!(
-                        "IRQ {irq} (rx-{q}) fired on CPUs {} (irqbalance moves vectors): taken on CPU {cpu}, where it fired most",
+                    &format!(
+                        "IRQ {irq} (rx-{q}) fired on CPUs {}: taken on CPU {cpu}, where it fired most",
                         list.join(",")
                     ),
                 ));
             }
             return Some((single(cpu), *row));
-        }
-        if let Some((set, line)) = allowed.filter(|(s, _)| counts.iter().any(|&c| c > 0) && !s.is_empty()) {
-            out.assume.push(Assumption::at(line, format!("IRQ {irq} (rx-{q}) is allowed on CPUs {} but fired only elsewhere (an older affinity): the list is taken", set.to_list())));
         }
     }
     allowed
@@ -179,7 +182,7 @@ pub(super) fn rps_rfs_xps(
     }
     let missing = |known: usize, total: u32, what: &str, value: &str, out: &mut Out| {
         if known < total as usize {
-            out.assume.push(Assumption::new(format!(
+            out.push(Assumption::new(&format!(
                 "{} of {total} queues' {what} not in the capture: {value}",
                 total as usize - known
             )));
@@ -212,10 +215,9 @@ pub(super) fn rps_rfs_xps(
     }
     match f.sock_flow_entries {
         Some(n) => sc.rfs.sock_flow_entries = n,
-        None => out.assume.push(
-            Assumption::new("net.core.rps_sock_flow_entries 0: RFS off (no sysctl in the capture)")
-                .set("rfs.sock_flow_entries", 0),
-        ),
+        None => {
+            out.push(Assumption::new("rps_sock_flow_entries 0: RFS off (no sysctl)").set("rfs.sock_flow_entries", "0"))
+        }
     }
     if let Some(n) = f.netdev_max_backlog {
         sc.net.netdev_max_backlog = n;
@@ -226,14 +228,11 @@ pub(super) fn rps_rfs_xps(
 
 fn xps(f: &Facts, sc: &mut Scenario, cpus: u16, tx: u32, out: &mut Out) {
     if f.xps_cpus.is_empty() {
-        out.assume.push(
-            Assumption::new("XPS maps as the driver sets them from IRQ affinity (no xps_cpus in the capture)")
-                .set("xps.map", sc.xps.map.0.name()),
-        );
+        out.push(Assumption::new("XPS maps as the driver sets them (no xps_cpus)").set("xps.map", sc.xps.map.0.name()));
         return;
     }
     if f.xps_cpus.len() < tx as usize {
-        out.assume.push(Assumption::new(format!(
+        out.push(Assumption::new(&format!(
             "{} of {tx} queues' xps_cpus not in the capture: none",
             tx as usize - f.xps_cpus.len()
         )));

@@ -36,7 +36,7 @@ pub(super) fn interrupts_header(f: &mut Facts, t: &str, n: usize) -> Result<bool
         .split_whitespace()
         .map(|w| cpu(w).filter(|&c| c < MAX_CPUS))
         .collect::<Option<Vec<u16>>>()
-        .ok_or_else(|| fail(n, t, format!("the /proc/interrupts header names CPUs 0..{MAX_CPUS}")))?;
+        .ok_or_else(|| fail(n, t, &format!("the /proc/interrupts header names CPUs 0..{MAX_CPUS}")))?;
     f.irq_header = true;
     f.irqs.clear();
     Ok(true)
@@ -75,7 +75,7 @@ pub(super) fn interrupts_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Sc
                 fail(
                     n,
                     t,
-                    format!("a row with {counted} counts; steerlab models 1..={MAX_CPUS} CPUs"),
+                    &format!("a row with {counted} counts; steerlab models 1..={MAX_CPUS} CPUs"),
                 )
             })?;
             f.irq_cpus = (0..cols).collect();
@@ -87,14 +87,14 @@ pub(super) fn interrupts_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Sc
         if !f.irq_header {
             f.say(
                 n,
-                format!("a /proc/interrupts row with {counted} counts where others have {ncols}: cut? not read"),
+                &format!("a row with {counted} counts where others have {ncols}: not read"),
             );
             return Ok(());
         }
         return Err(fail(
             n,
             t,
-            format!("{counted} counts, fewer than the header's {ncols} CPUs and a name (truncated?)"),
+            &format!("{counted} counts, fewer than the header's {ncols} CPUs and a name (truncated?)"),
         ));
     }
     let counts = words[..ncols]
@@ -116,14 +116,13 @@ pub(super) fn lscpu_parse_line(f: &mut Facts, t: &str, n: usize) -> Result<(), S
         .and_then(|c| c.trim().parse::<u16>().ok())
         .filter(|&c| c < MAX_CPUS);
     let Some(cpu) = cpu else {
-        return Err(fail(
-            n,
-            t,
-            format!("an lscpu -p row is CPU,Core,Socket,Node,… with CPU below {MAX_CPUS}"),
-        ));
+        return Err(fail(n, t, "an lscpu -p row is CPU,Core,Socket,Node,…"));
     };
     let node = fields.get(3).and_then(|v| v.trim().parse::<u16>().ok()).unwrap_or(0);
-    f.parse_cpus.insert(cpu, node);
+    f.parse_cpus = f.parse_cpus.max(cpu + 1);
+    if !f.parse_nodes.contains(&node) {
+        f.parse_nodes.push(node);
+    }
     f.parse_line = n;
     Ok(())
 }
@@ -177,7 +176,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
         let number = || {
             value
                 .parse::<u32>()
-                .map_err(|_| fail(n, t, format!("{name} takes a number")))
+                .map_err(|_| fail(n, t, &format!("{name} takes a number")))
         };
         match name {
             "net.core.rps_sock_flow_entries" => {
@@ -186,7 +185,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                     return Err(fail(
                         n,
                         t,
-                        format!(
+                        &format!(
                             "steerlab models rps_sock_flow_entries up to {}",
                             steerlab_engine::rps::MAX_SOCK_FLOW_ENTRIES
                         ),
@@ -201,7 +200,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                 }
                 f.netdev_max_backlog = Some(v);
             }
-            _ if name.starts_with("net.") => f.say(n, format!("sysctl {name} is not read")),
+            _ if name.starts_with("net.") => f.say(n, &format!("sysctl {name} is not read")),
             _ => return Ok(false),
         }
         return Ok(true);
@@ -210,13 +209,13 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
         return Ok(false);
     };
     let value = value.trim();
-    let mask = |v: &str| CpuSet::parse_hex(v).map_err(|e| fail(n, t, format!("a CPU mask: {e}")));
+    let mask = |v: &str| CpuSet::parse_hex(v).map_err(|e| fail(n, t, &format!("a CPU mask: {e}")));
     // A list file of a vector that is not started reads empty.
     let list = |v: &str| {
         if v.is_empty() {
             Ok(CpuSet::EMPTY)
         } else {
-            CpuSet::parse_list(v).map_err(|e| fail(n, t, format!("a CPU list: {e}")))
+            CpuSet::parse_list(v).map_err(|e| fail(n, t, &format!("a CPU list: {e}")))
         }
     };
     let saw = |f: &mut Facts, set: CpuSet| {
@@ -236,17 +235,14 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
             "effective_affinity_list" => (list(value)?, true, true),
             "effective_affinity" => (mask(value)?, true, false),
             _ => {
-                f.say(n, format!("/proc/irq/{irq}/{file} is not read"));
+                f.say(n, &format!("/proc/irq/{irq}/{file} is not read"));
                 return Ok(true);
             }
         };
         if set.is_empty() {
             // The kernel refuses to write an empty affinity, but reads one for a vector that is
             // not started (`effective_affinity` 0): it says nothing of where the vector runs.
-            f.say(
-                n,
-                format!("/proc/irq/{irq}/{file} names no CPU (a vector not started?): not read"),
-            );
+            f.say(n, &format!("/proc/irq/{irq}/{file} names no CPU: not read"));
             return Ok(true);
         }
         saw(f, set);
@@ -284,7 +280,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                     fail(
                         n,
                         t,
-                        format!(
+                        &format!(
                             "rps_flow_cnt is a number, at most {} in steerlab",
                             steerlab_engine::rps::MAX_FLOW_CNT
                         ),
@@ -297,7 +293,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                 saw(f, s);
                 f.xps_cpus.insert(q, (s, n));
             }
-            _ => f.say(n, format!("{file} of {queue} is not read")),
+            _ => f.say(n, &format!("{file} of {queue} is not read")),
         }
         return Ok(true);
     }

@@ -58,13 +58,9 @@ pub(super) fn read(f: &mut Facts, text: &str) -> Result<(), ScenarioError> {
         }
         if cut_marker(t) {
             if !matches!(block, Block::None | Block::Skip) {
-                return Err(fail(
-                    n,
-                    t,
-                    "the output is cut here: paste it whole, steerlab cannot guess what was left out",
-                ));
+                return Err(fail(n, t, "the output is cut here: paste it whole"));
             }
-            f.say(n, format!("{t:?} between outputs: what it left out is not read"));
+            f.say(n, &format!("{t:?} between outputs: what it left out is not read"));
             continue;
         }
         if let Some(b) = header(f, t, n)? {
@@ -98,7 +94,7 @@ pub(super) fn read(f: &mut Facts, text: &str) -> Result<(), ScenarioError> {
             if !after_command || block == Block::None {
                 return Err(e);
             }
-            f.say(n, format!("`{last_cmd}` printed {t:?}, not its output"));
+            f.say(n, &format!("`{last_cmd}` printed {t:?}, not its output"));
             block = Block::Skip;
         }
     }
@@ -122,7 +118,7 @@ fn output_line(
         Block::Skip | Block::OtherFields => {}
         // A command whose output has a header printed something else: said, and skipped.
         Block::Awaiting => {
-            f.say(n, format!("`{last_cmd}` printed {t:?}, not read"));
+            f.say(n, &format!("`{last_cmd}` printed {t:?}, not read"));
             *block = Block::Skip;
         }
         Block::Device => {
@@ -141,20 +137,14 @@ fn output_line(
             f.release = Some((release.to_string(), n));
             *block = Block::None;
         }
-        Block::Value(path) => {
-            let path = std::mem::take(path);
+        Block::Value => {
+            let path = std::mem::take(&mut f.value_path);
             if !file_line(f, &format!("{path}:{t}"), n)? {
-                f.say(n, format!("{path} is not read"));
+                f.say(n, &format!("{path} is not read"));
             }
             *block = Block::None;
         }
-        Block::None => {
-            return Err(fail(
-                n,
-                t,
-                "not part of any output steerlab reads (the commands of scripts/capture-host.sh, after any prompt, or their outputs alone)",
-            ))
-        }
+        Block::None => return Err(fail(n, t, "not part of any output steerlab reads")),
         Block::Info => info_line(f, t, n),
         Block::Nproc => {
             let cpus = t.parse::<u32>().map_err(|_| fail(n, t, "nproc prints one number"))?;
@@ -186,7 +176,7 @@ fn output_line(
             return Err(fail(
                 n,
                 t,
-                "grep printed a value without its file's name (one file matched?): capture with grep -H . FILES",
+                "a value without its file's name: capture with grep -H . FILES",
             ))
         }
     }
@@ -207,6 +197,8 @@ fn cut_marker(t: &str) -> bool {
 
 /// A line a tool prints instead of (or inside) its output: an error, said where it stands.
 fn tool_error(t: &str) -> bool {
+    // Shells' and tools' own prefixes (`bash: x: command not found`, `cat: f: No such file…`)
+    // are caught by the endings below.
     const STARTS: &[&str] = &[
         "Cannot ",
         "cannot ",
@@ -214,18 +206,6 @@ fn tool_error(t: &str) -> bool {
         "rmgr:",
         "netlink error",
         "ethtool:",
-        "bash:",
-        "-bash:",
-        "sh:",
-        "zsh:",
-        "cat:",
-        "ls:",
-        "grep:",
-        "lscpu:",
-        "sysctl:",
-        "readlink:",
-        "sudo:",
-        "uname:",
         "Operation not",
         "No data available",
         "Permission denied",
@@ -249,28 +229,26 @@ fn tool_error(t: &str) -> bool {
 /// Says a tool's error line: the output it stands for is not there.
 fn tool_said(f: &mut Facts, block: &mut Block, t: &str, n: usize, last_cmd: &str) {
     let what = match block {
-        Block::Key => format!("the RSS key is not reported ({t:?})"),
-        Block::Indir if last_cmd.is_empty() => format!("the indirection table is not reported ({t:?})"),
-        Block::Indir => format!("`{last_cmd}` printed {t:?}: no indirection table or key in the capture"),
         Block::Rules if t.starts_with("rxclass: Unknown flow type") => {
             f.rules_unprintable += 1;
-            "ethtool could not print a rule (rxclass: Unknown flow type, a driver that does not return it whole): that rule is left out".to_string()
+            "ethtool could not print a rule: it is left out".to_string()
         }
         Block::Rules | Block::Awaiting | Block::None if t.starts_with("rxclass: Cannot get RX class rule count") => {
             f.rules_seen = false;
-            "the driver refused to list ntuple rules (ntuple off, or not supported)".to_string()
+            "no ntuple rules listed (ntuple off, or not supported)".to_string()
         }
-        Block::Rules => {
-            f.rules_seen = false; // no list: the rules are unknown, not absent
+        _ if last_cmd.is_empty() => format!("{t:?}: not read"),
+        _ => {
+            // No list: the rules are unknown, not absent.
+            f.rules_seen &= *block != Block::Rules;
             format!("`{last_cmd}` printed {t:?} instead of its output")
         }
-        _ if last_cmd.is_empty() => format!("an error was printed, {t:?}: what it stands for is not read"),
-        _ => format!("`{last_cmd}` printed {t:?} instead of its output"),
     };
-    f.say(n, what);
+
+    f.say(n, &what);
     if matches!(
         block,
-        Block::Awaiting | Block::Value(_) | Block::Nproc | Block::Uname | Block::Device
+        Block::Awaiting | Block::Value | Block::Nproc | Block::Uname | Block::Device
     ) {
         *block = Block::Skip;
     }
@@ -292,18 +270,12 @@ fn command_block(f: &mut Facts, cmd: &Command, n: usize) -> Block {
         "sysctl" => Block::Awaiting,
         "ip" => Block::Queues,
         "ls" if w.iter().any(|a| a.contains("/queues")) => Block::Queues,
-        "cat" | "head" | "tail" | "less" | "more" | "grep" | "egrep" => file_block(&w),
+        "cat" | "head" | "tail" | "less" | "more" | "grep" | "egrep" => file_block(f, &w),
         _ => Block::Skip,
     };
     match (&block, &cmd.filter) {
-        (Block::Skip, _) => f.say(n, format!("the output of `{}` is not read", cmd.text)),
-        (_, Some(filter)) => f.say(
-            n,
-            format!(
-                "`{}` shows what `{filter}` keeps of its output: read for what it shows",
-                cmd.text
-            ),
-        ),
+        (Block::Skip, _) => f.say(n, &format!("the output of `{}` is not read", cmd.text)),
+        (_, Some(filter)) => f.say(n, &format!("`{}`: read for what `{filter}` keeps", cmd.text)),
         _ => {}
     }
     block
@@ -326,10 +298,7 @@ fn ethtool_block(f: &mut Facts, w: &[&str], n: usize) -> Block {
             f.rules_seen = true;
             f.rules_line = n;
             if w.contains(&"rule") {
-                f.say(
-                    n,
-                    "one rule listed (ethtool -n IF rule N): other rules, if any, are not in the capture",
-                );
+                f.say(n, "one rule listed: others, if any, are not in the capture");
             }
             Block::Rules
         }
@@ -339,7 +308,7 @@ fn ethtool_block(f: &mut Facts, w: &[&str], n: usize) -> Block {
 }
 
 /// `cat FILE`, `grep PATTERN FILE…`: the block of what they print.
-fn file_block(w: &[&str]) -> Block {
+fn file_block(f: &mut Facts, w: &[&str]) -> Block {
     let grep = w[0].ends_with("grep");
     let named = w.iter().any(|a| *a == "-H" || a.starts_with("--with-filename"));
     let files: Vec<&str> = w[1..].iter().copied().filter(|a| a.starts_with('/')).collect();
@@ -348,10 +317,15 @@ fn file_block(w: &[&str]) -> Block {
         ["/proc/interrupts"] => Block::Interrupts,
         ["/proc/version"] => Block::Uname,
         _ if grep && (named || several) => Block::Grep,
-        [one] if !several && (one.starts_with("/proc/irq/") || one.starts_with("/sys/class/net/")) => {
-            Block::Value(one.to_string())
+        [one]
+            if !several
+                && ["/proc/irq/", "/sys/class/net/", "/proc/sys/net/core/"]
+                    .iter()
+                    .any(|p| one.starts_with(p)) =>
+        {
+            f.value_path = one.to_string();
+            Block::Value
         }
-        [one] if one.starts_with("/proc/sys/net/core/") => Block::Value(one.to_string()),
         _ => Block::Skip,
     }
 }

@@ -90,25 +90,30 @@ pub struct Imported {
 pub struct Assumption {
     /// The sentence, starting `line N: ` when a line of the capture led to it.
     pub text: String,
-    /// The scenario field that holds the choice and its value now, when one does: the
-    /// correction is `--set FIELD=VALUE` (on `import` and `predict`, and in the page's list).
-    pub set: Option<(String, String)>,
+    /// `FIELD=VALUE`, the scenario field that holds the choice and its value now, when one
+    /// does: the correction is `--set FIELD=VALUE` (on `import` and `predict`, and in the
+    /// page's list).
+    pub set: Option<String>,
 }
 
 impl Assumption {
-    fn new(text: impl Into<String>) -> Assumption {
+    // Not generic and not inlined: one copy of each in the page's bundle.
+    #[inline(never)]
+    fn new(text: &str) -> Assumption {
         Assumption {
-            text: text.into(),
+            text: text.to_string(),
             set: None,
         }
     }
 
-    fn at(line: usize, text: impl std::fmt::Display) -> Assumption {
-        Assumption::new(format!("line {line}: {text}"))
+    #[inline(never)]
+    fn at(line: usize, text: &str) -> Assumption {
+        Assumption::new(&format!("line {line}: {text}"))
     }
 
-    fn set(mut self, field: &str, value: impl ToString) -> Assumption {
-        self.set = Some((field.to_string(), value.to_string()));
+    #[inline(never)]
+    fn set(mut self, field: &str, value: &str) -> Assumption {
+        self.set = Some(format!("{field}={value}"));
         self
     }
 }
@@ -117,14 +122,14 @@ impl std::fmt::Display for Assumption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.text)?;
         match &self.set {
-            Some((field, value)) => write!(f, " [--set {field}={value}]"),
+            Some(set) => write!(f, " [--set {set}]"),
             None => Ok(()),
         }
     }
 }
 
 /// Which output the current line belongs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Block {
     /// Before any output, or between outputs.
     None,
@@ -136,8 +141,9 @@ enum Block {
     Device,
     /// After `uname`: the release (`-r`), or `Linux HOST RELEASE …` (`-a`).
     Uname,
-    /// After `cat FILE` of one file (or `grep . FILE`): its value, without its name.
-    Value(String),
+    /// After `cat FILE` of one file (or `grep . FILE`): its value, without its name (the
+    /// file is `Facts::value_path`).
+    Value,
     Info,
     Nproc,
     Lscpu,
@@ -187,13 +193,16 @@ struct Facts {
     device: Option<String>,
     /// `ethtool -i`'s `version:`.
     version: At<String>,
+    /// The file whose value `cat` printed next, without its name.
+    value_path: String,
     /// The kernel release from `uname` or `/proc/version`.
     release: At<String>,
     nproc: At<u16>,
     lscpu_cpus: At<u16>,
     numa_nodes: At<u16>,
-    /// `lscpu -p`: the CPUs and nodes its rows name.
-    parse_cpus: BTreeMap<u16, u16>,
+    /// `lscpu -p`: one past the highest CPU its rows name, and the nodes they name.
+    parse_cpus: u16,
+    parse_nodes: Vec<u16>,
     parse_line: usize,
     channels: BTreeMap<&'static str, u32>,
     rings: At<u32>,
@@ -237,12 +246,15 @@ struct Facts {
 }
 
 impl Facts {
-    fn say(&mut self, line: usize, text: impl std::fmt::Display) {
+    #[inline(never)]
+    fn say(&mut self, line: usize, text: &str) {
         self.said.push(Assumption::at(line, text));
     }
 }
 
-fn fail(line: usize, text: &str, why: impl std::fmt::Display) -> ScenarioError {
+#[cold]
+#[inline(never)]
+fn fail(line: usize, text: &str, why: &str) -> ScenarioError {
     let shown: String = text.chars().take(80).collect();
     ScenarioError(format!("line {line}: {why} (the line: {shown:?})"))
 }
@@ -290,7 +302,7 @@ fn iface(f: &mut Facts, name: &str, n: usize, t: &str) -> Result<(), ScenarioErr
         Some((known, at)) if known != name => Err(fail(
             n,
             t,
-            format!("names interface {name}, but line {at} is of {known}: capture one interface"),
+            &format!("names {name}, but line {at} is of {known}: one interface"),
         )),
         Some(_) => Ok(()),
         None => {
@@ -303,6 +315,6 @@ fn iface(f: &mut Facts, name: &str, n: usize, t: &str) -> Result<(), ScenarioErr
 fn cpu_count(cpus: u32, n: usize, t: &str) -> Result<u16, ScenarioError> {
     match u16::try_from(cpus) {
         Ok(c) if (1..=MAX_CPUS).contains(&c) => Ok(c),
-        _ => Err(fail(n, t, format!("{cpus} CPUs; steerlab models 1..={MAX_CPUS}"))),
+        _ => Err(fail(n, t, &format!("{cpus} CPUs; steerlab models 1..={MAX_CPUS}"))),
     }
 }
