@@ -92,6 +92,8 @@ fn finish(
             a.set = Some(o.clone());
         }
     }
+    // The title names what the corrections made of the host.
+    sc.lesson.title = format!("Your host: {iface}, {} queues, {} CPUs", sc.nic.rx_queues, sc.host.cpus);
     let json = to_json(&sc);
     let sc = crate::parse(&json.to_string(), &[])?;
     let mut sim = sc.build()?;
