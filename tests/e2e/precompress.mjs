@@ -1,4 +1,4 @@
-// Precompresses dist/ for static hosts (issue 32): beside every HTML, JS, CSS and wasm file a
+// Precompresses dist/ for static hosts (issue 32): beside every HTML, JS, CSS, wasm and JSON file a
 // `.gz` (GNU gzip -9: 1-2 % smaller than zlib's level 9 on the wasm) and a `.br` (brotli,
 // quality 11). A host that serves precompressed files (nginx gzip_static/brotli_static, Caddy
 // precompressed, Netlify and Cloudflare do it themselves) sends these; bundle-size.mjs weighs
@@ -14,7 +14,7 @@ const walk = (dir) => readdirSync(dir).flatMap((f) => {
   return statSync(p).isDirectory() ? walk(p) : [p];
 });
 let n = 0;
-for (const file of walk(dist).filter((f) => /\.(html|js|css|wasm)$/.test(f))) {
+for (const file of walk(dist).filter((f) => /\.(html|js|css|wasm|json)$/.test(f))) {
   execFileSync("gzip", ["-9", "-n", "-k", "-f", file]);
   const br = brotliCompressSync(readFileSync(file), {
     params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: statSync(file).size },

@@ -37,11 +37,16 @@ fn spawn_worker() -> Result<web_sys::Worker, String> {
     let importer = web_sys::Url::new_with_base("importer/steerlab_importer.js", &base)
         .map_err(|_| "bad importer URL")?
         .href();
+    // The lessons' texts, beside the page too (worker.rs fetches the ones it opens).
+    let lessons = web_sys::Url::new_with_base("lessons/", &base)
+        .map_err(|_| "bad lessons URL")?
+        .href();
     // JSON string literals are JavaScript string literals. A module that fails to load is
     // rethrown from a task, so that the page's `onerror` hears of it.
     let script = format!(
-        "self.STEERLAB_IMPORTER = {};\nimport init from {};\ninit({{ module_or_path: {} }}).catch((e) => setTimeout(() => {{ throw e; }}));\n",
+        "self.STEERLAB_IMPORTER = {};\nself.STEERLAB_LESSONS = {};\nimport init from {};\ninit({{ module_or_path: {} }}).catch((e) => setTimeout(() => {{ throw e; }}));\n",
         serde_json::Value::from(importer),
+        serde_json::Value::from(lessons),
         serde_json::Value::from(glue),
         serde_json::Value::from(wasm)
     );

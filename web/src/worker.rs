@@ -7,21 +7,32 @@
 //!
 //! No SharedArrayBuffer, no COOP/COEP: messages are copied bytes (`controller::encode`), so an
 //! embed works on any static host, and every embed on a page has its own worker.
+//!
+//! The lessons' texts are not in the module (steerlab_scenario's `embedded-lessons` is off):
+//! an action that opens a lesson waits, with every action after it, until the worker has
+//! fetched `lessons/ID.json` (the default lesson first of all: the session starts on it, and
+//! falls back to it when a lesson or a link is refused).
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent, MessagePort};
 
-use crate::controller::{decode, encode, Action, Event, Next, Session, ToPage};
+use crate::controller::{decode, encode, Action, Event, Next, Session, ToPage, DEFAULT_LESSON};
 
 /// Wall time one pump may run the engine before it lets messages in, ms.
 const PUMP_MS: f64 = 10.0;
 
 struct Worker {
-    session: Session,
+    /// Made when the default lesson's text has come.
+    session: Option<Session>,
+    /// Actions not yet applied, in order: the first waits for a lesson's text.
+    pending: VecDeque<Action>,
+    /// A lesson's text is being fetched (`pending` waits).
+    fetching: bool,
     scope: DedicatedWorkerGlobalScope,
     /// Posting on it wakes the pump as the next task.
     wake: MessagePort,
@@ -37,7 +48,8 @@ impl Worker {
     }
 
     fn flush(&mut self) {
-        for msg in self.session.take() {
+        let out = self.session.as_mut().map(Session::take).unwrap_or_default();
+        for msg in out {
             self.post(&msg);
         }
     }
@@ -64,7 +76,8 @@ impl Worker {
     fn pump(&mut self) {
         let scope = self.scope.clone();
         let mut clock = || scope.performance().map_or(0.0, |p| p.now());
-        let next = self.session.pump(&mut clock, PUMP_MS);
+        let Some(session) = self.session.as_mut() else { return };
+        let next = session.pump(&mut clock, PUMP_MS);
         self.flush();
         match next {
             Next::Now => self.wake_now(),
@@ -84,7 +97,9 @@ fn import_host(worker: Rc<RefCell<Worker>>, capture: String, flows: String, sets
     wasm_bindgen_futures::spawn_local(async move {
         let answer = run_importer(&capture, &flows, &sets.join("\n")).await;
         let mut w = worker.borrow_mut();
-        w.session.apply(Action::HostBuilt(answer));
+        if let Some(session) = w.session.as_mut() {
+            session.apply(Action::HostBuilt(answer));
+        }
         w.flush();
         w.wake_now();
     });
@@ -130,12 +145,112 @@ async fn run_importer(capture: &str, flows: &str, sets: &str) -> Result<steerlab
     steerlab_importer::decode(&js_sys::Uint8Array::new(&bytes).to_vec())
 }
 
+/// The global the worker's start script sets to the lessons' directory URL (client.rs).
+const LESSONS_URL: &str = "STEERLAB_LESSONS";
+
+/// The built-in lessons `action` opens whose texts the worker has not fetched yet; with no
+/// session yet, the default lesson first.
+fn lessons_missing(action: &Action, started: bool) -> Vec<String> {
+    let named = match action {
+        Action::OpenLesson(id) | Action::OpenCompare(id) => Some(id.clone()),
+        Action::Restore(link) => match steerlab_scenario::permalink::decode(link).map(|s| s.source) {
+            Ok(steerlab_scenario::permalink::Source::Lesson(id)) => Some(id),
+            _ => None,
+        },
+        _ => None,
+    };
+    let default = (!started).then(|| DEFAULT_LESSON.to_string());
+    default
+        .into_iter()
+        .chain(named)
+        .filter(|id| steerlab_scenario::lesson_title(id).is_some() && steerlab_scenario::lesson(id).is_none())
+        .collect()
+}
+
+/// Applies the pending actions in order until one needs a lesson not fetched yet; fetches it
+/// and carries on when it has come.
+fn drain(worker: &Rc<RefCell<Worker>>) {
+    let mut w = worker.borrow_mut();
+    while !w.fetching {
+        let Some(action) = w.pending.front() else { break };
+        let missing = lessons_missing(action, w.session.is_some());
+        if !missing.is_empty() {
+            w.fetching = true;
+            fetch_lessons(worker.clone(), missing);
+            break;
+        }
+        let Some(action) = w.pending.pop_front() else { break };
+        let session = w.session.get_or_insert_with(Session::default);
+        match action {
+            Action::ImportHost { capture, flows, sets } => import_host(worker.clone(), capture, flows, sets),
+            action => session.apply(action),
+        }
+    }
+    w.flush();
+    w.wake_now();
+}
+
+/// Fetches the lessons' texts and registers them, then drains the actions again. A lesson
+/// that cannot be fetched is said in the banner and the action that wanted it is dropped;
+/// without the default lesson nothing can start, and the banner says so.
+fn fetch_lessons(worker: Rc<RefCell<Worker>>, ids: Vec<String>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut failed = None;
+        for id in &ids {
+            match fetch_text(&format!("{id}.json")).await {
+                Ok(text) => {
+                    if let Err(e) = steerlab_scenario::register(id, text) {
+                        failed = Some(e);
+                    }
+                }
+                Err(e) => failed = Some(format!("the lesson {id:?} could not be fetched: {e}")),
+            }
+        }
+        {
+            let mut w = worker.borrow_mut();
+            if let Some(why) = failed {
+                w.post(&ToPage::Event(Event::Banner(Some(why))));
+                if steerlab_scenario::lesson(DEFAULT_LESSON).is_none() {
+                    return; // stays `fetching`: nothing can run
+                }
+                w.pending.pop_front();
+            }
+            w.fetching = false;
+        }
+        drain(&worker);
+    });
+}
+
+/// A file of the lessons' directory, as text.
+async fn fetch_text(name: &str) -> Result<String, String> {
+    let why = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+    let base = js_sys::Reflect::get(&js_sys::global(), &LESSONS_URL.into())
+        .ok()
+        .and_then(|u| u.as_string())
+        .ok_or("the worker was started without the lessons' URL")?;
+    let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    let url = format!("{base}{name}");
+    let response: web_sys::Response = wasm_bindgen_futures::JsFuture::from(scope.fetch_with_str(&url))
+        .await
+        .map_err(why)?
+        .unchecked_into();
+    if !response.ok() {
+        return Err(format!("{url}: HTTP {}", response.status()));
+    }
+    let text = wasm_bindgen_futures::JsFuture::from(response.text().map_err(why)?)
+        .await
+        .map_err(why)?;
+    text.as_string().ok_or_else(|| format!("{url} is not text"))
+}
+
 /// Starts the worker: takes [`Action`]s from the page, answers with views and events.
 pub fn run() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let Ok(channel) = MessageChannel::new() else { return };
     let worker = Rc::new(RefCell::new(Worker {
-        session: Session::default(),
+        session: None,
+        pending: VecDeque::new(),
+        fetching: false,
         scope: scope.clone(),
         wake: channel.port1(),
         wake_pending: false,
@@ -157,16 +272,13 @@ pub fn run() {
     });
     channel.port2().set_onmessage(Some(on_wake.as_ref().unchecked_ref()));
     on_wake.forget(); // lives as long as the worker
-    let (w, worker_ref) = (worker.clone(), worker.clone());
+    let w = worker.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        let mut w = w.borrow_mut();
         match decode::<Action>(&js_sys::Uint8Array::new(&e.data()).to_vec()) {
-            Ok(Action::ImportHost { capture, flows, sets }) => import_host(worker_ref.clone(), capture, flows, sets),
-            Ok(action) => w.session.apply(action),
-            Err(why) => w.post(&ToPage::Event(Event::Banner(Some(why)))),
+            Ok(action) => w.borrow_mut().pending.push_back(action),
+            Err(why) => w.borrow().post(&ToPage::Event(Event::Banner(Some(why)))),
         }
-        w.flush();
-        w.wake_now();
+        drain(&w);
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();

@@ -167,7 +167,7 @@ pub(crate) fn validate(l: &Lesson) -> Result<(), ScenarioError> {
             );
         }
     }
-    if !l.next.is_empty() && crate::lesson(&l.next).is_none() {
+    if !l.next.is_empty() && crate::lesson_title(&l.next).is_none() {
         let ids: Vec<&str> = crate::lesson_ids().collect();
         return fail(
             "lesson.next".into(),

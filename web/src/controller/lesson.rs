@@ -314,15 +314,7 @@ impl Progress {
         if !self.met_once {
             return None;
         }
-        let next = (!lesson.next.is_empty())
-            .then(|| {
-                let text = steerlab_scenario::lesson(&lesson.next)?;
-                let title = serde_json::from_str::<serde_json::Value>(text).ok()?["lesson"]["title"]
-                    .as_str()?
-                    .to_string();
-                Some((lesson.next.clone(), title))
-            })
-            .flatten();
+        let next = steerlab_scenario::lesson_title(&lesson.next).map(|title| (lesson.next.clone(), title.to_string()));
         Some(CompleteView {
             learned: lesson.learned.clone(),
             next,
