@@ -19,7 +19,7 @@ use crate::components::icon::{icon, Icon};
 use crate::components::lesson::{EvidenceStrip, LessonPanel};
 use crate::components::matrix::HostMatrix;
 use crate::components::migrate::Migrate;
-use crate::components::panels::{ArfsTable, Ledger, Metrics, Settings, TcCounters};
+use crate::components::panels::{ArfsTable, HostDescription, Ledger, Metrics, Settings, TcCounters};
 use crate::components::pictures::{TcBlockPicture, TxPath, XdpCost};
 use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
@@ -576,7 +576,7 @@ pub fn Page(p: &PageProps) -> Html {
                     {on_play} {on_step} {on_speed} {on_reset} on_run_end={Some(on_run_end)} eta={sv.eta.clone().map(AttrValue::from)}
                     behind={sv.behind.clone().map(AttrValue::from)} />
                 <span class="timeline">
-                    <button data-testid="step-back" onclick={on_back} aria-label="a second back in time, paused">{ icon(Icon::Back) }{ "Back 1 s" }</button>
+                    <button data-testid="step-back" onclick={on_back} title="a second back in time, paused">{ icon(Icon::Back) }{ "Back 1 s" }</button>
                     <span class="track">
                         <input type="range" data-testid="timeline" min={v.earliest_ms.to_string()} max={duration_ms.to_string()} step="100"
                             value={(v.now_ns / 1_000_000).to_string()} onchange={on_seek}
@@ -591,7 +591,7 @@ pub fn Page(p: &PageProps) -> Html {
                         </span>
                     }
                 </span>
-                <a data-testid="share-link" class="share" href={share} onclick={on_share} aria-label="permalink to this exact state (copied to the clipboard)">{ icon(Icon::Link) }{ "Share" }</a>
+                <a data-testid="share-link" class="share" href={share} onclick={on_share} title="a link to this exact state (copied to the clipboard)">{ icon(Icon::Link) }{ "Share" }</a>
                 if p.copied {
                     <span class="copied" data-testid="share-copied" role="status">{ "copied" }</span>
                 }
@@ -629,8 +629,9 @@ pub fn Page(p: &PageProps) -> Html {
                         <Settings driver={v.driver.clone()} {on_driver} />
                     </div>
                     <Metrics local={v.local} remote={v.remote} arfs_update={v.arfs_update} flow_count={v.flow_count} />
+                    <HostDescription text={AttrValue::from(v.host_text.clone())} />
                     if let Some(wire) = &v.wire {
-                        <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} />
+                        <crate::components::wire::Wire view={wire.clone()} on_select={on_trace.clone()} traced={v.traced} />
                     }
                     if let Some(m) = &v.matrix {
                         <HostMatrix view={m.clone()} cpus={v.cpus.clone()} on_select={dispatch.reform(Action::MatrixCell)} on_trace={on_trace_here.clone()}
@@ -686,7 +687,7 @@ pub fn Page(p: &PageProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "XPS map" }</h2>
-                <div class="table-wrap"><XpsMap rows={v.xps.clone()} /></div>
+                <div class="table-wrap" tabindex="0" role="region" aria-label="XPS map"><XpsMap rows={v.xps.clone()} /></div>
             </section>
             </div>
             <footer class="footer">{ "trace digest " }<code data-testid="digest">{ &v.digest }</code></footer>

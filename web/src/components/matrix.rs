@@ -328,6 +328,33 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
         Callback::from(move |_| hover.set(None))
     };
     let onclick = p.on_select.reform(move |e: MouseEvent| point(&e));
+    // The keyboard's way to what hover and click do: arrows move a cursor over the cells
+    // (named in the hover line, which screen readers hear), Enter lists the cell's flows,
+    // Escape closes the list.
+    let onkeydown = {
+        let (hover, m, on_select) = (hover.clone(), m.clone(), p.on_select.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            let (q, c) = (*hover).or(m.selected).unwrap_or((0, 0));
+            let (q, c) = (i32::from(q), i32::from(c));
+            let moved = match e.key().as_str() {
+                "ArrowUp" => (q - 1, c),
+                "ArrowDown" => (q + 1, c),
+                "ArrowLeft" => (q, c - 1),
+                "ArrowRight" => (q, c + 1),
+                "PageUp" => (q - 8, c),
+                "PageDown" => (q + 8, c),
+                "Enter" | " " => {
+                    e.prevent_default();
+                    return on_select.emit(Some((q as u16, c as u16)));
+                }
+                "Escape" => return on_select.emit(None),
+                _ => return,
+            };
+            e.prevent_default();
+            let clamp = |v: i32, n: u16| v.clamp(0, i32::from(n.max(1)) - 1) as u16;
+            hover.set(Some((clamp(moved.0, m.queues), clamp(moved.1, m.cpus))));
+        })
+    };
     let described = hover.or(m.selected).or(p.mark).map(|(q, c)| describe(&m, q, c));
     let f = m.fates;
     let fates = [
@@ -344,10 +371,10 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
     let total = fates.iter().map(|x| x.2).sum::<u32>().max(1);
     html! {
         <div class="matrix">
-            <canvas ref={canvas} class="host-matrix" data-testid={p.testid.clone()} role="img" {onmousemove} {onmouseleave} {onclick}
+            <canvas ref={canvas} class="host-matrix" data-testid={p.testid.clone()} role="img" tabindex="0" {onmousemove} {onmouseleave} {onclick} {onkeydown}
                 style={format!("height:{}px", TOP + rows_height(m.queues) + BOTTOM)}
                 data-geometry={format!("{LEFT} {RIGHT} {TOP} {}", rows_height(m.queues))}
-                aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, yellow on its NUMA node, vermillion on the other node, dark band: arrived on a queue not the reader's; click a cell to list its flows", m.queues, m.cpus)}></canvas>
+                aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, yellow on its NUMA node, vermillion on the other node, dark band: arrived on a queue not the reader's; click a cell (or move with the arrow keys and press Enter) to list its flows", m.queues, m.cpus)}></canvas>
             <p class="matrix-hover" data-testid="matrix-hover" aria-live="polite">
                 { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms · left: packets/s per queue · right: aRFS add / re-point / expire per s, re-points of the last {} ms flashing · bottom: softirq load per CPU (busiest {} %)", m.window_ms, m.now_ms, busiest_permille(&p.cpus) / 10)) }
             </p>

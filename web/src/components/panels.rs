@@ -32,15 +32,17 @@ pub fn Metrics(p: &MetricsProps) -> Html {
         format!("{local_pct}% of packets processed on their reader's CPU")
     };
     html! {
+        <div class="metrics-row">
         <dl class="metrics">
             <div><dt>{ "flows" }</dt><dd data-testid="flow-count">{ p.flow_count }</dd></div>
             <div><dt>{ "on the reader's CPU (total)" }</dt><dd data-testid="metric-local">{ p.local }</dd></div>
             <div><dt>{ "on another CPU (total)" }</dt><dd data-testid="metric-remote" class={classes!((p.remote > p.local).then_some("warn"))}>{ p.remote }</dd></div>
             <div><dt>{ "aRFS updates (total)" }</dt><dd data-testid="metric-arfs-update">{ p.arfs_update }</dd></div>
-            <div class={classes!("locality", (total == 0).then_some("empty"))} role="img" aria-label={label.clone()} title={format!("{label} ({} local, {} remote)", count(p.local, "packet"), count(p.remote, "packet"))}>
-                <span class="local" style={format!("width:{local_pct}%")}></span>
-            </div>
         </dl>
+        <div class={classes!("locality", (total == 0).then_some("empty"))} role="img" aria-label={label.clone()} title={format!("{label} ({} local, {} remote)", count(p.local, "packet"), count(p.remote, "packet"))}>
+            <span class="local" style={format!("width:{local_pct}%")}></span>
+        </div>
+        </div>
     }
 }
 
@@ -120,7 +122,7 @@ pub fn ArfsTable(p: &ArfsTableProps) -> Html {
     let (first, last) = (first.clamp(sent.start, sent.end), last.clamp(sent.start, sent.end));
     let pad = |rows: usize| html! { <tr aria-hidden="true" class="pad" style={format!("height:{}px", rows as i32 * ROW_PX)}></tr> };
     html! {
-        <div class="table-wrap" {onscroll}>
+        <div class="table-wrap" {onscroll} tabindex="0" role="region" aria-label="aRFS filter table">
             <table data-testid="arfs-table" class="arfs" aria-rowcount={(n + 1).to_string()}>
                 <caption>{ format!("aRFS filters: {} live, colliding flow_ids first", p.total) }</caption>
                 <thead><tr><th>{ "id" }</th><th>{ "flow" }</th><th>{ "flow_id" }</th><th>{ "queue" }</th><th>{ "state" }</th></tr></thead>
@@ -153,7 +155,7 @@ pub fn Ledger(p: &LedgerProps) -> Html {
     let total: u64 = stages.iter().map(|(_, n)| n).sum::<u64>().max(1);
     let f = |path: &str| p.figures.get(path).to_string();
     html! {
-        <div class="ledger">
+        <div class="ledger" tabindex="0" role="region" aria-label="where the time goes">
             <table data-testid="cost-ledger" class="ledger-table">
                 <caption>{ "CPU time by stage (under 0.1 % not shown)" }</caption>
                 <tbody>
@@ -209,5 +211,31 @@ pub fn TcCounters(p: &TcProps) -> Html {
             <div><dt>{ "classified in software (total)" }</dt><dd>{ f("tc.sw_classified") }</dd></div>
             <div><dt>{ "missed by the bypass (total)" }</dt><dd data-testid="tc-sw-missed">{ missed }</dd></div>
         </dl>
+    }
+}
+
+/// Properties of [`HostDescription`].
+#[derive(Properties, PartialEq)]
+pub struct HostDescriptionProps {
+    /// The host in words (`ViewModel::host_text`).
+    pub text: AttrValue,
+}
+
+/// The host in words for a screen reader: what the wire view or the matrix shows, read out
+/// politely, at most once a second (a view comes every frame; a reader would hear nothing
+/// else). Hidden from sight: the pictures say it there.
+#[component]
+pub fn HostDescription(p: &HostDescriptionProps) -> Html {
+    let shown = use_mut_ref(|| (AttrValue::default(), f64::NEG_INFINITY));
+    let now = crate::components::now_ms();
+    let text = {
+        let mut s = shown.borrow_mut();
+        if now - s.1 >= 1000.0 {
+            *s = (p.text.clone(), now);
+        }
+        s.0.clone()
+    };
+    html! {
+        <p class="sr-only" data-testid="host-description" aria-live="polite">{ text }</p>
     }
 }

@@ -25,7 +25,7 @@ pub fn RfsTables(p: &RfsProps) -> Html {
         el.value().parse().unwrap_or(0)
     });
     html! {
-        <div data-testid="rfs-tables" class="table-wrap">
+        <div data-testid="rfs-tables" class="table-wrap" tabindex="0" role="region" aria-label="RFS tables">
             <p>{ if r.sock_size == 0 { "rps_sock_flow_table: off (net.core.rps_sock_flow_entries = 0)".to_string() }
                  else { format!("rps_sock_flow_table: {} of {} entries hold a reader's CPU", r.sock_used, r.sock_size) } }</p>
             <label>{ "rps_dev_flow_table of " }

@@ -84,7 +84,7 @@ pub fn Transport(p: &TransportProps) -> Html {
         <nav class="transport" aria-label="transport">
             <button data-testid="play" ref={play_ref} onclick={play} disabled={p.playing}>{ icon(Icon::Play) }{ "Play" }</button>
             <button data-testid="pause" ref={pause_ref} onclick={pause} disabled={!p.playing}>{ icon(Icon::Pause) }{ "Pause" }</button>
-            <button data-testid="step" onclick={step} aria-label="one tick forward">{ icon(Icon::Step) }{ "Step" }</button>
+            <button data-testid="step" onclick={step} title="one tick forward">{ icon(Icon::Step) }{ "Step" }</button>
             <label>{ "Speed " }
                 <select data-testid="speed" onchange={speed} aria-label="speed: simulated seconds per real second">
                     { for SPEEDS.iter().enumerate().map(|(i, (name, _))| html! {
@@ -94,7 +94,7 @@ pub fn Transport(p: &TransportProps) -> Html {
             </label>
             <button data-testid="reset" onclick={reset}>{ icon(Icon::Reset) }{ "Reset" }</button>
             if let Some(cb) = &p.on_run_end {
-                <button data-testid="run-to-end" onclick={cb.reform(|_: MouseEvent| ())} aria-label="run to the end at full speed (Pause cancels)">{ icon(Icon::End) }{ "Run to end" }</button>
+                <button data-testid="run-to-end" onclick={cb.reform(|_: MouseEvent| ())} title="to the suggested length at full speed (Pause cancels)">{ icon(Icon::End) }{ "Run to end" }</button>
             }
             if let Some(b) = &p.behind {
                 <span class="behind" data-testid="speed-behind" role="status">{ b.clone() }</span>

@@ -24,8 +24,11 @@ use crate::wire::{Flight, Layout, Stage, WireView};
 pub struct WireProps {
     /// The host now.
     pub view: Rc<WireView>,
-    /// A flow was clicked.
+    /// A flow was clicked (or chosen with the arrow keys).
     pub on_select: Callback<u32>,
+    /// The flow the trace panel follows (the keys move from it).
+    #[prop_or_default]
+    pub traced: u32,
 }
 
 /// Colour of RX queue `q`: the palette without its warning colour (vermillion) and black.
@@ -108,17 +111,36 @@ pub fn Wire(p: &WireProps) -> Html {
             }
         })
     };
+    // The keyboard's way to a click: Up and Down trace the previous or next flow.
+    let onkeydown = {
+        let (state, on_select, traced) = (state.clone(), p.on_select.clone(), p.traced);
+        Callback::from(move |e: KeyboardEvent| {
+            let st = state.borrow();
+            let flows = &st.view.flows;
+            let at = flows.iter().position(|f| f.index == traced);
+            let next = match (e.key().as_str(), at) {
+                ("ArrowDown", Some(i)) => i + 1,
+                ("ArrowUp", Some(i)) => i.saturating_sub(1),
+                ("ArrowDown" | "ArrowUp", None) => 0,
+                _ => return,
+            };
+            e.prevent_default();
+            if let Some(f) = flows.get(next.min(flows.len().saturating_sub(1))) {
+                on_select.emit(f.index);
+            }
+        })
+    };
     let v = &p.view;
     let filtered = v.flows.iter().filter(|f| f.view.rule != QueueRule::Rss).count();
     let remote = v.flows.iter().filter(|f| f.remote()).count();
     let label = format!(
-        "wire view: {} flows, {} through the indirection table, {filtered} through exact-match filters; {remote} processed away from their reader's CPU",
+        "wire view: {} flows, {} through the indirection table, {filtered} through exact-match filters; {remote} processed away from their reader's CPU; Up and Down trace a flow",
         v.flows.len(),
         v.flows.len() - filtered
     );
     html! {
         // The flow rows' geometry, for tests that click a flow: x, top, row pitch.
-        <canvas ref={canvas} class="wire" data-testid="wire" role="img" aria-label={label} {onclick}
+        <canvas ref={canvas} class="wire" data-testid="wire" role="img" tabindex="0" aria-label={label} {onclick} {onkeydown}
             data-flow-rows={format!("{} {} {}", Layout::FLOW_X, Layout::TOP, Layout::ROW)}
             style={format!("height:{}px", height.round())}></canvas>
     }

@@ -230,6 +230,60 @@ impl Controller {
         })
     }
 
+    /// The host in words, for a screen reader (the wire view and the matrix are pictures):
+    /// the traffic of the last second, its busiest RX queues with their share processed off
+    /// the reader's CPU, the busiest CPUs' softirq load, and aRFS's activity.
+    pub(super) fn host_text(&self, cpus: &[super::CpuView]) -> String {
+        let rates = self.flow_rates();
+        let views = super::view::open_flows(&self.sim);
+        let mut queues: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
+        for (f, v) in &views {
+            let pps = rates.get(f).copied().unwrap_or(0);
+            let q = queues.entry(v.queue).or_default();
+            q.0 += pps;
+            if v.away_from_reader() {
+                q.1 += pps;
+            }
+        }
+        let (total, off): (u64, u64) = queues.values().fold((0, 0), |a, q| (a.0 + q.0, a.1 + q.1));
+        let pct = |part: u64, of: u64| part * 100 / of.max(1);
+        let mut busiest: Vec<(u16, (u64, u64))> = queues.into_iter().filter(|(_, q)| q.0 > 0).collect();
+        busiest.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+        let queues_text: Vec<String> = busiest
+            .iter()
+            .take(6)
+            .map(|(q, (n, r))| format!("rx-{q} {n}/s ({} % off the reader's CPU)", pct(*r, *n)))
+            .collect();
+        let mut hot: Vec<&super::CpuView> = cpus.iter().filter(|c| c.softirq_permille > 0).collect();
+        hot.sort_by(|a, b| b.softirq_permille.cmp(&a.softirq_permille).then(a.index.cmp(&b.index)));
+        let cpus_text: Vec<String> = hot
+            .iter()
+            .take(4)
+            .map(|c| format!("CPU {} {}.{} %", c.index, c.softirq_permille / 10, c.softirq_permille % 10))
+            .collect();
+        let samples = self.history.samples();
+        let now = samples.last().map_or(0, |(t, _)| *t);
+        let rate = |m: &str| figure(samples, m, true, now).unwrap_or(0.0).max(0.0) as u64;
+        let mut text = format!(
+            "Host: {} flows, {total} packets/s over the last second, {} % processed off their reader's CPU.",
+            views.len(),
+            pct(off, total)
+        );
+        if !queues_text.is_empty() {
+            let more = busiest.len().saturating_sub(6);
+            let more = if more > 0 { format!(", and {more} more queues") } else { String::new() };
+            text += &format!(" Busiest RX queues: {}{more}.", queues_text.join(", "));
+        }
+        if !cpus_text.is_empty() {
+            text += &format!(" Busiest CPUs, softirq: {}.", cpus_text.join(", "));
+        }
+        let (add, update, expire) = (rate("arfs.add"), rate("arfs.update"), rate("arfs.expire"));
+        if add + update + expire > 0 {
+            text += &format!(" aRFS per second: {add} filters added, {update} re-pointed, {expire} expired.");
+        }
+        text
+    }
+
     /// The transmit path's picture (`None` when no socket sends).
     pub(super) fn tx_picture(&self) -> Option<TxPicture> {
         let senders = self.sim.senders_view();

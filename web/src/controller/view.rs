@@ -253,6 +253,8 @@ pub struct ViewModel {
     pub tc: Option<super::TcPicture>,
     /// The transmit path's picture (when a socket sends).
     pub tx: Option<super::TxPicture>,
+    /// The host in words, for screen readers.
+    pub host_text: String,
 }
 
 /// What one XDP packet costs, part by part: the driver's poll with a trivial program, then
@@ -489,6 +491,7 @@ impl Controller {
         // draw them (a closed flow has no path).
         let flow_views = open_flows(sim);
         let wire = self.wire_view(&flow_views, &queues, &cpus);
+        let host_text = self.host_text(&cpus);
         let l = &self.scenario.lesson;
         let goal_met = self.goal_met();
         let totals = Report::totals(&self.scenario, sim);
@@ -642,6 +645,7 @@ impl Controller {
             xdp: self.xdp_view(),
             tc: self.tc_picture(),
             tx: self.tx_picture(),
+            host_text,
         }
     }
 
