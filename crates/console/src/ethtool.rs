@@ -23,10 +23,9 @@
 use core::fmt::Write;
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use steerlab_engine::config::MAX_QUEUES;
 use steerlab_engine::ntuple;
 use steerlab_engine::rss::HashFields;
-use steerlab_engine::{Driver, FlowType, NamedEnum, NtupleRule, Sim};
+use steerlab_engine::{Driver, FlowType, NamedEnum, NtupleRule, Sim, SimError};
 
 use crate::{hinted, parse_c_u64, DEVICE};
 
@@ -174,17 +173,11 @@ fn show_features(sim: &Sim) -> String {
 
 // ------------------------------------------------------------------------------ channels
 
-/// The NIC's combined-channel maximum: one per CPU, as ice and mlx5 size it, within the
-/// sandbox's queue limit (and never below what is configured).
-fn max_channels(sim: &Sim) -> u16 {
-    sim.config().cpus.min(MAX_QUEUES).max(sim.config().rx_queues)
-}
-
 /// `ethtool -l DEV`. A host whose RX and TX queue counts differ (a scenario can make one)
 /// shows the queues beyond the combined ones as RX-only or TX-only channels.
 fn show_channels(sim: &Sim) -> String {
     let c = sim.config();
-    let max = max_channels(sim);
+    let max = sim.max_channels();
     let na = "RX:\t\tn/a\nTX:\t\tn/a\nOther:\t\tn/a\n";
     let combined = c.rx_queues.min(c.tx_queues);
     let now = if c.rx_queues == c.tx_queues {
@@ -230,49 +223,35 @@ fn set_channels(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, Stri
     let Some((n, at)) = combined else {
         return Ok(String::new());
     };
-    let max = max_channels(sim);
-    if n > u64::from(max) {
-        let hint = format!("{form}   (N is 1..={max}, see ethtool -l {DEVICE})");
-        return Err(netlink_error(
-            "requested channel count exceeds maximum",
-            Some(offset(at)),
-            "Invalid argument",
-            &hint,
-        ));
-    }
-    if n == 0 {
-        let msg = "requested channel counts would result in no RX or TX channel being configured";
-        return Err(netlink_error(msg, Some(offset(at)), "Invalid argument", form));
-    }
-    let n = n as u16;
-    if n == sim.config().rx_queues && n == sim.config().tx_queues {
+    if n == u64::from(sim.config().rx_queues) && n == u64::from(sim.config().tx_queues) {
         return Ok(String::new()); // nothing modified: ethnl_set_channels returns before the driver
     }
-    let reta = sim.reta();
-    if reta.user_configured() && reta.max_queue() >= n {
-        let msg = format!(
-            "requested channel counts are too low for existing indirection table ({})",
-            reta.max_queue()
-        );
-        return Err(netlink_error(
-            &msg,
+    // The kernel's checks are the engine's; past u16 a count is past any maximum.
+    let einval = |msg: &str, offset: Option<usize>, hint: &str| netlink_error(msg, offset, "Invalid argument", hint);
+    match sim.set_channels(u16::try_from(n).unwrap_or(u16::MAX)) {
+        Ok(()) => Ok(String::new()),
+        Err(SimError::TooManyChannels { max }) => Err(einval(
+            "requested channel count exceeds maximum",
+            Some(offset(at)),
+            &format!("{form}   (N is 1..={max}, see ethtool -l {DEVICE})"),
+        )),
+        Err(SimError::NoChannels) => Err(einval(
+            "requested channel counts would result in no RX or TX channel being configured",
+            Some(offset(at)),
+            form,
+        )),
+        Err(SimError::RetaUsesQueue(q)) => Err(einval(
+            &format!("requested channel counts are too low for existing indirection table ({q})"),
             None,
-            "Invalid argument",
             &format!("reset the table first: ethtool -X {DEVICE} default"),
-        ));
-    }
-    if sim.ntuple_rules().iter().any(|r| r.queue >= n) {
-        let msg = "requested channel counts are too low for existing ntuple filter settings";
-        return Err(netlink_error(
-            msg,
+        )),
+        Err(SimError::RuleUsesQueue { .. }) => Err(einval(
+            "requested channel counts are too low for existing ntuple filter settings",
             None,
-            "Invalid argument",
             &format!("delete the rules that use those queues: ethtool -n {DEVICE}"),
-        ));
+        )),
+        Err(e) => Err(einval(&e.to_string(), None, form)),
     }
-    sim.set_channels(n)
-        .map_err(|e| netlink_error(&e.to_string(), None, "Invalid argument", form))?;
-    Ok(String::new())
 }
 
 // ------------------------------------------------------------------------------ RSS
@@ -538,17 +517,20 @@ fn config_nfc(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String
             let loc = parse_c_u64(l)
                 .filter(|&v| v <= i32::MAX as u64)
                 .ok_or_else(|| bad_args(None, form))? as u32;
-            if !sim.ntuple_rules().iter().any(|r| r.loc == loc) {
-                let msg =
-                    "rmgr: Cannot delete RX class rule: No such file or directory\nCannot delete classification rule";
-                return Err(hinted(
-                    msg,
+            let cannot = |errno: &str, hint: &str| {
+                hinted(
+                    format!("rmgr: Cannot delete RX class rule: {errno}\nCannot delete classification rule"),
+                    hint,
+                )
+            };
+            match sim.delete_ntuple(loc) {
+                Ok(()) => Ok(String::new()),
+                Err(SimError::NoRule(_)) => Err(cannot(
+                    "No such file or directory",
                     &format!("ethtool -n {DEVICE} lists the rules and their locations"),
-                ));
+                )),
+                Err(e) => Err(cannot("Invalid argument", &e.to_string())),
             }
-            sim.delete_ntuple(loc)
-                .map_err(|e| hinted(format!("rmgr: Cannot delete RX class rule: {e}"), form))?;
-            Ok(String::new())
         }
         ["rx-flow-hash", ty, letters] => {
             let ty = flow_type(ty, form)?;
@@ -563,14 +545,13 @@ fn config_nfc(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String
                     "the sandbox's NIC hashes s, d, f and n only",
                 ));
             };
-            if !fields.nic_accepts() {
-                return Err(cannot(
+            // The NIC's one refusal: fields other than addresses, or addresses and ports.
+            sim.set_hash_fields(ty, fields).map_err(|_| {
+                cannot(
                     "Invalid argument",
                     "the NIC accepts sd (addresses) or sdfn (addresses and ports)",
-                ));
-            }
-            sim.set_hash_fields(ty, fields)
-                .map_err(|e| cannot("Invalid argument", &e.to_string()))?;
+                )
+            })?;
             Ok(String::new())
         }
         ["flow-type", rest @ ..] => add_rule(sim, rest, form),
@@ -713,59 +694,49 @@ fn add_rule(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
             "rules direct to a queue: action Q",
         ));
     }
-    let rules = sim.ntuple_rules();
-    let auto = p.loc.is_none();
-    let loc = match p.loc {
-        Some(l) => l,
-        None => match ntuple::place(&rules, ntuple::ANY_LOCATION) {
-            Ok(l) => l,
-            Err(e) => {
-                return Err(hinted(
-                    e.to_string(),
-                    &format!("the table is full: ethtool -N {DEVICE} delete L"),
-                ))
-            }
-        },
-    };
+    // rxclass_rule_ins: ethtool picks the location (RX_CLS_LOC_ANY) unless one was given.
+    p.rule.loc = p.loc.unwrap_or(ntuple::ANY_LOCATION);
+    // Past u16 a ring cookie is past any queue: the engine refuses it as such.
+    p.rule.queue = u16::try_from(cookie).unwrap_or(u16::MAX);
+    let auto = p.rule.loc == ntuple::ANY_LOCATION;
     let cannot = |errno: &str, why: &str| {
         hinted(
             format!("rmgr: Cannot insert RX class rule: {errno}\nCannot insert classification rule"),
             why,
         )
     };
-    if !sim.config().ntuple {
-        return Err(cannot(
+    match sim.add_ntuple(p.rule) {
+        Ok(loc) if auto => Ok(format!("Added rule with ID {loc}\n")),
+        Ok(_) => Ok(String::new()),
+        Err(SimError::NtupleTableFull) => Err(hinted(
+            "rmgr: Cannot find appropriate slot to insert rule\nCannot insert classification rule",
+            &format!("the table is full: ethtool -N {DEVICE} delete L"),
+        )),
+        Err(SimError::NtupleOff) => Err(cannot(
             "Operation not supported",
             &format!("ntuple filters are off: ethtool -K {DEVICE} ntuple on"),
-        ));
-    }
-    if cookie >= u64::from(sim.config().rx_queues) {
-        return Err(cannot(
-            "Invalid argument",
-            &format!("action is an RX queue, 0..={}", sim.config().rx_queues - 1),
-        ));
-    }
-    if loc >= ntuple::RULE_SLOTS {
-        return Err(cannot(
+        )),
+        Err(SimError::NtupleLocation(_)) => Err(cannot(
             "Invalid argument",
             &format!("loc is 0..={}", ntuple::RULE_SLOTS - 1),
-        ));
+        )),
+        Err(SimError::NtupleQueue { rx_queues, .. }) => Err(cannot(
+            "Invalid argument",
+            &format!("action is an RX queue, 0..={}", rx_queues - 1),
+        )),
+        Err(SimError::FdirFull) => Err(cannot(
+            "No space left on device",
+            "ice: the Flow Director filters shared with aRFS are all in use",
+        )),
+        Err(SimError::ArfsUsesFlowType(t)) => Err(cannot(
+            "Invalid argument",
+            &format!(
+                "ice: aRFS using perfect flow type {}, cannot change input set",
+                t.name()
+            ),
+        )),
+        Err(e) => Err(cannot("Invalid argument", &e.to_string())),
     }
-    p.rule.queue = cookie as u16;
-    p.rule.loc = loc;
-    // Everything is checked: replacing a rule at a used location cannot fail half-way.
-    if rules.iter().any(|r| r.loc == loc) {
-        sim.delete_ntuple(loc)
-            .map_err(|e| cannot("Invalid argument", &e.to_string()))?;
-    }
-    let loc = sim
-        .add_ntuple(p.rule)
-        .map_err(|e| cannot("Invalid argument", &e.to_string()))?;
-    Ok(if auto {
-        format!("Added rule with ID {loc}\n")
-    } else {
-        String::new()
-    })
 }
 
 /// `ethtool -K DEV ntuple on|off`.

@@ -117,7 +117,7 @@ struct Redirect {
 /// A step of a checked line.
 enum Step {
     Print(String),
-    Write(sysfs::Write),
+    Write(steerlab_engine::Setting),
     Cat(Vec<String>),
     /// `grep . FILE...`: the files, and whether each line is prefixed with its file's name.
     Grep(Vec<String>, bool),

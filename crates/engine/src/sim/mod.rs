@@ -50,6 +50,7 @@ mod receive;
 mod records;
 mod rfs;
 mod rps_config;
+mod settings;
 mod tick;
 mod timers;
 mod trace;
@@ -59,6 +60,7 @@ mod workload;
 
 pub use api::{DropPoint, FlowSpec, FlowView, QueueRule, Snapshot, ThreadSpec};
 pub use predict::{History, Prediction, RpsPrediction};
+pub use settings::Setting;
 pub use trace::FlowTrace;
 pub use tx::{SenderView, TxSpec};
 
