@@ -111,13 +111,27 @@ pub(crate) fn cat(sim: &Sim, paths: &[&str]) -> Result<String, String> {
     }
     let mut out = String::new();
     for path in paths {
-        let text = match *path {
-            "/proc/net/softnet_stat" | "/proc/interrupts" => procfs::cat(sim, path),
-            _ => sysfs::cat(sim, path),
-        };
-        out.push_str(&text?);
+        out.push_str(&read(sim, path).ok_or_else(|| no_such_file(sim, "cat", path))?);
     }
     Ok(out)
+}
+
+/// The text of the file at `path`, if the host has it: a procfs table or a steering file.
+pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
+    match path {
+        "/proc/net/softnet_stat" => Some(procfs::softnet_stat(sim)),
+        "/proc/interrupts" => Some(procfs::interrupts(sim)),
+        _ => sysfs::read(sim, path),
+    }
+}
+
+/// What a tool that reads files (coreutils' `cat`, GNU grep) prints for one the host does not
+/// have, with the host's files as the hint.
+pub(crate) fn no_such_file(sim: &Sim, tool: &str, path: &str) -> String {
+    hinted(
+        format!("{tool}: {}: No such file or directory", quotef(path)),
+        &sysfs::files_hint(sim),
+    )
 }
 
 /// The real tool's message, then a `hint:` line with the accepted form (several forms are

@@ -36,7 +36,7 @@
 use steerlab_engine::Sim;
 
 use crate::sysfs::{self, Writer};
-use crate::{cat, dispatch, hinted};
+use crate::{cat, dispatch, hinted, no_such_file, read};
 
 /// The accepted forms of `tee`.
 pub(crate) const TEE_FORMS: &str =
@@ -674,7 +674,7 @@ fn plan_grep(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), Strin
 fn grep(sim: &Sim, paths: &[String], named: bool) -> Result<String, String> {
     let mut out = String::new();
     for path in paths {
-        let text = cat(sim, &[path.as_str()]).map_err(|e| e.replacen("cat:", "grep:", 1))?;
+        let text = read(sim, path).ok_or_else(|| no_such_file(sim, "grep", path))?;
         for line in text.lines().filter(|l| !l.is_empty()) {
             if named {
                 out.push_str(path);

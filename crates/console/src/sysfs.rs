@@ -115,7 +115,8 @@ fn file(sim: &Sim, path: &str) -> Option<File> {
     }
 }
 
-fn files_hint(sim: &Sim) -> String {
+/// The files a write or a read may name on this host.
+pub(crate) fn files_hint(sim: &Sim) -> String {
     let c = sim.config();
     format!(
         "{ECHO_FORMS}\n(this host: rx-0..rx-{}, tx-0..tx-{}, device {DEVICE})",
@@ -261,16 +262,11 @@ fn dointvec(text: &str) -> Option<u32> {
     text.trim().parse::<u32>().ok().filter(|&n| n <= i32::MAX as u32)
 }
 
-/// `cat FILE` of a steering file.
-pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
+/// The text of a steering file, if the host has it.
+pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
     let cfg = sim.config();
     let text = match file(sim, path) {
-        None => {
-            return Err(hinted(
-                format!("cat: {}: No such file or directory", quotef(path)),
-                &files_hint(sim),
-            ))
-        }
+        None => return None,
         Some(File::RpsCpus(q)) => sim.rps_cpus(q).to_hex(cfg.cpus),
         Some(File::RpsFlowCnt(q)) => sim.flow_cnt(q).to_string(),
         Some(File::XpsCpus(q)) => sim.xps_cpus(q).unwrap_or_default().to_hex(cfg.cpus),
@@ -283,7 +279,7 @@ pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
         Some(File::IrqMask(q)) => sim.irq_affinity(q).unwrap_or_default().to_hex(cfg.cpus),
         Some(File::IrqEffective(q)) => sim.irq_cpu(q).map_or_else(String::new, |c| c.to_string()),
     };
-    Ok(format!("{text}\n"))
+    Some(format!("{text}\n"))
 }
 
 /// `net.core.x` for `/proc/sys/net/core/x`.
@@ -344,7 +340,7 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             ));
         }
         match value {
-            None => out += &line(&name, cat(sim, &path)?.trim_end()),
+            None => out += &line(&name, crate::cat(sim, &[&path])?.trim_end()),
             Some(v) => {
                 let write = check_write(sim, &path, v, Writer::Sysctl)?;
                 apply(sim, &write)?;
