@@ -1142,13 +1142,9 @@ fn a_close_clears_the_sock_entry_from_6_16_except_into_time_wait() {
         .unwrap();
         sim.add_flow(flow(k, vec![t])).unwrap();
         sim.run_ticks(5);
-        let set = sim
-            .sock_flow_table()
-            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        let set = sim.sock_flow_table().map_or(0, |t| t.used());
         sim.close_flow(0, active).unwrap();
-        let left = sim
-            .sock_flow_table()
-            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        let left = sim.sock_flow_table().map_or(0, |t| t.used());
         (set, left, sim.snapshot().counters.sock_flow_deletes)
     };
     assert_eq!(
