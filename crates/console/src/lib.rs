@@ -17,9 +17,14 @@
 //! | `own`        | steerlab's own `flow`, `thread`, `xdp`, `nic`, `kernel`, `rfs`, `help` |
 //! | `shell`      | bash around them: quoting, `;`, `echo … \| tee FILE…`, `for … in …; do …; done`, `$VAR`, globs, `sudo`, `grep . FILE…` |
 //!
-//! Errors are the real tool's text, then one `hint:` line with the accepted form. A command that
-//! fails changes nothing: every value is parsed and checked against the host before the first
-//! mutating `Sim` call, and the engine itself refuses bad values without side effects. A line of
+//! `complete` offers the page's tab completion from the same forms.
+//!
+//! Errors are the real tool's text, then one `hint:` line with the accepted form. The rules are
+//! the engine's: a command parses its words as the tool does, then makes one engine call and
+//! words the engine's typed refusal ([`steerlab_engine::SimError`]) as the tool words the errno;
+//! it does not re-check what the engine checks. A command that fails changes nothing: the engine
+//! refuses without side effects, and a command of several calls asks the engine's checks first
+//! ([`Sim::check_setting`]). A line of
 //! many writes (a `for` loop, a `tee` to many files, a `;` list) is checked whole before its
 //! first write (see `shell`), where real bash and tee would stop half way.
 #![forbid(unsafe_code)]

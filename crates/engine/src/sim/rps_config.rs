@@ -1,5 +1,6 @@
-//! RPS and RFS settings: `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the kernel
-//! generation and the record policy.
+//! RPS and RFS settings: `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the RPS flow
+//! limit (`flow_limit_cpu_bitmap`, `flow_limit_table_len`), the kernel generation and the record
+//! policy; each setter's check on its own, for [`Sim::check_setting`].
 
 use crate::config::RecordPolicy;
 use crate::cpuset::CpuSet;
