@@ -1,14 +1,6 @@
 #!/bin/sh
-# Prints a transcript of how a Linux host steers received packets, for `steerlab import`,
-# `steerlab predict` and the page's "Your host": each command as `$ command`, then its output.
-#
-#   sh scripts/capture-host.sh eth0 > host.txt
-#   steerlab predict host.txt --flow "tcp 203.0.113.7:40000 10.0.0.2:443"
-#
-# Read only: it runs ethtool's show options, cat, grep and sysctl, and changes nothing.
-# No root is needed for any of it on most kernels (a few drivers want CAP_NET_ADMIN for
-# `ethtool -x`; then run it with sudo). A command that fails leaves its error in the transcript,
-# and the importer says what it had to assume instead.
+# How this host steers received packets, for steerlab (import, predict, the page's "Your
+# host"): sh capture-host.sh eth0 > host.txt. Read only; a few drivers want sudo for ethtool -x.
 set -u
 
 if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
@@ -17,15 +9,14 @@ if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
 fi
 IF=$1
 if [ ! -d "/sys/class/net/$IF" ]; then
-  echo "capture-host: no interface $IF (see ip link)" >&2
+  echo "capture-host: no interface $IF" >&2
   exit 2
 fi
 
 if ! command -v ethtool >/dev/null 2>&1; then
-  echo "capture-host: ethtool is not installed (apt install ethtool): the capture will lack the NIC's queues, table, key and rules" >&2
+  echo "capture-host: no ethtool (apt install ethtool): no queues, table, key or rules" >&2
 fi
 
-# Runs a command and prints it as `$ command`, its output (and errors) after it.
 run() {
   echo "\$ $*"
   "$@" 2>&1
@@ -34,10 +25,12 @@ run() {
 
 echo "# steerlab host capture of $IF, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 run ethtool -i "$IF"
+run uname -r
 run readlink -f "/sys/class/net/$IF/device"
 run nproc --all
 run lscpu
 run ethtool -l "$IF"
+run ls "/sys/class/net/$IF/queues/"
 run ethtool -x "$IF"
 run ethtool -n "$IF"
 for t in tcp4 udp4 tcp6 udp6; do
@@ -45,15 +38,15 @@ for t in tcp4 udp4 tcp6 udp6; do
 done
 run ethtool -k "$IF"
 run cat /proc/interrupts
-# The globs are printed as typed and expanded by the shell when run.
-echo "\$ grep -H . /proc/irq/*/smp_affinity_list"
-grep -H . /proc/irq/*/smp_affinity_list 2>&1; echo
-echo "\$ grep -H . /proc/irq/*/effective_affinity_list"
-grep -H . /proc/irq/*/effective_affinity_list 2>&1; echo
-echo "\$ grep -H . /sys/class/net/$IF/queues/rx-*/rps_cpus"
-grep -H . /sys/class/net/"$IF"/queues/rx-*/rps_cpus 2>&1; echo
-echo "\$ grep -H . /sys/class/net/$IF/queues/rx-*/rps_flow_cnt"
-grep -H . /sys/class/net/"$IF"/queues/rx-*/rps_flow_cnt 2>&1; echo
-echo "\$ grep -H . /sys/class/net/$IF/queues/tx-*/xps_cpus"
-grep -H . /sys/class/net/"$IF"/queues/tx-*/xps_cpus 2>&1; echo
+# The glob printed as typed, expanded (unquoted) when run.
+grep_files() {
+  echo "\$ grep -H . $1"
+  grep -H . $1 2>&1
+  echo
+}
+grep_files "/proc/irq/*/smp_affinity_list"
+grep_files "/proc/irq/*/effective_affinity_list"
+for f in rx-*/rps_cpus rx-*/rps_flow_cnt tx-*/xps_cpus; do
+  grep_files "/sys/class/net/$IF/queues/$f"
+done
 run sysctl net.core.rps_sock_flow_entries net.core.netdev_max_backlog

@@ -56,7 +56,7 @@ async function runToEnd(page, base, lesson) {
 
 export const tests = [
   {
-    name: "the worker path: the page starts a worker; a console round trip; Back undoes Step exactly",
+    name: "the worker path: the page starts a worker; a console round trip; going back restores the exact state; Back goes a second back",
     timeoutMs: 60_000,
     async run(page, base) {
       await page.goto(`${base}?lesson=rss-basics`);
@@ -67,13 +67,20 @@ export const tests = [
       await page.getByTestId("console-output").filter({ hasText: "Channel parameters for eth0" }).waitFor();
       // The share link is a real permalink while time runs, too.
       expect((await page.getByTestId("share-link").getAttribute("href")).includes("#s=1."), "a permalink while playing");
+      // Two seconds in, so that Back has a second to go back.
+      await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 2);
       await page.getByTestId("pause").click();
       await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
+      // The timeline goes to a moment (its steps are 100 ms): snapshot and replay give the
+      // exact state there, however often one comes back to it.
+      const seek = (ms) => page.getByTestId("timeline").evaluate((el, ms) => { el.value = String(ms); el.dispatchEvent(new Event("change", { bubbles: true })); }, ms);
+      const t = Math.floor(parseFloat(await text(page, "sim-time")) * 10) * 100;
+      await seek(t);
+      await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent === `${(t / 1000).toFixed(3)}s`, t);
       const before = [await text(page, "sim-time"), await text(page, "digest")];
       for (let i = 0; i < 3; i++) await page.getByTestId("step").click();
       await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent !== t, before[0]);
-      // The timeline back to the paused moment: snapshot and replay give the exact state.
-      await page.getByTestId("timeline").evaluate((el, ms) => { el.value = String(ms); el.dispatchEvent(new Event("change", { bubbles: true })); }, Math.round(parseFloat(before[0]) * 1000));
+      await seek(t);
       await page.waitForFunction((t) => document.querySelector('[data-testid="sim-time"]').textContent === t, before[0]);
       expect((await text(page, "digest")) === before[1], "going back restores the exact state (same digest)");
       // Back goes a second back, paused.

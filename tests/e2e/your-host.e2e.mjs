@@ -161,10 +161,45 @@ export const tests = [
       await page.getByTestId("open-your-host").click();
       const broken = capture.replace("   16:", "   17:");
       await build(page, broken, "");
-      await page.getByTestId("error-banner").waitFor();
-      const banner = await text(page, "error-banner");
-      expect(/Your host: capture: line \d+:/.test(banner), `the banner names the line: ${banner}`);
+      // Said beside the Build button, where the learner looks, with the line quoted; not in
+      // the banner at the top of the page.
+      await page.getByTestId("your-host-error").waitFor();
+      const said = await text(page, "your-host-error");
+      expect(/^capture: line \d+:/.test(said) && said.includes('(the line: "17:'), `the error names and quotes the line: ${said}`);
+      const [buildBox, errorBox] = [await page.getByTestId("your-host-build").boundingBox(), await page.getByTestId("your-host-error").boundingBox()];
+      expect(Math.abs(errorBox.y - (buildBox.y + buildBox.height)) < 80, `the error is beside the Build button (${JSON.stringify([buildBox, errorBox])})`);
+      expect((await page.getByTestId("error-banner").count()) === 0, "no banner at the top");
       expect((await text(page, "flow-count")) === before, "the host is unchanged");
+    },
+  },
+  {
+    name: "a paste as people post it: the script to download, the paste kept in the browser, assumptions corrected, Share warns",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(base);
+      await page.getByTestId("flow-count").waitFor();
+      await page.getByTestId("open-your-host").click();
+      // The capture script, offered as a download: the repository's own text.
+      const link = page.getByTestId("your-host-script");
+      expect((await link.getAttribute("download")) === "capture-host.sh", "a download named capture-host.sh");
+      const script = decodeURIComponent((await link.getAttribute("href")).split(",").slice(1).join(","));
+      const ours = readFileSync(new URL("../../scripts/capture-host.sh", import.meta.url), "utf8");
+      expect(script === ours, "the download is scripts/capture-host.sh");
+      expect((await text(page, "your-host-private")).includes("never leaves this browser"), "the paste stays in the browser");
+      // /proc/interrupts rows grep'd after a root prompt: 16 CPUs from the rows' counts, said
+      // with the field that corrects it.
+      const rows = readFileSync(new URL("../../crates/scenario/tests/fixtures/real/virtio-interrupts-rows.txt", import.meta.url), "utf8").split("\n").slice(1).join("\n");
+      await build(page, `[root@guest ~]# cat /proc/interrupts | grep virtio5\n${rows}`, "tcp 203.0.113.7:40000 10.0.0.2:443\n");
+      await page.getByTestId("your-host-results").waitFor();
+      await page.waitForFunction(() => (document.querySelector(".lesson-head h2")?.textContent ?? "").includes("16 CPUs"));
+      const fields = await page.locator('[data-testid="your-host-assumption"] code').allTextContents();
+      expect(fields.includes("host.cpus=16"), `the CPU count is said with its field (${fields})`);
+      await page.getByTestId("your-host-corrections").fill("host.cpus=32");
+      await page.getByTestId("your-host-build").click();
+      await page.waitForFunction(() => (document.querySelector(".lesson-head h2")?.textContent ?? "").includes("32 CPUs"));
+      expect((await text(page, "your-host-assumptions")).includes("corrected: host.cpus=32"), "the correction is said");
+      // Share keeps the host, and warns that the link carries its addresses and rules.
+      expect((await text(page, "share-warning")).includes("addresses and rules"), "Share warns");
     },
   },
 ];

@@ -186,6 +186,11 @@ impl Layout {
     }
 }
 
+/// Half the width of a queue's box, CSS px (components/wire.rs draws it 48 wide).
+const QUEUE_HALF: f64 = 25.0;
+/// Half the width of a CPU's box (44 wide).
+const CPU_HALF: f64 = 23.0;
+
 /// One packet dot in flight.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dot {
@@ -214,7 +219,14 @@ impl Dot {
             return Some((self.route[stop], Stage::Dropped));
         }
         let u = t * 3.0 - leg as f64;
-        let (a, b) = (self.route[leg], self.route[leg + 1]);
+        let (mut a, mut b) = (self.route[leg], self.route[leg + 1]);
+        // Dots go round the queue's and the CPU's boxes, never over their names: a leg ends
+        // at a box's left edge and the next starts at its right edge.
+        match leg {
+            1 => b.0 -= QUEUE_HALF,
+            2 => (a.0, b.0) = (a.0 + QUEUE_HALF, b.0 - CPU_HALF),
+            _ => {}
+        }
         let stage = if leg == 2 { Stage::LastLeg } else { Stage::Flying };
         Some(((a.0 + (b.0 - a.0) * u, a.1 + (b.1 - a.1) * u), stage))
     }

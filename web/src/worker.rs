@@ -80,9 +80,9 @@ const IMPORTER_URL: &str = "STEERLAB_IMPORTER";
 /// "Your host": loads the importer's own module (`web/importer`, built into `dist/importer/`
 /// by scripts/build-importer.sh) the first time, runs it on the capture and flows, and applies
 /// its answer to the session. The module is not part of what the default page downloads.
-fn import_host(worker: Rc<RefCell<Worker>>, capture: String, flows: String) {
+fn import_host(worker: Rc<RefCell<Worker>>, capture: String, flows: String, sets: Vec<String>) {
     wasm_bindgen_futures::spawn_local(async move {
-        let answer = run_importer(&capture, &flows).await;
+        let answer = run_importer(&capture, &flows, &sets.join("\n")).await;
         let mut w = worker.borrow_mut();
         w.session.apply(Action::HostBuilt(answer));
         w.flush();
@@ -91,7 +91,7 @@ fn import_host(worker: Rc<RefCell<Worker>>, capture: String, flows: String) {
 }
 
 /// The importer module's answer, or why it could not run.
-async fn run_importer(capture: &str, flows: &str) -> Result<steerlab_importer::ImportedHost, String> {
+async fn run_importer(capture: &str, flows: &str, sets: &str) -> Result<steerlab_importer::ImportedHost, String> {
     let why = |what: &str, e: JsValue| {
         format!(
             "the importer module {what}: {}",
@@ -125,7 +125,7 @@ async fn run_importer(capture: &str, flows: &str) -> Result<steerlab_importer::I
     .await
     .map_err(|e| why("did not start", e))?;
     let bytes = get("your_host")?
-        .call2(&JsValue::NULL, &capture.into(), &flows.into())
+        .call3(&JsValue::NULL, &capture.into(), &flows.into(), &sets.into())
         .map_err(|e| why("failed", e))?;
     steerlab_importer::decode(&js_sys::Uint8Array::new(&bytes).to_vec())
 }
@@ -161,7 +161,7 @@ pub fn run() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let mut w = w.borrow_mut();
         match decode::<Action>(&js_sys::Uint8Array::new(&e.data()).to_vec()) {
-            Ok(Action::ImportHost { capture, flows }) => import_host(worker_ref.clone(), capture, flows),
+            Ok(Action::ImportHost { capture, flows, sets }) => import_host(worker_ref.clone(), capture, flows, sets),
             Ok(action) => w.session.apply(action),
             Err(why) => w.post(&ToPage::Event(Event::Banner(Some(why)))),
         }

@@ -43,6 +43,10 @@ enum Command {
 struct ImportArgs {
     /// The capture file (`-` for stdin).
     capture: String,
+    /// Correct what the capture did not say (or any scenario field), e.g. --set host.cpus=16
+    /// --set nic.rx_queues=8: each assumption printed names the field that holds it.
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -59,6 +63,10 @@ struct PredictArgs {
     /// One JSON array, one object per flow.
     #[arg(long)]
     json: bool,
+    /// Correct what the capture did not say (or any scenario field), e.g. --set host.cpus=16
+    /// --set nic.rx_queues=8: each assumption printed names the field that holds it.
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -80,6 +88,10 @@ struct SolveArgs {
     /// One JSON array, one object per flow (the objects of predict).
     #[arg(long)]
     json: bool,
+    /// Correct what the capture did not say (or any scenario field), e.g. --set host.cpus=16
+    /// --set nic.rx_queues=8: each assumption printed names the field that holds it.
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -360,7 +372,8 @@ use std::io::Read as _;
 
 fn import(args: &ImportArgs) -> Result<String, String> {
     let text = read_input(&args.capture, steerlab_scenario::capture::MAX_CAPTURE_BYTES)?;
-    let imported = steerlab_scenario::capture::import(&text).map_err(|e| format!("{}: {e}", args.capture))?;
+    let imported =
+        steerlab_scenario::capture::import_with(&text, &args.set).map_err(|e| format!("{}: {e}", args.capture))?;
     for a in &imported.assumptions {
         eprintln!("steerlab: assumed: {a}");
     }
@@ -368,14 +381,14 @@ fn import(args: &ImportArgs) -> Result<String, String> {
     Ok(format!("{json}\n"))
 }
 
-/// The host of `predict` and `solve`: a lesson id, or a file holding a scenario or a capture.
-/// The capture's assumptions go to stderr.
-fn predict_host(what: &str) -> Result<steerlab_engine::Sim, String> {
+/// The host of `predict` and `solve`: a lesson id, or a file holding a scenario or a capture,
+/// with `sets` (`--set`) applied. The capture's assumptions go to stderr.
+fn predict_host(what: &str, sets: &[String]) -> Result<steerlab_engine::Sim, String> {
     let text = match steerlab_scenario::lesson(what) {
         Some(_) => what.to_string(),
         None => read_input(what, steerlab_scenario::capture::MAX_CAPTURE_BYTES)?,
     };
-    let (sim, assumed) = steerlab_scenario::predict::host(&text).map_err(|e| format!("{what}: {e}"))?;
+    let (sim, assumed) = steerlab_scenario::predict::host_with(&text, sets).map_err(|e| format!("{what}: {e}"))?;
     for a in &assumed {
         eprintln!("steerlab: assumed: {a}");
     }
@@ -405,7 +418,7 @@ fn predict(args: &PredictArgs) -> Result<String, String> {
     if flows.is_empty() {
         return Err("no flows: give --flow \"PROTO SRC:SPORT DST:DPORT\" or --flows FILE".into());
     }
-    let sim = predict_host(&args.host)?;
+    let sim = predict_host(&args.host, &args.set)?;
     let rows: Vec<_> = flows.iter().map(|k| predict::predict(&sim, k)).collect();
     predictions_out(&rows, args.json)
 }
@@ -413,7 +426,7 @@ fn predict(args: &PredictArgs) -> Result<String, String> {
 fn solve(args: &SolveArgs) -> Result<String, String> {
     use steerlab_scenario::predict;
     let template = predict::Template::parse(&args.template).map_err(|e| format!("--template {e}"))?;
-    let sim = predict_host(&args.host)?;
+    let sim = predict_host(&args.host, &args.set)?;
     let rows = match (args.queue, args.count, args.spread) {
         (Some(q), Some(n), None) => predict::solve_queue(&sim, &template, q, n)?,
         (None, None, Some(n)) => predict::solve_spread(&sim, &template, n)?,

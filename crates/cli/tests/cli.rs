@@ -420,3 +420,67 @@ fn import_predict_and_solve_a_captured_host() {
     assert!(err.contains("only 0 flows"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A snippet pasted as people post it (a prompt, header-less /proc/interrupts rows): what was
+/// assumed is said on stderr with the field that holds it, and `--set` corrects it on
+/// `import`, `predict` and `solve` alike.
+#[test]
+fn import_and_predict_take_the_corrections_of_what_was_assumed() {
+    const SNIPPET: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenario/tests/fixtures/real/virtio-interrupts-rows.txt"
+    );
+    let dir = std::env::temp_dir().join(format!("steerlab-cli-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rows.txt");
+    let text = std::fs::read_to_string(SNIPPET).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "me@guest:~$ cat /proc/interrupts | grep virtio5\n{}",
+            text.split_once('\n').unwrap().1
+        ),
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let (code, out, err) = steerlab(&["import", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("16 CPUs, from the counts of a /proc/interrupts row") && err.contains("[--set host.cpus=16]"),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (json["host"]["cpus"].as_u64(), json["nic"]["rx_queues"].as_u64()),
+        (Some(16), Some(4))
+    );
+    let (code, out, err) = steerlab(&["import", path, "--set", "host.cpus=32", "--set", "nic.rx_queues=8"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(corrected: host.cpus=32)"), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (json["host"]["cpus"].as_u64(), json["nic"]["rx_queues"].as_u64()),
+        (Some(32), Some(8))
+    );
+    let (code, out, err) = steerlab(&[
+        "predict",
+        path,
+        "--set",
+        "nic.rx_queues=1",
+        "--flow",
+        "tcp 192.0.2.1:1 10.0.0.2:2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"queue\":0"), "{out}");
+    let (code, _, err) = steerlab(&[
+        "predict",
+        path,
+        "--set",
+        "host.cpus=lots",
+        "--flow",
+        "tcp 192.0.2.1:1 10.0.0.2:2",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("host.cpus") && err.lines().count() == 1, "{err}");
+}

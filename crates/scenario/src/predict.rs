@@ -13,6 +13,7 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 use steerlab_engine::{FlowKey, History, Proto, RpsPrediction, Sim};
 
+use crate::capture::Assumption;
 use crate::ScenarioError;
 
 /// Most flows one request predicts (a 100,000-line `ss` output is well inside).
@@ -388,11 +389,17 @@ pub fn table(rows: &[Predicted]) -> String {
 
 /// Loads what `predict` and `solve` take: a lesson id, a scenario's JSON, or a capture; the
 /// host at time 0 with its timeline's first commands applied, and the capture's assumptions.
-pub fn host(text: &str) -> Result<(Sim, Vec<String>), ScenarioError> {
+pub fn host(text: &str) -> Result<(Sim, Vec<Assumption>), ScenarioError> {
+    host_with(text, &[])
+}
+
+/// [`host`] with `overrides` (`--set FIELD=VALUE`) applied: the corrections of a capture's
+/// assumptions, or any scenario field.
+pub fn host_with(text: &str, overrides: &[String]) -> Result<(Sim, Vec<Assumption>), ScenarioError> {
     let (scenario, assumed) = if crate::lesson(text.trim()).is_some() || text.trim_start().starts_with('{') {
-        (crate::load(text.trim(), &[])?, Vec::new())
+        (crate::load(text.trim(), overrides)?, Vec::new())
     } else {
-        let imported = crate::capture::import(text)?;
+        let imported = crate::capture::import_with(text, overrides)?;
         (imported.scenario, imported.assumptions)
     };
     let mut sim = scenario.build()?;
@@ -413,14 +420,15 @@ pub struct YourHost {
     pub text: String,
     /// One prediction per flow, in the order given.
     pub rows: Vec<Predicted>,
-    /// What the capture did not say.
-    pub assumptions: Vec<String>,
+    /// What the capture did not say, and the choices made.
+    pub assumptions: Vec<Assumption>,
 }
 
-/// The page's "Your host": `capture` imported, `flows` (lines or `ss` output, may be empty)
-/// predicted on it and added to play, at most [`MAX_PAGE_FLOWS`].
-pub fn your_host(capture: &str, flows: &str) -> Result<YourHost, String> {
-    let imported = crate::capture::import(capture).map_err(|e| format!("capture: {e}"))?;
+/// The page's "Your host": `capture` imported with the learner's corrections `sets`
+/// (`FIELD=VALUE`, as `--set`), `flows` (lines or `ss` output, may be empty) predicted on it
+/// and added to play, at most [`MAX_PAGE_FLOWS`].
+pub fn your_host(capture: &str, flows: &str, sets: &[String]) -> Result<YourHost, String> {
+    let imported = crate::capture::import_with(capture, sets).map_err(|e| format!("capture: {e}"))?;
     let keys = parse_flows(flows).map_err(|e| format!("flows: {e}"))?;
     if keys.len() > MAX_PAGE_FLOWS {
         return Err(format!(

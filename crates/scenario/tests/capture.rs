@@ -135,6 +135,16 @@ fn flows() -> Vec<FlowKey> {
     out
 }
 
+/// Everything an import said, one assumption a line.
+fn said(imported: &steerlab_scenario::capture::Imported) -> String {
+    imported
+        .assumptions
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn host(text: &str) -> Sim {
     predict::host(text).unwrap().0
 }
@@ -187,7 +197,7 @@ fn predictions_on_a_captured_ice_host_match_the_independent_computation() {
 fn a_real_virtio_guest_without_ethtool_imports_with_its_gaps_said() {
     let text = include_str!("fixtures/capture-kvm-virtio.txt");
     let imported = import(text).unwrap();
-    let said = imported.assumptions.join("\n");
+    let said = said(&imported);
     assert!(
         said.contains("`ethtool -i eth0` printed") && said.contains("ethtool: not found"),
         "{said}"
@@ -215,7 +225,7 @@ fn the_same_outputs_pasted_alone_import_with_their_gaps_said() {
     let imported = import(&ICE[start..end]).unwrap();
     assert_eq!(imported.scenario.nic.reta_size, 512);
     assert_eq!(imported.scenario.nic.rx_queues, 8);
-    let said = imported.assumptions.join("\n");
+    let said = said(&imported);
     for gap in [
         "no ethtool -i",
         "no ethtool -l",
@@ -254,10 +264,7 @@ fn affinity_lists_alone_spread_the_vectors_as_the_allocator_does() {
         .join("\n");
     let imported = import(&text).unwrap();
     assert!(
-        imported
-            .assumptions
-            .iter()
-            .any(|a| a.contains("8 queues' IRQ CPUs chosen from their smp_affinity_list")),
+        said(&imported).contains("8 queues' IRQ CPUs picked from their smp_affinity_list"),
         "{:?}",
         imported.assumptions
     );
@@ -375,7 +382,7 @@ fn an_affinity_that_names_no_cpu_is_skipped_not_written() {
             .apply_due(&mut sim)
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(
-            imported.assumptions.iter().any(|a| a.contains("names no CPU")),
+            said(&imported).contains("names no CPU"),
             "{file}: {:?}",
             imported.assumptions
         );
@@ -541,10 +548,14 @@ proptest! {
 
     /// Mutated captures never panic; a refused one names the line at fault.
     #[test]
-    fn mutated_captures_import_or_name_the_line(which in 0usize..3, ms in prop::collection::vec(mutation(), 1..4)) {
+    fn mutated_captures_import_or_name_the_line(which in 0usize..6, ms in prop::collection::vec(mutation(), 1..4)) {
         let base = match which {
             0 => ICE.to_string(),
             1 => include_str!("fixtures/capture-kvm-virtio.txt").to_string(),
+            // Real pastes: rows alone, rules after a bare command, a prompt and a grep.
+            3 => include_str!("fixtures/real/i40e-vfio-interrupts.txt").split_once('\n').unwrap().1.to_string(),
+            4 => include_str!("fixtures/real/idpf-rules.txt").split_once('\n').unwrap().1.to_string(),
+            5 => include_str!("fixtures/real/ena-info-rhel8-grep.txt").split_once('\n').unwrap().1.to_string(),
             _ => capture(&mut steerlab_scenario::load("xps-pick-tx", &[]).unwrap().build().unwrap()),
         };
         let text = ms.iter().fold(base, |t, m| mutate(&t, m));

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
+use steerlab_scenario::capture::Assumption;
 use steerlab_scenario::predict::Predicted;
 
 /// A captured host, built: its scenario as JSON text (the worker parses it into its host),
@@ -16,24 +17,26 @@ pub struct ImportedHost {
     pub text: String,
     /// One prediction per flow, in the order given.
     pub rows: Vec<Predicted>,
-    /// What the capture did not say.
-    pub assumptions: Vec<String>,
+    /// What the capture did not say, each with the line it came from and its correction.
+    pub assumptions: Vec<Assumption>,
 }
 
-/// Imports `capture` and predicts `flows` on it (`steerlab_scenario::predict::your_host`).
-pub fn build(capture: &str, flows: &str) -> Result<ImportedHost, String> {
-    steerlab_scenario::predict::your_host(capture, flows).map(|h| ImportedHost {
+/// Imports `capture` with the learner's corrections (`sets`: `FIELD=VALUE`) and predicts
+/// `flows` on it (`steerlab_scenario::predict::your_host`).
+pub fn build(capture: &str, flows: &str, sets: &[String]) -> Result<ImportedHost, String> {
+    steerlab_scenario::predict::your_host(capture, flows, sets).map(|h| ImportedHost {
         text: h.text,
         rows: h.rows,
         assumptions: h.assumptions,
     })
 }
 
-/// The module's export: [`build`], encoded.
+/// The module's export: [`build`], encoded; the corrections come one per line.
 #[cfg(feature = "export")]
 #[wasm_bindgen::prelude::wasm_bindgen]
-pub fn your_host(capture: &str, flows: &str) -> Vec<u8> {
-    postcard::to_allocvec(&build(capture, flows)).unwrap_or_default()
+pub fn your_host(capture: &str, flows: &str, sets: &str) -> Vec<u8> {
+    let sets: Vec<String> = sets.lines().filter(|l| !l.is_empty()).map(String::from).collect();
+    postcard::to_allocvec(&build(capture, flows, &sets)).unwrap_or_default()
 }
 
 /// Decodes [`your_host`]'s answer.

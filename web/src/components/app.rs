@@ -192,8 +192,10 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     let allow = use_memo((), |_| crate::embed::parse_allow_list(url_param("origin").as_deref()));
     let copied = use_state(|| false);
     let built = use_state(|| None::<Built>);
+    let host_error = use_state(|| None::<String>);
     let on_event = {
         let (error, allow, copied, built) = (error.clone(), allow.clone(), copied.clone(), built.clone());
+        let host_error = host_error.clone();
         Callback::from(move |e: SimEvent| match e {
             SimEvent::Banner(b) => error.set(b),
             SimEvent::Host(msg) => post_json_to_parent(&allow, &msg),
@@ -218,11 +220,15 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 rows,
                 assumptions,
                 rx_queues,
-            } => built.set(Some(Built {
-                rows: Rc::new(rows),
-                assumptions: Rc::new(assumptions),
-                rx_queues,
-            })),
+            } => {
+                host_error.set(None);
+                built.set(Some(Built {
+                    rows: Rc::new(rows),
+                    assumptions: Rc::new(assumptions),
+                    rx_queues,
+                }));
+            }
+            SimEvent::HostRefused(why) => host_error.set(Some(why)),
             SimEvent::Ready | SimEvent::RunEnded => {}
         })
     };
@@ -311,7 +317,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
         *scenario_json.borrow_mut() = AttrValue::from(json.clone());
     }
     let scenario_json = scenario_json.borrow().clone();
-    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} copied={*copied} built={(*built).clone()} /> }
+    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} copied={*copied} built={(*built).clone()} host_error={(*host_error).clone()} /> }
 }
 
 /// Hosts with more CPUs show their queue and CPU chips on demand only.
@@ -350,6 +356,9 @@ pub struct PageProps {
     /// "Your host": the last captured host's predictions.
     #[prop_or_default]
     pub built: Option<Built>,
+    /// "Your host": why the last capture was refused (shown beside its Build button).
+    #[prop_or_default]
+    pub host_error: Option<String>,
 }
 
 /// The sandbox's layout: every panel drawn from the view, every control an [`Action`].
@@ -435,7 +444,8 @@ pub fn Page(p: &PageProps) -> Html {
         text,
         from: Origin::Control,
     });
-    let on_build = dispatch.reform(|(capture, flows): (String, String)| Action::ImportHost { capture, flows });
+    let on_build = dispatch
+        .reform(|(capture, flows, sets): (String, String, Vec<String>)| Action::ImportHost { capture, flows, sets });
     // A prediction's row marks its cell on the host picture, brought into view.
     let host_picture = if v.wire.is_some() { "wire" } else { "host-matrix" };
     let on_mark = dispatch.reform(move |cell: Option<(u16, u16)>| {
@@ -585,6 +595,10 @@ pub fn Page(p: &PageProps) -> Html {
                 if p.copied {
                     <span class="copied" data-testid="share-copied" role="status">{ "copied" }</span>
                 }
+                if p.built.is_some() {
+                    // A captured host's link carries what the capture said of it.
+                    <span class="share-warning" data-testid="share-warning">{ "the link carries your host's addresses and rules" }</span>
+                }
             </header>
             if let Some(message) = &p.error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
@@ -627,7 +641,7 @@ pub fn Page(p: &PageProps) -> Html {
             </div>
             <div class="more">
             if your_host_open {
-                <YourHost built={p.built.clone()} {on_build} {on_mark} />
+                <YourHost built={p.built.clone()} error={p.host_error.clone()} {on_build} {on_mark} />
             }
             <section class="panel threads-panel" aria-label="threads on CPUs">
                 <h2>{ "Threads on CPUs" }</h2>

@@ -58,7 +58,8 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
             }
         });
     }
-    let at_end = l.step >= l.steps.len();
+    // A host without steps (a captured one, an upload) has no end to reach.
+    let at_end = !l.steps.is_empty() && l.step >= l.steps.len();
     let asked = l
         .predict
         .as_ref()
@@ -77,7 +78,7 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
             </div>
             if let Some(c) = &l.challenge {
                 { challenge(c, &p.on_hint, &p.on_challenge) }
-            } else {
+            } else if !l.goal.is_empty() {
                 <p class="goal"><strong>{ "Goal: " }</strong>{ rich(&l.goal) }</p>
             }
             { goal_state(l) }
@@ -124,7 +125,7 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
                 }
             }
             <div class="lesson-foot">
-                if l.challenge.is_none() {
+                if l.challenge.is_none() && !l.steps.is_empty() {
                     <button data-testid="lesson-next" onclick={next} disabled={at_end}>
                         { icon(Icon::Next) }{ if l.step + 1 >= l.steps.len() { "Finish" } else { "Next step" } }
                     </button>

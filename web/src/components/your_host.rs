@@ -3,20 +3,27 @@
 //! flows to play and sends where each lands. The predictions show as bars per RX queue (how
 //! evenly the host spreads these flows, at a glance; a bar filters the table) and as a table
 //! in the formats of `steerlab predict`, drawn a window of rows at a time so that 10,000 flows
-//! scroll smoothly. A row marks its queue and CPU on the host picture.
+//! scroll smoothly. A row marks its queue and CPU on the host picture. What the capture did not
+//! say is listed, each choice with the field that holds it to correct (`steerlab import --set`);
+//! a refused capture is said beside the Build button, its line quoted. The capture script is
+//! offered as a download; nothing pasted leaves the browser (the worker reads it).
 
 use std::rc::Rc;
 
+use steerlab_scenario::capture::Assumption;
 use steerlab_scenario::predict::Predicted;
 use yew::prelude::*;
+
+/// The script that prints the capture (scripts/capture-host.sh), offered as a download.
+const CAPTURE_SCRIPT: &str = include_str!("../../../scripts/capture-host.sh");
 
 /// What the worker sent back for the last host built.
 #[derive(Clone, Debug)]
 pub struct Built {
     /// One prediction per flow.
     pub rows: Rc<Vec<Predicted>>,
-    /// What the capture did not say.
-    pub assumptions: Rc<Vec<String>>,
+    /// What the capture did not say, and the choices made.
+    pub assumptions: Rc<Vec<Assumption>>,
     /// Its RX queues (from the host built, not the view: the two arrive apart).
     pub rx_queues: u16,
 }
@@ -34,8 +41,11 @@ impl PartialEq for Built {
 pub struct YourHostProps {
     /// The last host built, if any.
     pub built: Option<Built>,
-    /// Build a host: the capture's text and the flows' text.
-    pub on_build: Callback<(String, String)>,
+    /// Why the last capture was refused, naming and quoting its line.
+    #[prop_or_default]
+    pub error: Option<String>,
+    /// Build a host: the capture's text, the flows' text, the corrections (`FIELD=VALUE`).
+    pub on_build: Callback<(String, String, Vec<String>)>,
     /// Mark a cell (RX queue, CPU) of the host picture.
     pub on_mark: Callback<Option<(u16, u16)>>,
 }
@@ -100,6 +110,8 @@ fn table_to_top() {
 pub fn YourHost(p: &YourHostProps) -> Html {
     let capture = use_state(String::new);
     let flows = use_state(String::new);
+    // The learner's corrections of the assumptions: `FIELD=VALUE` lines, as `--set` takes them.
+    let corrections = use_state(String::new);
     let top = use_state(|| 0.0f64);
     let filter = use_state(|| None::<u16>);
     let picked = use_state(|| None::<usize>);
@@ -128,9 +140,33 @@ pub fn YourHost(p: &YourHostProps) -> Html {
         Callback::from(move |e: Event| super::read_picked_file(&e, &cb))
     };
     let build = {
-        let (cb, capture, flows) = (p.on_build.clone(), capture.clone(), flows.clone());
-        Callback::from(move |_: MouseEvent| cb.emit(((*capture).clone(), (*flows).clone())))
+        let (cb, capture, flows, corrections) =
+            (p.on_build.clone(), capture.clone(), flows.clone(), corrections.clone());
+        Callback::from(move |_: MouseEvent| {
+            let sets = corrections
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect();
+            cb.emit(((*capture).clone(), (*flows).clone(), sets))
+        })
     };
+    // A new capture: the corrections were of the last one.
+    let capture_input = {
+        let (capture, corrections) = (capture.clone(), corrections.clone());
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            capture.set(el.value());
+            corrections.set(String::new());
+        })
+    };
+    let script_href = use_memo((), |_| {
+        format!(
+            "data:text/x-shellscript;charset=utf-8,{}",
+            String::from(js_sys::encode_uri_component(CAPTURE_SCRIPT))
+        )
+    });
     let on_scroll = {
         let top = top.clone();
         Callback::from(move |e: Event| {
@@ -154,44 +190,6 @@ pub fn YourHost(p: &YourHostProps) -> Html {
         let (per_queue, most, ruled, history, notes) = (&sum.per_queue, sum.most, sum.ruled, sum.history, &sum.notes);
         let first = ((*top / ROW_PX) as usize).saturating_sub(SLACK).min(kept.len());
         let last = (first + (BOX_PX / ROW_PX) as usize + 2 * SLACK).min(kept.len());
-        let bar = |q: usize, n: usize| {
-            let filter = filter.clone();
-            let on = *filter == Some(q as u16);
-            let top = top.clone();
-            let click = Callback::from(move |_: MouseEvent| {
-                filter.set(if on { None } else { Some(q as u16) });
-                // Another list: from its first row (the box follows on its next scroll event).
-                top.set(0.0);
-                table_to_top();
-            });
-            let pct = n * 100 / most;
-            html! {
-                <button class={classes!("qbar", on.then_some("on"))} onclick={click} data-testid="your-host-queue"
-                    title={format!("rx-{q}: {n} flows (click to list them)")} aria-label={format!("rx-{q}: {n} flows")}>
-                    <span class="qarea"><span class="fill" style={format!("height:{pct}%;background:var(--c{})", q % 4)}></span></span>
-                    <span class="qlabel">{ q }</span>
-                </button>
-            }
-        };
-        let row = |i: usize| {
-            let r = &rows[i];
-            let is_picked = *picked == Some(i);
-            let (mark, picked) = (p.on_mark.clone(), picked.clone());
-            let cell = (r.queue, r.rps_cpu.unwrap_or(r.irq_cpu));
-            let click = Callback::from(move |_: MouseEvent| {
-                picked.set(Some(i));
-                mark.emit(Some(cell));
-            });
-            let rps = r.rps_cpu.map_or_else(|| if r.rps == "off" { "–".to_string() } else { r.rps.clone() }, |c| c.to_string());
-            html! {
-                <tr key={i} data-testid="your-host-row" class={classes!(is_picked.then_some("picked"))} onclick={click}>
-                    <td class="mono">{ &r.flow }</td><td class="mono">{ &r.hash }</td><td>{ &r.fields }</td>
-                    <td class="num">{ r.indir_index }</td><td class="num">{ r.queue }</td>
-                    <td>{ &r.decided_by }</td><td class="num">{ r.irq_cpu }</td><td>{ rps }</td>
-                    <td>{ r.history.clone().unwrap_or_default() }</td>
-                </tr>
-            }
-        };
         html! {
             <div class="your-host-results" data-testid="your-host-results">
                 <p data-testid="your-host-summary">
@@ -199,16 +197,11 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                         crate::components::count(rows.len() as u64, "flow"), b.rx_queues) }
                     { " Press Play to send them; a row marks its queue and CPU on the host above." }
                 </p>
-                if !b.assumptions.is_empty() {
-                    <details data-testid="your-host-assumptions">
-                        <summary>{ format!("What the capture did not say ({})", b.assumptions.len()) }</summary>
-                        <ul>{ for b.assumptions.iter().map(|a| html! { <li>{ a }</li> }) }</ul>
-                    </details>
-                }
+                { assumed(&b.assumptions, &corrections, text_input(&corrections)) }
                 if !rows.is_empty() {
                     <p class="muted qcaption">{ "Flows per RX queue (a bar lists its flows):" }</p>
                     <div class="qbars" role="group" aria-label="flows per RX queue">
-                        { for per_queue.iter().enumerate().map(|(q, &n)| bar(q, n)) }
+                        { for per_queue.iter().enumerate().map(|(q, &n)| bar(q, n, most, &filter, &top)) }
                     </div>
                     <div class="vtable" data-testid="your-host-table" onscroll={on_scroll} style={format!("height:{}px", BOX_PX.min((kept.len() + 1) as f64 * ROW_PX + 6.0))}>
                         <table>
@@ -216,7 +209,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                                 <th>{ "decided by" }</th><th>{ "IRQ CPU" }</th><th>{ "RPS CPU" }</th><th>{ "history" }</th></tr></thead>
                             <tbody>
                                 <tr class="spacer" style={format!("height:{}px", first as f64 * ROW_PX)}></tr>
-                                { for kept[first..last].iter().map(|&i| row(i)) }
+                                { for kept[first..last].iter().map(|&i| row(i, &rows[i], *picked == Some(i), &picked, &p.on_mark)) }
                                 <tr class="spacer" style={format!("height:{}px", (kept.len() - last) as f64 * ROW_PX)}></tr>
                             </tbody>
                         </table>
@@ -232,15 +225,10 @@ pub fn YourHost(p: &YourHostProps) -> Html {
     });
     html! {
         <section class="panel your-host" data-testid="your-host" aria-label="your host">
-            <h2>{ "Your host: where will each flow land?" }</h2>
-            <p class="muted">
-                { "On the machine: " }<code>{ "sh scripts/capture-host.sh IFACE > host.txt" }</code>
-                { " (read only). Paste its output or load the file, add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
-                <code>{ "ss -tn" }</code>{ " output taken there), and build. The same answers as " }<code>{ "steerlab predict host.txt" }</code>{ "." }
-            </p>
+            { intro(&script_href) }
             <div class="your-host-inputs">
                 <label>{ "Capture" }
-                    <textarea data-testid="your-host-capture" rows="6" spellcheck="false" value={(*capture).clone()} oninput={text_input(&capture)}
+                    <textarea data-testid="your-host-capture" rows="6" spellcheck="false" value={(*capture).clone()} oninput={capture_input}
                         placeholder="$ ethtool -i ens1f0\ndriver: ice\n…" />
                 </label>
                 <label>{ "Flows (optional)" }
@@ -253,7 +241,104 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             <label>{ "Load flows " }<input type="file" data-testid="your-host-flows-file" accept=".txt,text/plain" onchange={load_into(&flows)} /></label>
             { " " }
             <button data-testid="your-host-build" onclick={build} disabled={capture.trim().is_empty()}>{ "Build this host and predict" }</button>
+            if let Some(e) = &p.error {
+                <p class="error your-host-error" role="alert" data-testid="your-host-error">{ e }</p>
+            }
             { results.unwrap_or_default() }
         </section>
+    }
+}
+
+/// One assumption; one the learner can correct ends with the `FIELD=VALUE` that holds it, to
+/// correct in the box below the list (as `--set`).
+fn assumption(a: &Assumption) -> Html {
+    html! { <li data-testid="your-host-assumption">{ &a.text }if let Some(set) = &a.set { { " " }<code>{ set }</code> }</li> }
+}
+
+/// The panel's heading and how to capture a host: the script to run there (offered as a
+/// download), and that the paste stays in the browser.
+fn intro(script_href: &str) -> Html {
+    html! {
+        <>
+            <h2>{ "Your host: where will each flow land?" }</h2>
+            <p class="muted">
+                { "On the machine: " }<code>{ "sh scripts/capture-host.sh IFACE > host.txt" }</code>
+                { " (read only; " }<a data-testid="your-host-script" download="capture-host.sh" href={script_href.to_string()}>{ "download the script" }</a>
+                { "). Paste its output (or any of it) or load the file, add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
+                <code>{ "ss -tn" }</code>{ " output taken there), and build. The same answers as " }<code>{ "steerlab predict host.txt" }</code>{ "." }
+                <span data-testid="your-host-private">{ " Your paste never leaves this browser (Share puts the host in the link)." }</span>
+            </p>
+        </>
+    }
+}
+
+/// What the capture did not say and what was chosen, and the box that corrects them.
+fn assumed(list: &[Assumption], corrections: &UseStateHandle<String>, oninput: Callback<InputEvent>) -> Html {
+    if list.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <details data-testid="your-host-assumptions" open=true>
+            <summary>{ format!("Assumed or chosen ({})", list.len()) }</summary>
+            <ul>{ for list.iter().map(assumption) }</ul>
+            <label>{ "Corrections, FIELD=VALUE a line (as --set): " }
+                <textarea data-testid="your-host-corrections" rows="2" spellcheck="false" value={(**corrections).clone()}
+                    {oninput} placeholder="host.cpus=32" />
+            </label>
+        </details>
+    }
+}
+
+/// A queue's bar: its flows against the tallest; a click lists its flows (again: all).
+fn bar(q: usize, n: usize, most: usize, filter: &UseStateHandle<Option<u16>>, top: &UseStateHandle<f64>) -> Html {
+    let on = **filter == Some(q as u16);
+    let (filter, top) = (filter.clone(), top.clone());
+    let click = Callback::from(move |_: MouseEvent| {
+        filter.set(if on { None } else { Some(q as u16) });
+        // Another list: from its first row (the box follows on its next scroll event).
+        top.set(0.0);
+        table_to_top();
+    });
+    let pct = n * 100 / most;
+    html! {
+        <button class={classes!("qbar", on.then_some("on"))} onclick={click} data-testid="your-host-queue"
+            title={format!("rx-{q}: {n} flows (click to list them)")} aria-label={format!("rx-{q}: {n} flows")}>
+            <span class="qarea"><span class="fill" style={format!("height:{pct}%;background:var(--c{})", q % 4)}></span></span>
+            <span class="qlabel">{ q }</span>
+        </button>
+    }
+}
+
+/// A prediction's row; a click marks its queue and CPU on the host.
+fn row(
+    i: usize,
+    r: &Predicted,
+    is_picked: bool,
+    picked: &UseStateHandle<Option<usize>>,
+    mark: &Callback<Option<(u16, u16)>>,
+) -> Html {
+    let (mark, picked) = (mark.clone(), picked.clone());
+    let cell = (r.queue, r.rps_cpu.unwrap_or(r.irq_cpu));
+    let click = Callback::from(move |_: MouseEvent| {
+        picked.set(Some(i));
+        mark.emit(Some(cell));
+    });
+    let rps = r.rps_cpu.map_or_else(
+        || {
+            if r.rps == "off" {
+                "–".to_string()
+            } else {
+                r.rps.clone()
+            }
+        },
+        |c| c.to_string(),
+    );
+    html! {
+        <tr key={i} data-testid="your-host-row" class={classes!(is_picked.then_some("picked"))} onclick={click}>
+            <td class="mono">{ &r.flow }</td><td class="mono">{ &r.hash }</td><td>{ &r.fields }</td>
+            <td class="num">{ r.indir_index }</td><td class="num">{ r.queue }</td>
+            <td>{ &r.decided_by }</td><td class="num">{ r.irq_cpu }</td><td>{ rps }</td>
+            <td>{ r.history.clone().unwrap_or_default() }</td>
+        </tr>
     }
 }

@@ -86,9 +86,15 @@ pub enum Action {
     /// The page has drawn the last view: the next may come.
     ViewShown,
     /// "Your host": a real host's capture (`scripts/capture-host.sh`) and flows on it (lines
-    /// or `ss -tn` output, may be empty): the host is built with the flows to play, and their
-    /// predictions come back as [`Event::HostImported`].
-    ImportHost { capture: String, flows: String },
+    /// or `ss -tn` output, may be empty), with the learner's corrections of what was assumed
+    /// (`FIELD=VALUE`, as `steerlab import --set`): the host is built with the flows to play,
+    /// and their predictions come back as [`Event::HostImported`], or the reason as
+    /// [`Event::HostRefused`].
+    ImportHost {
+        capture: String,
+        flows: String,
+        sets: Vec<String>,
+    },
     /// The importer's answer to [`Action::ImportHost`]: in the page, the worker loads the
     /// importer's own module on first use, runs it, and applies its answer as this action.
     HostBuilt(Result<steerlab_importer::ImportedHost, String>),
@@ -127,9 +133,11 @@ pub enum Event {
     /// Time passed the scenario's suggested length (nothing stops).
     RunEnded,
     /// A captured host was built: where each of its flows lands, and what was assumed.
+    /// A capture or flows the importer refused: the error, naming and quoting the line.
+    HostRefused(String),
     HostImported {
         rows: Vec<steerlab_scenario::predict::Predicted>,
-        assumptions: Vec<String>,
+        assumptions: Vec<steerlab_scenario::capture::Assumption>,
         rx_queues: u16,
     },
 }

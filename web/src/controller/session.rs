@@ -206,13 +206,13 @@ impl Session {
             // module and sends its answer as `HostBuilt` (worker.rs), so that the default
             // page's module does not carry it.
             #[cfg(not(target_arch = "wasm32"))]
-            Action::ImportHost { capture, flows } => {
-                self.apply(Action::HostBuilt(steerlab_importer::build(&capture, &flows)));
+            Action::ImportHost { capture, flows, sets } => {
+                self.apply(Action::HostBuilt(steerlab_importer::build(&capture, &flows, &sets)));
             }
             #[cfg(target_arch = "wasm32")]
-            Action::ImportHost { .. } => self.event(Event::Banner(Some(
-                "Your host: the importer runs in the worker's own module (worker.rs)".into(),
-            ))),
+            Action::ImportHost { .. } => self.event(Event::HostRefused(
+                "the importer runs in the worker's own module (worker.rs)".into(),
+            )),
             Action::HostBuilt(built) => {
                 let built = built.and_then(|h| {
                     let scenario = steerlab_scenario::parse(&h.text, &[]).map_err(|e| e.to_string())?;
@@ -230,7 +230,8 @@ impl Session {
                             rx_queues,
                         });
                     }
-                    Err(e) => self.event(Event::Banner(Some(format!("Your host: {e}")))),
+                    // Said beside the Build button, where the learner looks.
+                    Err(e) => self.event(Event::HostRefused(e)),
                 }
             }
             Action::Restore(link) => match Controller::restoring(&link) {
@@ -618,12 +619,13 @@ mod tests {
         s.apply(Action::ImportHost {
             capture: capture.replace("Total 2 rules", "Total 5 rules"),
             flows: String::new(),
+            sets: Vec::new(),
         });
         let out = s.take();
         assert!(
             events(&out)
                 .iter()
-                .any(|e| matches!(e, Event::Banner(Some(m)) if m.starts_with("Your host: capture: line "))),
+                .any(|e| matches!(e, Event::HostRefused(m) if m.starts_with("capture: line ") && m.contains("(the line: \"Total 5 rules\")"))),
             "{out:?}"
         );
         assert_eq!(s.hosts[0].c.scenario().id, before, "a refused capture leaves the host");
@@ -631,6 +633,7 @@ mod tests {
         s.apply(Action::ImportHost {
             capture: capture.into(),
             flows: flows.into(),
+            sets: Vec::new(),
         });
         let out = s.take();
         let rows = events(&out).iter().find_map(|e| match e {
@@ -676,6 +679,7 @@ mod tests {
         s.apply(Action::ImportHost {
             capture: capture.into(),
             flows: many,
+            sets: Vec::new(),
         });
         s.take();
         s.apply(Action::Share);

@@ -1,89 +1,248 @@
 //! The facts of a capture as a scenario: what the capture said in fields and in console
-//! commands at time 0, what it did not say from the defaults, each such choice an assumption.
+//! commands at time 0, what it did not say from the driver's defaults or steerlab's, each such
+//! choice an [`Assumption`] with its line and, where a field holds it, its `--set`.
 
-use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use steerlab_engine::ntuple::RULE_SLOTS;
 use steerlab_engine::rss::HashFields;
-use steerlab_engine::{CpuSet, Driver, FlowType, Kernel, XpsMap};
+use steerlab_engine::{Driver, FlowType, NamedEnum};
 
-use super::kernel_files::vector_queue;
-use super::{Facts, Imported, RuleText, NO_FIELDS, SANDBOX_IRQ_BASE, YOUR_HOST_MS};
+use super::defaults::{self, DriverDefaults};
+use super::irqs::{self, Vectors};
+use super::{Assumption, Facts, Imported, RuleText, NO_FIELDS, YOUR_HOST_MS};
 use crate::spec::Named;
 use crate::{Scenario, ScenarioError};
 
-/// The kernel generation of an in-tree driver's `version:` (the kernel release).
-pub(super) fn kernel_of(version: &str) -> Option<Kernel> {
-    let mut parts = version.split(|c: char| !c.is_ascii_digit());
-    let (major, minor): (u32, u32) = (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
-    let patch: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    Some(match (major, minor) {
-        (0..=5, _) | (6, 0..=14) => Kernel::V6_10,
-        (6, 17) if patch >= 8 => Kernel::V6_18,
-        (6, 15..=17) => Kernel::V6_15,
-        _ => Kernel::V6_18,
+/// What the build adds: assumptions, and console commands at time 0.
+#[derive(Default)]
+pub(super) struct Out {
+    pub assume: Vec<Assumption>,
+    pub cmds: Vec<String>,
+}
+
+impl Out {
+    /// Not inlined: one push for the dozens of assumptions (the page's bundle is budgeted).
+    #[inline(never)]
+    pub(super) fn push(&mut self, a: Assumption) {
+        self.assume.push(a);
+    }
+}
+
+/// The facts as a scenario, with the assumptions made, then `overrides` (`--set`) applied.
+pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, ScenarioError> {
+    let mut out = Out::default();
+    let mut sc = crate::parse(r#"{"schema": 1, "id": "your-host"}"#, &[])
+        .map_err(|e| ScenarioError(format!("internal: {e}")))?;
+    let iface = match &f.iface {
+        None => {
+            out.push(Assumption::new("the capture names no interface: it is eth0"));
+            "eth0".to_string()
+        }
+        Some((i, line)) => {
+            if i != "eth0" {
+                out.push(Assumption::at(
+                    *line,
+                    &format!("{i} is eth0 in the sandbox (its commands name eth0)"),
+                ));
+            }
+            i.clone()
+        }
+    };
+    let vectors = irqs::vectors(&f, &mut out);
+    let module = driver(&f, &vectors, &mut sc, &mut out);
+    let dflt = module.as_deref().map(defaults::of).unwrap_or_default();
+    kernel(&f, &mut sc, &mut out);
+    let cpus = cpus(&f, &mut sc, &mut out)?;
+    let (rx, tx) = queues(&f, &vectors, &mut sc, &mut out)?;
+    table_and_key(&f, &dflt, module.as_deref(), rx, &mut sc, &mut out)?;
+    hash_fields(&f, &dflt, &mut out)?;
+    rules(&f, rx, &mut sc, &mut out)?;
+    irqs::irq_cpus(&f, &vectors, cpus, rx, &mut out)?;
+    irqs::rps_rfs_xps(&f, &mut sc, cpus, rx, tx, &mut out)?;
+    out.assume.extend(f.said);
+    sc.lesson.title = format!("Your host: {iface}, {rx} queues, {cpus} CPUs");
+    sc.lesson.source = format!("imported from a capture of {iface}");
+    sc.timeline = out
+        .cmds
+        .into_iter()
+        .map(|command| crate::TimedCommand { at_ms: 0, command })
+        .collect();
+    finish(&sc, out.assume, iface, overrides)
+}
+
+/// The scenario with the learner's corrections applied (`--set FIELD=VALUE` on the fields the
+/// assumptions name), as JSON, checked by building it: every command must apply (a host the
+/// console refuses is no import).
+fn finish(
+    sc: &Scenario,
+    mut assume: Vec<Assumption>,
+    iface: String,
+    overrides: &[String],
+) -> Result<Imported, ScenarioError> {
+    let mut sc = sc.clone();
+    for o in overrides {
+        let (field, value) = o
+            .split_once('=')
+            .ok_or_else(|| ScenarioError(format!("--set {o:?}: expected FIELD=VALUE")))?;
+        correct(&mut sc, field, value)?;
+        let same = |s: &String| s.split('=').next() == Some(field);
+        for a in assume.iter_mut().filter(|a| a.set.as_ref().is_some_and(same)) {
+            a.text += &format!(" (corrected: {o})");
+            a.set = Some(o.clone());
+        }
+    }
+    // The title names what the corrections made of the host.
+    sc.lesson.title = format!("Your host: {iface}, {} queues, {} CPUs", sc.nic.rx_queues, sc.host.cpus);
+    let json = to_json(&sc);
+    let sc = crate::parse(&json.to_string(), &[])?;
+    let mut sim = sc.build()?;
+    sc.apply_due(&mut sim)?;
+    Ok(Imported {
+        scenario: sc,
+        json,
+        assumptions: assume,
+        iface,
     })
 }
 
-/// The facts as a scenario, with the assumptions made.
-pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
-    let mut assume: Vec<String> = Vec::new();
-    let mut sc = crate::parse(r#"{"schema": 1, "id": "your-host"}"#, &[])
-        .map_err(|e| ScenarioError(format!("internal: {e}")))?;
-    let iface = f.iface.as_ref().map_or_else(|| "eth0".to_string(), |(i, _)| i.clone());
-    if f.iface.is_none() {
-        assume.push("the capture names no interface: it is eth0".into());
-    } else if iface != "eth0" {
-        assume.push(format!("{iface} is eth0 in the sandbox (its commands name eth0)"));
+/// One correction, typed: the fields an import chooses (what its assumptions name), checked
+/// again when the scenario is parsed. Typed rather than through the scenario's generic
+/// `--set`, whose JSON paths the page's bundle would carry only for these fields.
+fn correct(sc: &mut Scenario, field: &str, value: &str) -> Result<(), ScenarioError> {
+    let bad = || ScenarioError(format!("--set {field}={value}: not a value of {field}"));
+    let count = || value.parse::<u16>().map_err(|_| bad());
+    let num = || value.parse::<u32>().map_err(|_| bad());
+    fn name<T: NamedEnum>(v: &str, bad: impl Fn() -> ScenarioError) -> Result<Named<T>, ScenarioError> {
+        T::from_name(v).map(Named).ok_or_else(bad)
     }
+    match field {
+        "host.cpus" => sc.host.cpus = count()?,
+        "host.numa_nodes" => sc.host.numa_nodes = count()?,
+        "nic.rx_queues" => sc.nic.rx_queues = count()?,
+        "nic.tx_queues" => sc.nic.tx_queues = count()?,
+        "nic.reta_size" => sc.nic.reta_size = num()?,
+        "rfs.sock_flow_entries" => sc.rfs.sock_flow_entries = num()?,
+        "nic.ntuple" => sc.nic.ntuple = value.parse().map_err(|_| bad())?,
+        "nic.rss_key" => sc.nic.rss_key = value.to_string(),
+        "nic.driver" => sc.nic.driver = name(value, bad)?,
+        "kernel" => sc.kernel = name(value, bad)?,
+        "xps.map" => sc.xps.map = name(value, bad)?,
+        _ => return Err(ScenarioError(format!("--set {field}: not a field an import assumes"))),
+    }
+    Ok(())
+}
 
-    // Driver and kernel.
-    let name = f.driver.as_ref().map(|(d, _)| d.as_str());
-    let driver = match (name, name.and_then(Driver::of_module)) {
-        (_, Some(d)) => d,
-        (Some(other), None) => {
-            assume.push(format!(
-                "driver {other} is modelled as steerlab's generic NIC (RSS and ntuple rules, no aRFS or ATR)"
+/// The driver model, from `ethtool -i`, else from its vectors' names; its module name.
+fn driver(f: &Facts, vectors: &Vectors, sc: &mut Scenario, out: &mut Out) -> Option<String> {
+    let (module, line) = match (&f.driver, vectors.driver) {
+        (Some((d, line)), _) => (d.clone(), *line),
+        (None, Some((d, line))) => {
+            out.push(Assumption::at(
+                line,
+                &format!("no ethtool -i: the driver is {d} (its vectors' names)"),
             ));
-            Driver::Generic
+            (d.to_string(), line)
         }
         (None, None) => {
-            assume.push("no ethtool -i: the generic NIC model (no aRFS, no ATR)".into());
-            Driver::Generic
+            out.push(Assumption::new("no ethtool -i: the generic NIC model").set("nic.driver", "generic"));
+            return None;
         }
     };
-    if driver == Driver::Ice {
-        assume.push("ice is modelled with the full-tuple aRFS match (\"net: ice: Perform accurate aRFS flow match\"); older kernels match on the hash only: --set nic.driver=ice-hash-match".into());
+    let model = Driver::of_module(&module).unwrap_or(Driver::Generic);
+    if model == Driver::Generic {
+        out.push(
+            Assumption::at(line, &format!("driver {module} is modelled as the generic NIC"))
+                .set("nic.driver", "generic"),
+        );
     }
-    sc.nic.driver = Named(driver);
-    match f.version.as_deref().and_then(kernel_of) {
-        Some(k) => sc.kernel = Named(k),
-        None => assume.push(format!(
-            "kernel rules of {} (no kernel release in ethtool -i)",
-            steerlab_engine::NamedEnum::as_name(sc.kernel.0)
-        )),
+    if model == Driver::Ice {
+        out.push(
+            Assumption::at(
+                line,
+                "ice with its full-tuple aRFS match (older kernels: ice-hash-match)",
+            )
+            .set("nic.driver", "ice"),
+        );
     }
+    sc.nic.driver = Named(model);
+    Some(module)
+}
 
-    // CPUs.
-    let header_cpus = f.irq_cpus.iter().max().map(|&c| c + 1);
-    let cpus = match (f.nproc, f.lscpu_cpus, header_cpus) {
-        (Some(c), _, _) | (None, Some(c), _) => c,
-        (None, None, Some(c)) => {
-            assume.push(format!(
-                "{c} CPUs, from /proc/interrupts' header (online CPUs only; capture nproc --all)"
+/// The kernel generation: from the release `uname -r` or `/proc/version` gives, else from
+/// `ethtool -i`'s `version:` when it is a kernel release (an out-of-tree driver's own version
+/// is not), else the default, each said.
+fn kernel(f: &Facts, sc: &mut Scenario, out: &mut Out) {
+    let (release, line, from) = match (&f.release, &f.version) {
+        (Some((r, line)), _) => (Some(r.as_str()), *line, "Linux"),
+        (None, Some((v, line))) if defaults::kernel_release(v) => (Some(v.as_str()), *line, "ethtool -i's version"),
+        (None, Some((v, line))) => {
+            out.push(Assumption::at(
+                *line,
+                &format!("version: {v} is the driver's own version, not a kernel release"),
             ));
+            (None, 0, "")
+        }
+        (None, None) => (None, 0, ""),
+    };
+    match release.and_then(defaults::release_numbers) {
+        Some((major, minor, patch)) => {
+            sc.kernel = Named(defaults::kernel_of(major, minor, patch));
+            let g = sc.kernel.0.as_name();
+            out.push(
+                Assumption::at(
+                    line,
+                    &format!("{from} {}: the RPS/RFS rules of {g}", release.unwrap_or_default()),
+                )
+                .set("kernel", g),
+            );
+        }
+        None => {
+            let g = sc.kernel.0.as_name();
+            out.push(
+                Assumption::new(&format!("kernel rules of {g} (no kernel release: capture uname -r)")).set("kernel", g),
+            );
+        }
+    }
+}
+
+/// The CPUs: `nproc`, `lscpu`, `lscpu -p`, else what `/proc/interrupts` shows, else the masks;
+/// the NUMA nodes from `lscpu` or `lscpu -p`.
+fn cpus(f: &Facts, sc: &mut Scenario, out: &mut Out) -> Result<u16, ScenarioError> {
+    let parsed = (f.parse_cpus > 0).then_some(f.parse_cpus);
+    let columns = f.irq_cpus.iter().max().map(|&c| c + 1);
+    let cpus = match (f.nproc, f.lscpu_cpus, parsed, columns) {
+        (Some((c, _)), ..) | (None, Some((c, _)), ..) | (None, None, Some(c), _) => c,
+        (None, None, None, Some(c)) => {
+            let (line, from) = match f.irq_header {
+                true => (None, "/proc/interrupts' header (online CPUs only)".to_string()),
+                false => (
+                    Some(f.irq_cols_line),
+                    "the counts of a /proc/interrupts row (one per online CPU)".to_string(),
+                ),
+            };
+            let text = format!("{c} CPUs, from {from}; capture nproc --all");
+            out.push(
+                line.map_or_else(|| Assumption::new(&text), |l| Assumption::at(l, &text))
+                    .set("host.cpus", &c.to_string()),
+            );
             c
         }
         _ if f.max_cpu_seen > 0 => {
-            assume.push(format!(
-                "{} CPUs, the highest CPU the masks name (capture nproc --all)",
-                f.max_cpu_seen
-            ));
-            f.max_cpu_seen
+            let c = f.max_cpu_seen;
+            out.push(
+                Assumption::at(f.max_cpu_line, &format!("{c} CPUs, the highest the masks name"))
+                    .set("host.cpus", &c.to_string()),
+            );
+            c
         }
         _ => {
-            assume.push(format!("{} CPUs (no nproc, lscpu or /proc/interrupts)", sc.host.cpus));
-            sc.host.cpus
+            let c = sc.host.cpus;
+            out.push(
+                Assumption::new(&format!("{c} CPUs (no nproc, lscpu or /proc/interrupts)"))
+                    .set("host.cpus", &c.to_string()),
+            );
+            c
         }
     };
     if f.max_cpu_seen > cpus {
@@ -94,46 +253,96 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
         )));
     }
     sc.host.cpus = cpus;
-    sc.host.numa_nodes = match f.numa_nodes {
-        Some(nodes) if nodes >= 1 && nodes <= cpus && cpus % nodes == 0 => nodes,
-        Some(nodes) => {
-            assume.push(format!("{nodes} NUMA nodes do not split {cpus} CPUs evenly: 1 node"));
+    let parsed_nodes = (!f.parse_nodes.is_empty()).then_some((f.parse_nodes.len() as u16, f.parse_line));
+    sc.host.numa_nodes = match f.numa_nodes.or(parsed_nodes) {
+        Some((nodes, _)) if nodes >= 1 && nodes <= cpus && cpus % nodes == 0 => nodes,
+        Some((nodes, line)) => {
+            out.push(
+                Assumption::at(
+                    line,
+                    &format!("{nodes} NUMA nodes do not split {cpus} CPUs evenly: 1 node"),
+                )
+                .set("host.numa_nodes", "1"),
+            );
             1
         }
         None => {
-            assume.push("1 NUMA node (capture lscpu for the node count)".into());
+            out.push(Assumption::new("1 NUMA node (capture lscpu for the node count)").set("host.numa_nodes", "1"));
             1
         }
     };
+    Ok(cpus)
+}
 
-    // Queues.
+/// The RX and TX queues: `ethtool -l`'s current settings, else the queue directories, else
+/// `ip -d link`'s allocation, else what the table, the rules, the maps or the vectors show.
+fn queues(f: &Facts, vectors: &Vectors, sc: &mut Scenario, out: &mut Out) -> Result<(u32, u32), ScenarioError> {
     let ch = |k: &str| f.channels.get(k).copied();
-    let (rx, tx) = match (ch("combined"), ch("rx"), ch("tx")) {
+    let (rx, tx, line) = match (ch("combined"), ch("rx"), ch("tx")) {
         (None, None, None) => {
-            let rx = f.rings.or_else(|| f.rps_cpus.keys().max().map(|&q| u32::from(q) + 1));
-            let rx = rx.unwrap_or_else(|| u32::from(sc.nic.rx_queues));
-            let tx = f.xps_cpus.keys().max().map_or(rx, |&q| u32::from(q) + 1);
-            assume.push(format!("{rx} RX and {tx} TX queues (no ethtool -l)"));
-            (rx, tx)
+            let (rx, tx, line, from) = if let Some(((rx, tx), line)) = f.sys_queues {
+                (rx, tx.max(1), Some(line), "the queue directories listed")
+            } else if let Some(((rx, tx), line)) = f.ip_queues {
+                (
+                    rx,
+                    tx,
+                    Some(line),
+                    "ip -d link's numrxqueues (allocated, maybe not in use)",
+                )
+            } else if let Some((rings, line)) = f.rings {
+                (rings, rings, Some(line), "the rings ethtool counts")
+            } else if let Some(q) = f.rps_cpus.keys().max().or(vectors.by_queue.keys().max()) {
+                (
+                    u32::from(*q) + 1,
+                    u32::from(*q) + 1,
+                    None,
+                    "the highest queue the capture names",
+                )
+            } else {
+                let q = u32::from(sc.nic.rx_queues);
+                (q, q, None, "steerlab's default")
+            };
+            let tx = f.xps_cpus.keys().max().map_or(tx, |&q| tx.max(u32::from(q) + 1));
+            let text = format!("{rx} RX and {tx} TX queues, from {from} (no ethtool -l)");
+            out.push(
+                line.map_or_else(|| Assumption::new(&text), |l| Assumption::at(l, &text))
+                    .set("nic.rx_queues", &rx.to_string()),
+            );
+            (rx, tx, line.unwrap_or(0))
         }
-        (c, r, t) => (c.unwrap_or(0) + r.unwrap_or(0), c.unwrap_or(0) + t.unwrap_or(0)),
+        (c, r, t) => (
+            c.unwrap_or(0) + r.unwrap_or(0),
+            c.unwrap_or(0) + t.unwrap_or(0),
+            f.channels_line,
+        ),
     };
     let max_q = u32::from(steerlab_engine::config::MAX_QUEUES);
     if !(1..=max_q).contains(&rx) || !(1..=max_q).contains(&tx) {
         return Err(ScenarioError(format!(
-            "line {}: {rx} RX and {tx} TX queues; steerlab models 1..={max_q} of each",
-            f.channels_line
+            "line {line}: {rx} RX and {tx} TX queues; steerlab models 1..={max_q} of each"
         )));
     }
     sc.nic.rx_queues = rx as u16;
     sc.nic.tx_queues = tx as u16;
+    Ok((rx, tx))
+}
 
-    // The indirection table and key.
+/// The indirection table and the key: as read, else the driver's, else steerlab's, said.
+fn table_and_key(
+    f: &Facts,
+    dflt: &DriverDefaults,
+    module: Option<&str>,
+    rx: u32,
+    sc: &mut Scenario,
+    out: &mut Out,
+) -> Result<(), ScenarioError> {
     if f.indir.is_empty() {
-        assume.push(format!(
-            "the default indirection table of {} entries (no ethtool -x)",
-            sc.nic.reta_size
-        ));
+        let (size, from) = dflt.table_size.unwrap_or((sc.nic.reta_size, "steerlab's default"));
+        sc.nic.reta_size = size;
+        out.push(
+            Assumption::new(&format!("the default indirection table of {size} entries, {from}"))
+                .set("nic.reta_size", &size.to_string()),
+        );
     } else {
         // The engine's own checks: a power-of-two size, entries below the queue count.
         let reta = steerlab_engine::rss::Reta::from_entries(&f.indir, rx)
@@ -143,13 +352,19 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             sc.nic.indir = f.indir.clone();
         }
     }
+    let hex = |k: &[u8]| k[..40].iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
     match &f.key {
         Some(k) if k.len() >= 40 => {
             if k.len() > 40 {
-                assume.push(format!("the key's first 40 of {} bytes: the Toeplitz hash of a TCP or UDP tuple (36 bytes at most) reads no further", k.len()));
+                out.push(Assumption::at(
+                    f.key_line,
+                    &format!(
+                        "the key's first 40 of {} bytes (a tuple's hash reads no further)",
+                        k.len()
+                    ),
+                ));
             }
-            let hex: Vec<String> = k[..40].iter().map(|b| format!("{b:02x}")).collect();
-            sc.nic.rss_key = hex.join(":");
+            sc.nic.rss_key = hex(k);
         }
         Some(k) => {
             return Err(ScenarioError(format!(
@@ -158,11 +373,32 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
                 k.len()
             )))
         }
-        None => assume.push("the Microsoft verification key (no RSS key in the capture)".into()),
+        None => {
+            let (key, from): (&[u8], String) = match (dflt.key, module) {
+                (Some((k, from)), _) => (k, from.to_string()),
+                (None, Some(m)) => (
+                    &steerlab_engine::toeplitz::MS_VERIFICATION_KEY,
+                    format!("Microsoft's key stands in for the random one {m} sets at boot"),
+                ),
+                (None, None) => (
+                    &steerlab_engine::toeplitz::MS_VERIFICATION_KEY,
+                    "Microsoft's key stands in (most drivers set a random one at boot)".to_string(),
+                ),
+            };
+            sc.nic.rss_key = hex(key);
+            out.push(Assumption::new(&format!("no RSS key in the capture: {from}")).set("nic.rss_key", &hex(key)));
+        }
     }
+    if module == Some("ena") {
+        out.push(Assumption::new(
+            "ENA is not standard Toeplitz (Amazon's ena-toeplitz): predictions for ENA are not exact",
+        ));
+    }
+    Ok(())
+}
 
-    // Commands at time 0 for the rest.
-    let mut cmds: Vec<String> = Vec::new();
+/// The fields hashed per flow type: as `rx-flow-hash` printed them, else the driver's default.
+fn hash_fields(f: &Facts, dflt: &DriverDefaults, out: &mut Out) -> Result<(), ScenarioError> {
     let mut hashed = [false; 4];
     for (&line, &(ty, fields)) in &f.fields {
         if !fields.nic_accepts() {
@@ -171,50 +407,84 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             } else {
                 fields.to_string()
             };
-            return Err(ScenarioError(format!("line {line}: {} flows are hashed on {shown}; steerlab's NIC hashes sd (addresses) or sdfn (addresses and ports)", ty.name())));
+            return Err(ScenarioError(format!(
+                "line {line}: {} flows are hashed on {shown}; steerlab models sd or sdfn",
+                ty.name()
+            )));
         }
         hashed[ty.index()] = true;
         if fields != HashFields::FOUR_TUPLE {
-            cmds.push(format!("ethtool -N eth0 rx-flow-hash {} {fields}", ty.name()));
+            out.cmds
+                .push(format!("ethtool -N eth0 rx-flow-hash {} {fields}", ty.name()));
         }
     }
-    let unhashed: Vec<&str> = FlowType::ALL
-        .iter()
-        .filter(|t| !hashed[t.index()])
-        .map(|t| t.name())
-        .collect();
-    if !unhashed.is_empty() {
-        assume.push(format!(
-            "{} hash addresses and ports, sdfn (no ethtool -n IF rx-flow-hash for them)",
-            unhashed.join(", ")
-        ));
+    // The flow types the capture did not show: the driver's UDP default, else addresses and
+    // ports (names joined as they come).
+    let (mut sd, mut sdfn) = (String::new(), String::new());
+    for t in FlowType::ALL.iter().filter(|t| !hashed[t.index()]) {
+        let udp = matches!(t, FlowType::Udp4 | FlowType::Udp6);
+        let list = if udp && dflt.udp_addresses_only.is_some() {
+            out.cmds.push(format!("ethtool -N eth0 rx-flow-hash {} sd", t.name()));
+            &mut sd
+        } else {
+            &mut sdfn
+        };
+        if !list.is_empty() {
+            list.push_str(", ");
+        }
+        list.push_str(t.name());
     }
+    if let (Some(from), false) = (dflt.udp_addresses_only, sd.is_empty()) {
+        out.push(Assumption::new(&format!("{sd} hash the addresses only, sd: {from}")));
+    }
+    if !sdfn.is_empty() {
+        out.push(Assumption::new(&format!(
+            "{sdfn} hash addresses and ports, sdfn (no rx-flow-hash)"
+        )));
+    }
+    Ok(())
+}
 
-    sc.nic.ntuple = f.ntuple.unwrap_or(!f.rules.is_empty());
+/// The ntuple rules, as `ethtool -N` commands; locations past the sandbox's table moved, in
+/// order, to the highest free ones.
+fn rules(f: &Facts, rx: u32, sc: &mut Scenario, out: &mut Out) -> Result<(), ScenarioError> {
+    sc.nic.ntuple = f.ntuple.map_or(!f.rules.is_empty(), |(on, _)| on);
     if f.ntuple.is_none() {
-        assume.push(format!(
-            "ntuple filters {} (no ethtool -k)",
-            if sc.nic.ntuple {
-                "on, since rules are listed"
-            } else {
-                "off"
-            }
-        ));
+        let state = if sc.nic.ntuple {
+            "on, since rules are listed"
+        } else {
+            "off"
+        };
+        out.push(
+            Assumption::new(&format!("ntuple filters {state} (no ethtool -k)"))
+                .set("nic.ntuple", &sc.nic.ntuple.to_string()),
+        );
     }
     if let Some((total, line)) = f.rules_total {
-        if total != f.rules.len() {
+        if total != f.rules.len() + f.rules_unprintable {
             return Err(ScenarioError(format!(
                 "line {line}: ethtool -n says {total} rules but {} follow (truncated?)",
-                f.rules.len()
+                f.rules.len() + f.rules_unprintable
             )));
         }
     }
     if !f.rules_seen {
-        assume.push("no ntuple rules (no ethtool -n)".into());
+        out.push(Assumption::new("no ntuple rules (no ethtool -n)"));
     }
+    let big: Vec<&RuleText> = f.rules.iter().filter(|r| r.loc >= RULE_SLOTS).collect();
+    let mut free = (0..RULE_SLOTS).rev().filter(|l| !f.rules.iter().any(|r| r.loc == *l));
+    let mut moved: Vec<(u32, u32)> = big
+        .iter()
+        .rev()
+        .filter_map(|r| free.next().map(|l| (r.loc, l)))
+        .collect();
+    moved.reverse();
     for r in &f.rules {
         if let Some(why) = &r.unsupported {
-            assume.push(format!("line {}: rule {} is left out: {why}, which steerlab does not model; flows it matches are predicted without it", r.line, r.loc));
+            out.push(Assumption::at(
+                r.line,
+                &format!("rule {} is left out: {why}, not modelled", r.loc),
+            ));
             continue;
         }
         let (Some(ty), Some(q)) = (r.flow_type, r.queue) else {
@@ -229,7 +499,26 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
                 r.line, r.loc
             )));
         }
-        cmds.push(rule_command(ty, r, q));
+        let loc = match moved.iter().find(|(from, _)| *from == r.loc) {
+            Some(&(_, to)) => {
+                out.push(Assumption::at(
+                    r.line,
+                    &format!(
+                        "rule {} is rule {to} in the sandbox (1024 locations, order kept)",
+                        r.loc
+                    ),
+                ));
+                to
+            }
+            None if r.loc >= RULE_SLOTS => {
+                return Err(ScenarioError(format!(
+                    "line {}: more rules than the sandbox's {RULE_SLOTS} locations",
+                    r.line
+                )))
+            }
+            None => r.loc,
+        };
+        out.cmds.push(rule_command(ty, r, q, loc));
     }
     if !f.rules.is_empty() && !sc.nic.ntuple {
         return Err(ScenarioError(format!(
@@ -237,196 +526,7 @@ pub(super) fn build(f: Facts) -> Result<Imported, ScenarioError> {
             f.rules_line
         )));
     }
-
-    // IRQ CPUs: the effective affinity, else where the vector fired most, else its
-    // smp_affinity_list written whole (the engine then picks as the kernel's vector allocator
-    // does); the vectors are found by name in /proc/interrupts.
-    let own_iface = f.iface.as_ref().map(|(i, _)| i.as_str());
-    let mut vectors: BTreeMap<u16, u32> = BTreeMap::new();
-    for (&irq, (name, _, _)) in &f.irqs {
-        if let Some(q) = vector_queue(name, own_iface, f.device.as_deref()) {
-            vectors.entry(q).or_insert(irq);
-        }
-    }
-    let (mut irq_known, mut chosen) = (0, 0);
-    for q in 0..rx as u16 {
-        let Some(&irq) = vectors.get(&q) else { continue };
-        let row = f.irqs.get(&irq).map_or(0, |r| r.2);
-        let fired = f.irqs.get(&irq).and_then(|(_, counts, _)| {
-            let (col, &most) = counts
-                .iter()
-                .enumerate()
-                .max_by_key(|&(i, c)| (c, std::cmp::Reverse(i)))?;
-            (most > 0).then(|| f.irq_cpus[col])
-        });
-        let single = |c: u16| CpuSet::range(c, c + 1);
-        let Some(set) = f
-            .effective
-            .get(&irq)
-            .and_then(|(s, _)| s.iter().next())
-            .or(fired)
-            .map(single)
-            .or_else(|| f.smp_affinity.get(&irq).map(|e| e.0))
-        else {
-            continue;
-        };
-        if set.end() > cpus {
-            return Err(ScenarioError(format!(
-                "line {row}: IRQ {irq} (rx-{q}) fired most on CPU {}, but the host has {cpus} CPUs",
-                set.end() - 1
-            )));
-        }
-        irq_known += 1;
-        chosen += usize::from(set.len() > 1);
-        if set != single(q % cpus) {
-            cmds.push(format!(
-                "echo {} > /proc/irq/{}/smp_affinity_list",
-                set.to_list(),
-                SANDBOX_IRQ_BASE + u32::from(q)
-            ));
-        }
-    }
-    if chosen > 0 {
-        assume.push(format!("{chosen} queues' IRQ CPUs chosen from their smp_affinity_list as the kernel's allocator would, by the fewest vectors (no effective_affinity_list or interrupt counts for them)"));
-    }
-    if irq_known < rx {
-        assume.push(format!(
-            "{} of {rx} queues' IRQ CPUs not in the capture: queue q on CPU q mod {cpus} (capture /proc/interrupts and /proc/irq/*/effective_affinity_list)",
-            rx - irq_known
-        ));
-    }
-
-    // RPS, RFS, XPS: one scenario field when every queue has the same setting, else a command
-    // per queue.
-    let known = |keys: &mut dyn Iterator<Item = u16>, total: u32| keys.filter(|&q| u32::from(q) < total).count();
-    for (what, lines, total) in [
-        (
-            "rx",
-            f.rps_cpus
-                .iter()
-                .map(|(&q, &(_, l))| (q, l))
-                .chain(f.flow_cnt.iter().map(|(&q, &(_, l))| (q, l)))
-                .collect::<Vec<_>>(),
-            rx,
-        ),
-        ("tx", f.xps_cpus.iter().map(|(&q, &(_, l))| (q, l)).collect(), tx),
-    ] {
-        if let Some((q, line)) = lines.into_iter().find(|&(q, _)| u32::from(q) >= total) {
-            return Err(ScenarioError(format!(
-                "line {line}: {what}-{q}, but the NIC has {total} {} queues",
-                what.to_uppercase()
-            )));
-        }
-    }
-    let rps_known = known(&mut f.rps_cpus.keys().copied(), rx);
-    if rps_known < rx as usize {
-        assume.push(format!(
-            "{} of {rx} queues' rps_cpus not in the capture: none",
-            rx as usize - rps_known
-        ));
-    }
-    let rps: Vec<CpuSet> = (0..rx as u16)
-        .map(|q| f.rps_cpus.get(&q).map_or(CpuSet::EMPTY, |e| e.0))
-        .collect();
-    if rps.iter().all(|s| *s == rps[0]) {
-        sc.rps.cpus = rps[0].to_list();
-    } else {
-        for (q, set) in rps.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-            cmds.push(format!(
-                "echo {} > /sys/class/net/eth0/queues/rx-{q}/rps_cpus",
-                set.to_hex(cpus)
-            ));
-        }
-    }
-    let cnt_known = known(&mut f.flow_cnt.keys().copied(), rx);
-    if cnt_known < rx as usize {
-        assume.push(format!(
-            "{} of {rx} queues' rps_flow_cnt not in the capture: 0",
-            rx as usize - cnt_known
-        ));
-    }
-    let cnts: Vec<u32> = (0..rx as u16).map(|q| f.flow_cnt.get(&q).map_or(0, |e| e.0)).collect();
-    if cnts.iter().all(|&c| c == cnts[0]) {
-        sc.rfs.flow_cnt = cnts[0];
-    } else {
-        sc.rfs.flow_cnt = 0;
-        for (q, cnt) in cnts.iter().enumerate().filter(|(_, &c)| c > 0) {
-            cmds.push(format!("echo {cnt} > /sys/class/net/eth0/queues/rx-{q}/rps_flow_cnt"));
-        }
-    }
-    match f.sock_flow_entries {
-        Some(n) => sc.rfs.sock_flow_entries = n,
-        None => assume.push("net.core.rps_sock_flow_entries 0: RFS off (no sysctl in the capture)".into()),
-    }
-    if let Some(n) = f.netdev_max_backlog {
-        sc.net.netdev_max_backlog = n;
-    }
-    if f.xps_cpus.is_empty() {
-        assume.push("XPS maps as the driver sets them from IRQ affinity (no xps_cpus in the capture)".into());
-    } else {
-        let xps_known = known(&mut f.xps_cpus.keys().copied(), tx);
-        if xps_known < tx as usize {
-            assume.push(format!(
-                "{} of {tx} queues' xps_cpus not in the capture: none",
-                tx as usize - xps_known
-            ));
-        }
-        let maps: Vec<CpuSet> = (0..tx as u16)
-            .map(|q| f.xps_cpus.get(&q).map_or(CpuSet::EMPTY, |e| e.0))
-            .collect();
-        // The engine's starting maps (config.rs XpsMap): `irq`, CPU q on TX queue q; `all`,
-        // CPU c on TX queue c mod tx.
-        let start = |m: XpsMap| -> Vec<CpuSet> {
-            (0..tx)
-                .map(|q| {
-                    let mut set = CpuSet::EMPTY;
-                    (0..cpus)
-                        .filter(|&c| match m {
-                            XpsMap::None => false,
-                            XpsMap::Irq => u32::from(c) == q,
-                            XpsMap::All => u32::from(c) % tx == q,
-                        })
-                        .for_each(|c| set.insert(c));
-                    set
-                })
-                .collect()
-        };
-        match [XpsMap::None, XpsMap::Irq, XpsMap::All]
-            .into_iter()
-            .find(|&m| start(m) == maps)
-        {
-            Some(m) => sc.xps.map = Named(m),
-            None => {
-                sc.xps.map = Named(XpsMap::None);
-                for (q, set) in maps.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-                    cmds.push(format!(
-                        "echo {} > /sys/class/net/eth0/queues/tx-{q}/xps_cpus",
-                        set.to_hex(cpus)
-                    ));
-                }
-            }
-        }
-    }
-    assume.extend(f.skipped);
-    assume.extend(f.unreadable);
-
-    sc.lesson.title = format!("Your host: {iface}, {} queues, {cpus} CPUs", rx);
-    sc.lesson.source = format!("imported from a capture of {iface}");
-    sc.timeline = cmds
-        .into_iter()
-        .map(|command| crate::TimedCommand { at_ms: 0, command })
-        .collect();
-    let json = to_json(&sc);
-    let sc = crate::parse(&json.to_string(), &[])?;
-    // Every command must apply: a host the console refuses is no import.
-    let mut sim = sc.build()?;
-    sc.apply_due(&mut sim)?;
-    Ok(Imported {
-        scenario: sc,
-        json,
-        assumptions: assume,
-        iface,
-    })
+    Ok(())
 }
 
 /// The fields the importer sets, as scenario JSON: the rest are the defaults. Written out
@@ -465,7 +565,7 @@ pub(super) fn to_json(sc: &Scenario) -> serde_json::Value {
 }
 
 /// The `ethtool -N` line of a rule, with its masks as ethtool takes them.
-pub(super) fn rule_command(ty: FlowType, r: &RuleText, q: u16) -> String {
+pub(super) fn rule_command(ty: FlowType, r: &RuleText, q: u16, loc: u32) -> String {
     let mut cmd = format!("ethtool -N eth0 flow-type {}", ty.name());
     let full = if ty.is_ipv6() { u128::MAX } else { u128::from(u32::MAX) };
     let mask_ip = |m: u128| -> IpAddr {
@@ -490,5 +590,5 @@ pub(super) fn rule_command(ty: FlowType, r: &RuleText, q: u16) -> String {
             Some((p, m)) => cmd += &format!(" {name} {p} m {m:#x}"),
         }
     }
-    cmd + &format!(" action {q} loc {}", r.loc)
+    cmd + &format!(" action {q} loc {loc}")
 }

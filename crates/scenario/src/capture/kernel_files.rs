@@ -1,8 +1,10 @@
-//! The kernel's own files and tools around them: `lscpu`, `/proc/interrupts`
-//! (kernel/irq/proc.c `show_interrupts`), `grep -H .` of `/proc/irq/*/…affinity…` and of the
-//! queues' RPS, RFS and XPS files (net/core/net-sysfs.c, `%*pb` masks), `sysctl`, and which
-//! interrupt vector is which queue's.
+//! The kernel's own files and tools around them: `lscpu` and `lscpu -p`, `/proc/interrupts`
+//! (kernel/irq/proc.c `show_interrupts`, with its header or its rows alone), `grep -H .` or
+//! `cat` of `/proc/irq/*/…affinity…` and of the queues' RPS, RFS and XPS files
+//! (net/core/net-sysfs.c, `%*pb` masks), `sysctl`, and the queue counts of `ip -d link` and
+//! `ls /sys/class/net/IF/queues/`.
 
+use steerlab_engine::cpuset::MAX_CPUS;
 use steerlab_engine::CpuSet;
 
 use super::{cpu_count, fail, iface, Facts};
@@ -13,20 +15,49 @@ pub(super) fn lscpu_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Scenari
     let v = v.trim();
     match k.trim() {
         "CPU(s)" => {
-            f.lscpu_cpus = Some(cpu_count(
-                v.parse().map_err(|_| fail(n, t, "CPU(s): takes a number"))?,
+            f.lscpu_cpus = Some((
+                cpu_count(v.parse().map_err(|_| fail(n, t, "CPU(s): takes a number"))?, n, t)?,
                 n,
-                t,
-            )?)
+            ))
         }
-        "NUMA node(s)" => f.numa_nodes = Some(v.parse().map_err(|_| fail(n, t, "NUMA node(s): takes a number"))?),
+        "NUMA node(s)" => f.numa_nodes = Some((v.parse().map_err(|_| fail(n, t, "NUMA node(s): takes a number"))?, n)),
         _ => {}
     }
     Ok(())
 }
 
+/// The `/proc/interrupts` header, `CPU0 CPU1 …` (the online CPUs' columns): `true` if `t` is one.
+pub(super) fn interrupts_header(f: &mut Facts, t: &str, n: usize) -> Result<bool, ScenarioError> {
+    let cpu = |w: &str| w.strip_prefix("CPU").and_then(|c| c.parse::<u16>().ok());
+    if !t.starts_with("CPU") || !t.split_whitespace().all(|w| cpu(w).is_some()) {
+        return Ok(false);
+    }
+    f.irq_cpus = t
+        .split_whitespace()
+        .map(|w| cpu(w).filter(|&c| c < MAX_CPUS))
+        .collect::<Option<Vec<u16>>>()
+        .ok_or_else(|| fail(n, t, &format!("the /proc/interrupts header names CPUs 0..{MAX_CPUS}")))?;
+    f.irq_header = true;
+    f.irqs.clear();
+    Ok(true)
+}
+
+/// Whether `t` has the shape of a `/proc/interrupts` row of a device: `IRQ:`, counts, then
+/// the chip and the name (an indirection-table row has numbers only).
+pub(super) fn interrupt_row(t: &str) -> bool {
+    let Some((irq, rest)) = t.split_once(':') else {
+        return false;
+    };
+    let mut words = rest.split_whitespace();
+    irq.trim().parse::<u32>().is_ok()
+        && words.next().is_some_and(|w| w.parse::<u64>().is_ok())
+        && words.any(|w| w.parse::<u64>().is_err())
+}
+
 /// A row of `/proc/interrupts`: `IRQ:`, a count per CPU column, then the chip, the hwirq and
 /// the name. Rows of other devices are kept too: the vectors are found by name afterwards.
+/// Without the header (rows pasted alone, or `| grep`), the columns are as many as a row's
+/// leading counts, CPUs 0 up.
 pub(super) fn interrupts_line(f: &mut Facts, t: &str, n: usize) -> Result<(), ScenarioError> {
     let Some((irq, rest)) = t.split_once(':') else {
         return Err(fail(n, t, "a /proc/interrupts row starts with 'IRQ:'"));
@@ -35,15 +66,35 @@ pub(super) fn interrupts_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Sc
         return Ok(()); // NMI:, LOC:, ERR:, MIS: … rows of the architecture
     };
     let words: Vec<&str> = rest.split_whitespace().collect();
+    let counted = words.iter().take_while(|w| w.parse::<u64>().is_ok()).count();
+    if !f.irq_header {
+        let known = f.irq_cpus.len();
+        if known == 0 || counted > known {
+            let cols = u16::try_from(counted).ok().filter(|&c| (1..=MAX_CPUS).contains(&c));
+            let cols = cols.ok_or_else(|| {
+                fail(
+                    n,
+                    t,
+                    &format!("a row with {counted} counts; steerlab models 1..={MAX_CPUS} CPUs"),
+                )
+            })?;
+            f.irq_cpus = (0..cols).collect();
+            f.irq_cols_line = n;
+        }
+    }
     let ncols = f.irq_cpus.len();
-    if words.len() < ncols + 1 {
+    if words.len() < ncols + 1 || counted < ncols {
+        if !f.irq_header {
+            f.say(
+                n,
+                &format!("a row with {counted} counts where others have {ncols}: not read"),
+            );
+            return Ok(());
+        }
         return Err(fail(
             n,
             t,
-            format!(
-                "{} columns, fewer than the header's {ncols} CPUs and a name (truncated?)",
-                words.len()
-            ),
+            &format!("{counted} counts, fewer than the header's {ncols} CPUs and a name (truncated?)"),
         ));
     }
     let counts = words[..ncols]
@@ -56,18 +107,76 @@ pub(super) fn interrupts_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Sc
     Ok(())
 }
 
+/// `lscpu -p` rows: `CPU,Core,Socket,Node,,L1d,L1i,L2,L3` (lscpu.c, `--parse`); the CPUs and
+/// the node each is on.
+pub(super) fn lscpu_parse_line(f: &mut Facts, t: &str, n: usize) -> Result<(), ScenarioError> {
+    let fields: Vec<&str> = t.split(',').collect();
+    let cpu = fields
+        .first()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|&c| c < MAX_CPUS);
+    let Some(cpu) = cpu else {
+        return Err(fail(n, t, "an lscpu -p row is CPU,Core,Socket,Node,…"));
+    };
+    let node = fields.get(3).and_then(|v| v.trim().parse::<u16>().ok()).unwrap_or(0);
+    f.parse_cpus = f.parse_cpus.max(cpu + 1);
+    if !f.parse_nodes.contains(&node) {
+        f.parse_nodes.push(node);
+    }
+    f.parse_line = n;
+    Ok(())
+}
+
+/// Queue counts: `ip -d link`'s `numtxqueues N numrxqueues N` (the queues allocated) and the
+/// `rx-N`/`tx-N` directories `ls /sys/class/net/IF/queues/` lists (the queues in use, one a
+/// line or several); `true` if `t` gave some.
+pub(super) fn queues_line(f: &mut Facts, t: &str, n: usize) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let after = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|i| words.get(i + 1))
+            .and_then(|v| v.parse::<u32>().ok())
+    };
+    if let (Some(tx), Some(rx)) = (after("numtxqueues"), after("numrxqueues")) {
+        f.ip_queues = Some(((rx, tx), n));
+        return true;
+    }
+    let queue = |w: &str, dir: &str| w.strip_prefix(dir).and_then(|q| q.parse::<u32>().ok());
+    let listed: Vec<&str> = match words.last() {
+        // `ls -l`: the name is the last word.
+        Some(last) if words.len() > 2 && words[0].starts_with(['d', 'l']) => vec![*last],
+        _ => words.clone(),
+    };
+    if listed.is_empty()
+        || !listed
+            .iter()
+            .all(|w| queue(w, "rx-").is_some() || queue(w, "tx-").is_some())
+    {
+        return false;
+    }
+    let (mut rx, mut tx) = f.sys_queues.map_or((0, 0), |(q, _)| q);
+    for w in listed {
+        rx = rx.max(queue(w, "rx-").map_or(0, |q| q + 1));
+        tx = tx.max(queue(w, "tx-").map_or(0, |q| q + 1));
+    }
+    f.sys_queues = Some(((rx, tx), n));
+    true
+}
+
 /// `FILE:VALUE` lines of `grep .`, and `NAME = VALUE` lines of `sysctl`; `true` if `t` is one.
 pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, ScenarioError> {
-    if let Some(rest) = t.strip_prefix("grep: ") {
-        f.unreadable.push(format!("line {n}: {rest}"));
-        return Ok(true);
+    // `cat /proc/sys/net/core/NAME` or `grep -H .` of it: the sysctl's file.
+    if let Some((name, value)) = t.strip_prefix("/proc/sys/net/core/").and_then(|r| r.split_once(':')) {
+        return file_line(f, &format!("net.core.{name} = {value}"), n);
     }
     if let Some((name, value)) = t.split_once(" = ") {
         let value = value.trim();
         let number = || {
             value
                 .parse::<u32>()
-                .map_err(|_| fail(n, t, format!("{name} takes a number")))
+                .map_err(|_| fail(n, t, &format!("{name} takes a number")))
         };
         match name {
             "net.core.rps_sock_flow_entries" => {
@@ -76,7 +185,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                     return Err(fail(
                         n,
                         t,
-                        format!(
+                        &format!(
                             "steerlab models rps_sock_flow_entries up to {}",
                             steerlab_engine::rps::MAX_SOCK_FLOW_ENTRIES
                         ),
@@ -91,7 +200,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                 }
                 f.netdev_max_backlog = Some(v);
             }
-            _ if name.starts_with("net.") => f.skipped.push(format!("line {n}: sysctl {name} is not read")),
+            _ if name.starts_with("net.") => f.say(n, &format!("sysctl {name} is not read")),
             _ => return Ok(false),
         }
         return Ok(true);
@@ -100,13 +209,13 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
         return Ok(false);
     };
     let value = value.trim();
-    let mask = |v: &str| CpuSet::parse_hex(v).map_err(|e| fail(n, t, format!("a CPU mask: {e}")));
+    let mask = |v: &str| CpuSet::parse_hex(v).map_err(|e| fail(n, t, &format!("a CPU mask: {e}")));
     // A list file of a vector that is not started reads empty.
     let list = |v: &str| {
         if v.is_empty() {
             Ok(CpuSet::EMPTY)
         } else {
-            CpuSet::parse_list(v).map_err(|e| fail(n, t, format!("a CPU list: {e}")))
+            CpuSet::parse_list(v).map_err(|e| fail(n, t, &format!("a CPU list: {e}")))
         }
     };
     let saw = |f: &mut Facts, set: CpuSet| {
@@ -126,16 +235,14 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
             "effective_affinity_list" => (list(value)?, true, true),
             "effective_affinity" => (mask(value)?, true, false),
             _ => {
-                f.skipped.push(format!("line {n}: /proc/irq/{irq}/{file} is not read"));
+                f.say(n, &format!("/proc/irq/{irq}/{file} is not read"));
                 return Ok(true);
             }
         };
         if set.is_empty() {
             // The kernel refuses to write an empty affinity, but reads one for a vector that is
             // not started (`effective_affinity` 0): it says nothing of where the vector runs.
-            f.skipped.push(format!(
-                "line {n}: /proc/irq/{irq}/{file} names no CPU (a vector not started?): not read"
-            ));
+            f.say(n, &format!("/proc/irq/{irq}/{file} names no CPU: not read"));
             return Ok(true);
         }
         saw(f, set);
@@ -173,7 +280,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                     fail(
                         n,
                         t,
-                        format!(
+                        &format!(
                             "rps_flow_cnt is a number, at most {} in steerlab",
                             steerlab_engine::rps::MAX_FLOW_CNT
                         ),
@@ -186,31 +293,9 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
                 saw(f, s);
                 f.xps_cpus.insert(q, (s, n));
             }
-            _ => f.skipped.push(format!("line {n}: {file} of {queue} is not read")),
+            _ => f.say(n, &format!("{file} of {queue} is not read")),
         }
         return Ok(true);
     }
     Ok(false)
-}
-
-/// The queue a vector's name says it serves: `ice-IF-TxRx-N`, `IF-TxRx-N` (ixgbe, i40e, bnxt),
-/// `IF-rx-N`, `mlx5_compN@pci:DEVICE`, virtio_net's `DEVICE-input.N`; only the captured
-/// interface's or device's (mlx5's and virtio's names carry the device, not the interface).
-pub(super) fn vector_queue(name: &str, iface: Option<&str>, device: Option<&str>) -> Option<u16> {
-    if let Some(rest) = name.strip_prefix("mlx5_comp") {
-        let (q, dev) = rest.split_once("@pci:").unwrap_or((rest, ""));
-        return device.is_none_or(|d| d == dev).then(|| q.parse().ok()).flatten();
-    }
-    if let Some((dev, q)) = name.split_once("-input.") {
-        return (dev.starts_with("virtio") && device.is_none_or(|d| d == dev))
-            .then(|| q.parse().ok())
-            .flatten();
-    }
-    let (head, q) = name.rsplit_once('-')?;
-    let q = q.parse().ok()?;
-    let head = head.strip_suffix("-TxRx").or_else(|| head.strip_suffix("-rx"))?;
-    match iface {
-        Some(i) => (head == i || head.ends_with(&format!("-{i}"))).then_some(q),
-        None => Some(q),
-    }
 }

@@ -1,20 +1,22 @@
-//! A real host's capture read into a scenario: the transcript `scripts/capture-host.sh` prints
-//! (each command as `$ command`, then its output), or any of those outputs pasted alone. Every
-//! output is read in the real tool's own format, recognised by its header line:
+//! A real host's capture read into a scenario: the transcript `scripts/capture-host.sh` prints,
+//! or what people paste of it (any outputs, alone or in part, after any prompt). Commands are
+//! told from outputs by `commands.rs` (a prompt before them, or a known command); every output
+//! is read in the real tool's own format, recognised by its own lines wherever it stands:
 //!
 //! | output | recognised by | gives |
 //! |---|---|---|
-//! | `ethtool -i` | `driver: NAME` | the driver model, the kernel generation (`version:`) |
-//! | `nproc --all`, `lscpu` | `$ nproc`, `CPU(s):` | CPUs (`NUMA node(s):` too) |
+//! | `ethtool -i` | `driver: NAME` | the driver, its bus device, the kernel release (`version:`, when it is one) |
+//! | `uname -r`, `/proc/version` | the command, `Linux version X` | the kernel release |
+//! | `nproc`, `lscpu`, `lscpu -p` | the command, `CPU(s):`, `CPU,Core,Socket,Node` rows | CPUs, NUMA nodes |
 //! | `ethtool -l` | `Channel parameters for IF:` | RX and TX queues (current settings) |
-//! | `ethtool -x` | `RX flow hash indirection table for IF with N RX ring(s):` | the table, the key |
-//! | `ethtool -n` | `N RX rings available` | ntuple rules with their masks |
+//! | `ip -d link show`, `ls …/queues/` | `numrxqueues N`, `rx-N` `tx-N` | RX and TX queues |
+//! | `ethtool -x` | `RX flow hash indirection table …`, `RSS hash key:`, `RSS hash function:` | the table, the key |
+//! | `ethtool -n [rule N]` | `N RX rings available`, `Total N rules`, `Filter: N` | ntuple rules with their masks |
 //! | `ethtool -n IF rx-flow-hash T` | `TCP over IPV4 flows use these fields …` | hashed fields per flow type |
 //! | `ethtool -k` | `Features for IF:` | `ntuple-filters` |
-//! | `readlink -f /sys/class/net/IF/device` | `$ readlink` | the NIC's device (names mlx5's and virtio's vectors) |
-//! | `cat /proc/interrupts` | the `CPU0 CPU1 …` header | which IRQ is which queue's vector; where it fired |
-//! | `grep . /proc/irq/*/…affinity_list` | `/proc/irq/N/FILE:VALUE` | each vector's CPU |
-//! | `grep . …/queues/rx-*/rps_cpus` etc. | `/sys/class/net/IF/queues/Q/FILE:VALUE` | RPS, RFS and XPS maps |
+//! | `readlink -f /sys/class/net/IF/device` | the command | the NIC's bus device |
+//! | `/proc/interrupts` | the `CPU0 CPU1 …` header, or its `IRQ: COUNTS… NAME` rows alone | which IRQ is which queue's vector; where it fired |
+//! | `grep -H . FILES`, `cat FILE` | `/proc/irq/N/FILE:VALUE`, the value after `cat` | each vector's CPUs; RPS, RFS and XPS maps |
 //! | `sysctl net.core.…` | `net.core.NAME = VALUE` | `rps_sock_flow_entries`, `netdev_max_backlog` |
 //!
 //! Formats: ethtool.c `dump_drvinfo`, `channels_reply_cb`, `print_indir_table`,
@@ -22,11 +24,13 @@
 //! `show_interrupts`; net/core/net-sysfs.c (`%*pb` masks). The console prints the same formats,
 //! so a capture of a sandbox host imports back into the same host.
 //!
-//! What the capture does not say is taken from the defaults and listed as an assumption.
-//! A line that belongs to no output steerlab reads, or that breaks the format of the output it
-//! is in, is an error naming the line; a command steerlab does not read, or one that printed an
-//! error instead of its output (ethtool missing, an option the driver lacks), is skipped and
-//! said.
+//! What the capture does not say is taken from the driver's defaults or steerlab's, and every
+//! such choice is an [`Assumption`] naming the line it came from and, where a scenario field
+//! holds it, the `--set` that corrects it. A command that printed an error (ethtool missing, an
+//! option the driver lacks, `rxclass: Unknown flow type`) is said, not blamed on the next line.
+//! Only an output that says it is cut (`[...snip...]`, `...`, a table shorter than its size, a
+//! row with fewer columns than its header) or a hash steerlab cannot model is refused, naming
+//! the line.
 //! The scenario sets what JSON fields hold (CPUs, queues, driver, table, key, sysctls) and the
 //! rest as console commands at time 0 (`ethtool -N` rules and `rx-flow-hash`, `echo` to the
 //! IRQ, RPS, RFS and XPS files), so it shows a learner how to set such a host by hand.
@@ -34,20 +38,21 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use serde::{Deserialize, Serialize};
 use steerlab_engine::cpuset::MAX_CPUS;
 use steerlab_engine::rss::HashFields;
 use steerlab_engine::{CpuSet, FlowType};
 
 use crate::{Scenario, ScenarioError};
 
+mod commands;
+mod defaults;
 mod ethtool;
 mod host;
+mod irqs;
 mod kernel_files;
-
-use ethtool::{
-    channels_line, field_line, finish_rule, hash_function_line, indir_line, info_line, parse_key, rule_line,
-};
-use kernel_files::{file_line, interrupts_line, lscpu_line};
+mod lines;
+mod vectors;
 
 /// Largest capture read (a 1024-CPU host's `/proc/interrupts` is a few megabytes; the queue
 /// vectors' rows are what matter).
@@ -74,10 +79,53 @@ pub struct Imported {
     pub scenario: Scenario,
     /// The same as JSON, only the fields the capture set.
     pub json: serde_json::Value,
-    /// What the capture did not say, one sentence each.
-    pub assumptions: Vec<String>,
+    /// What the capture did not say and what steerlab chose, one sentence each.
+    pub assumptions: Vec<Assumption>,
     /// The captured interface's name (the sandbox calls it eth0).
     pub iface: String,
+}
+
+/// One thing the importer assumed or chose.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assumption {
+    /// The sentence, starting `line N: ` when a line of the capture led to it.
+    pub text: String,
+    /// `FIELD=VALUE`, the scenario field that holds the choice and its value now, when one
+    /// does: the correction is `--set FIELD=VALUE` (on `import` and `predict`, and in the
+    /// page's list).
+    pub set: Option<String>,
+}
+
+impl Assumption {
+    // Not generic and not inlined: one copy of each in the page's bundle.
+    #[inline(never)]
+    fn new(text: &str) -> Assumption {
+        Assumption {
+            text: text.to_string(),
+            set: None,
+        }
+    }
+
+    #[inline(never)]
+    fn at(line: usize, text: &str) -> Assumption {
+        Assumption::new(&format!("line {line}: {text}"))
+    }
+
+    #[inline(never)]
+    fn set(mut self, field: &str, value: &str) -> Assumption {
+        self.set = Some(format!("{field}={value}"));
+        self
+    }
+}
+
+impl std::fmt::Display for Assumption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)?;
+        match &self.set {
+            Some(set) => write!(f, " [--set {set}]"),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Which output the current line belongs to.
@@ -89,11 +137,20 @@ enum Block {
     Skip,
     /// After a command whose output has a header of its own: its header, or an error.
     Awaiting,
-    /// After `$ readlink -f /sys/class/net/IF/device`: the device's path.
+    /// After `readlink -f /sys/class/net/IF/device`: the device's path.
     Device,
+    /// After `uname`: the release (`-r`), or `Linux HOST RELEASE …` (`-a`).
+    Uname,
+    /// After `cat FILE` of one file (or `grep . FILE`): its value, without its name (the
+    /// file is `Facts::value_path`).
+    Value,
     Info,
     Nproc,
     Lscpu,
+    /// `lscpu -p` rows: `CPU,Core,Socket,Node,…`.
+    LscpuP,
+    /// `ip -d link show` (queue counts on its `numtxqueues` line) and `ls …/queues`.
+    Queues,
     Channels {
         current: bool,
     },
@@ -106,7 +163,7 @@ enum Block {
     OtherFields,
     Features,
     Interrupts,
-    /// After `$ grep …`: only `FILE:VALUE` lines.
+    /// After `grep -H …`: `FILE:VALUE` lines.
     Grep,
 }
 
@@ -124,30 +181,52 @@ struct RuleText {
     unsupported: Option<String>,
 }
 
+/// A value the capture gave, with the line it came from.
+type At<T> = Option<(T, usize)>;
+
 /// What the capture said, each fact with the line it came from.
 #[derive(Default)]
 struct Facts {
-    iface: Option<(String, usize)>,
-    driver: Option<(String, usize)>,
+    iface: At<String>,
+    driver: At<String>,
     /// The NIC's bus device (`0000:3b:00.0`, `virtio2`): whose vectors are its queues'.
     device: Option<String>,
-    version: Option<String>,
-    nproc: Option<u16>,
-    lscpu_cpus: Option<u16>,
-    numa_nodes: Option<u16>,
+    /// `ethtool -i`'s `version:`.
+    version: At<String>,
+    /// The file whose value `cat` printed next, without its name.
+    value_path: String,
+    /// The kernel release from `uname` or `/proc/version`.
+    release: At<String>,
+    nproc: At<u16>,
+    lscpu_cpus: At<u16>,
+    numa_nodes: At<u16>,
+    /// `lscpu -p`: one past the highest CPU its rows name, and the nodes they name.
+    parse_cpus: u16,
+    parse_nodes: Vec<u16>,
+    parse_line: usize,
     channels: BTreeMap<&'static str, u32>,
-    rings: Option<u32>,
+    rings: At<u32>,
+    /// `ip -d link`'s `numrxqueues`/`numtxqueues`.
+    ip_queues: At<(u32, u32)>,
+    /// `ls …/queues/`: the rx-N and tx-N directories.
+    sys_queues: At<(u32, u32)>,
     indir: Vec<u16>,
     indir_line: usize,
     key: Option<Vec<u8>>,
     key_line: usize,
     rules: Vec<RuleText>,
-    rules_total: Option<(usize, usize)>,
+    rules_total: At<usize>,
     rules_seen: bool,
+    /// Rules ethtool could not print (`rxclass: Unknown flow type`).
+    rules_unprintable: usize,
     fields: BTreeMap<usize, (FlowType, HashFields)>,
-    ntuple: Option<bool>,
-    /// `/proc/interrupts`: the CPU of each column, and per IRQ its vector name and counts.
+    ntuple: At<bool>,
+    /// `/proc/interrupts`: the CPU of each column (from its header, or as many as the rows
+    /// have counts), and per IRQ its vector name, counts and line.
     irq_cpus: Vec<u16>,
+    irq_header: bool,
+    /// Without the header: the row whose counts gave the columns.
+    irq_cols_line: usize,
     irqs: BTreeMap<u32, (String, Vec<u64>, usize)>,
     smp_affinity: BTreeMap<u32, (CpuSet, usize)>,
     effective: BTreeMap<u32, (CpuSet, usize)>,
@@ -156,8 +235,8 @@ struct Facts {
     xps_cpus: BTreeMap<u16, (CpuSet, usize)>,
     sock_flow_entries: Option<u32>,
     netdev_max_backlog: Option<u32>,
-    skipped: Vec<String>,
-    unreadable: Vec<String>,
+    /// What was said while reading: commands not read, errors printed, lines skipped.
+    said: Vec<Assumption>,
     /// One past the highest CPU a mask or list names, and its line.
     max_cpu_seen: u16,
     max_cpu_line: usize,
@@ -166,13 +245,28 @@ struct Facts {
     rules_line: usize,
 }
 
-fn fail(line: usize, text: &str, why: impl std::fmt::Display) -> ScenarioError {
+impl Facts {
+    #[inline(never)]
+    fn say(&mut self, line: usize, text: &str) {
+        self.said.push(Assumption::at(line, text));
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn fail(line: usize, text: &str, why: &str) -> ScenarioError {
     let shown: String = text.chars().take(80).collect();
     ScenarioError(format!("line {line}: {why} (the line: {shown:?})"))
 }
 
 /// Reads a capture (see the module) into a scenario of that host.
 pub fn import(text: &str) -> Result<Imported, ScenarioError> {
+    import_with(text, &[])
+}
+
+/// [`import`], then `overrides` (`FIELD=VALUE`, as `--set`) applied to the scenario: the
+/// learner's corrections of what was assumed.
+pub fn import_with(text: &str, overrides: &[String]) -> Result<Imported, ScenarioError> {
     if text.len() > MAX_CAPTURE_BYTES {
         return Err(ScenarioError(format!(
             "the capture is {} bytes; at most {MAX_CAPTURE_BYTES} accepted",
@@ -180,205 +274,26 @@ pub fn import(text: &str) -> Result<Imported, ScenarioError> {
         )));
     }
     let mut f = Facts::default();
-    let mut block = Block::None;
-    let mut rule: Option<RuleText> = None;
-    // The transcript's last command, named when it printed an error instead of its output.
-    let mut last_cmd = "";
-    for (i, raw) in text.lines().enumerate() {
-        let n = i + 1;
-        let line = raw.trim_end_matches('\r');
-        let t = line.trim();
-        // A command of the transcript: what follows is its output.
-        if let Some(cmd) = line.strip_prefix("$ ") {
-            finish_rule(&mut f, &mut rule);
-            last_cmd = cmd.trim();
-            block = command_block(&mut f, last_cmd, n);
-            continue;
-        }
-        if t.is_empty() {
-            // A blank line ends a rule and a hash-field list; tables and key have none inside.
-            finish_rule(&mut f, &mut rule);
-            if matches!(
-                block,
-                Block::Fields(_) | Block::OtherFields | Block::Key | Block::HashFunction
-            ) {
-                block = Block::None;
-            }
-            continue;
-        }
-        if t.starts_with("# ") || t == "#" {
-            continue; // the capture script's own comments
-        }
-        // Lines that say what they are, wherever they appear.
-        if let Some(b) = header(&mut f, t, n)? {
-            finish_rule(&mut f, &mut rule);
-            block = b;
-            continue;
-        }
-        if file_line(&mut f, t, n)? {
-            continue;
-        }
-        match block {
-            Block::Skip => {}
-            // A command that printed no header printed an error (ethtool not installed, an
-            // option the driver does not support): said, and its lines skipped.
-            Block::Awaiting => {
-                f.unreadable
-                    .push(format!("line {n}: `{last_cmd}` printed {t:?} instead of its output"));
-                block = Block::Skip;
-            }
-            Block::Device => {
-                f.device = t.rsplit('/').next().map(str::to_string);
-                block = Block::None;
-            }
-            Block::None => {
-                return Err(fail(
-                    n,
-                    t,
-                    "not part of any output steerlab reads (scripts/capture-host.sh lists the commands it reads)",
-                ))
-            }
-            Block::Info => info_line(&mut f, t),
-            Block::Nproc => {
-                let cpus = t.parse::<u32>().map_err(|_| fail(n, t, "nproc prints one number"))?;
-                f.nproc = Some(cpu_count(cpus, n, t)?);
-                block = Block::None;
-            }
-            Block::Lscpu => lscpu_line(&mut f, t, n)?,
-            Block::Channels { current } => channels_line(&mut f, t, n, current, &mut block)?,
-            Block::Indir => indir_line(&mut f, t, n, &mut block)?,
-            Block::Key => {
-                if t.starts_with("Operation not supported") {
-                    f.unreadable
-                        .push(format!("line {n}: the driver does not report its RSS key"));
-                } else {
-                    f.key =
-                        Some(parse_key(t).ok_or_else(|| fail(n, t, "the RSS key is hex bytes separated by colons"))?);
-                    f.key_line = n;
-                }
-                block = Block::Indir;
-            }
-            Block::HashFunction => hash_function_line(t, n)?,
-            Block::Rules => rule_line(&mut f, &mut rule, t, n)?,
-            Block::Fields(_) => field_line(&mut f, t, n)?,
-            Block::OtherFields => {}
-            Block::Features => {
-                if let Some(v) = t.strip_prefix("ntuple-filters:") {
-                    f.ntuple = Some(v.trim().starts_with("on"));
-                }
-            }
-            Block::Interrupts => interrupts_line(&mut f, t, n)?,
-            Block::Grep => {
-                return Err(fail(
-                    n,
-                    t,
-                    "grep printed a value without its file's name (one file matched?): capture with grep -H . FILES",
-                ))
-            }
-        }
-    }
-    finish_rule(&mut f, &mut rule);
-    host::build(f)
+    lines::read(&mut f, text)?;
+    host::build(f, overrides).map_err(|e| quote(e, text))
 }
 
-/// The block a transcript command's output is in, when its output has no header of its own.
-fn command_block(f: &mut Facts, cmd: &str, n: usize) -> Block {
-    let words: Vec<&str> = cmd.split_whitespace().filter(|w| *w != "sudo").collect();
-    if let ["ethtool", _, iface, ..] = words.as_slice() {
-        if !iface.starts_with('-') && f.iface.is_none() {
-            f.iface = Some((iface.to_string(), n));
+/// An error naming a line (`line N: …`) from the host built, with the line quoted.
+fn quote(e: ScenarioError, text: &str) -> ScenarioError {
+    let Some(n) =
+        e.0.strip_prefix("line ")
+            .and_then(|r| r.split(':').next())
+            .and_then(|n| n.parse::<usize>().ok())
+    else {
+        return e;
+    };
+    match text.lines().nth(n.wrapping_sub(1)) {
+        Some(line) if !e.0.contains("(the line:") => {
+            let shown: String = line.trim().chars().take(80).collect();
+            ScenarioError(format!("{} (the line: {shown:?})", e.0))
         }
+        _ => e,
     }
-    match words.first().copied() {
-        Some("nproc") => Block::Nproc,
-        Some("lscpu") => Block::Lscpu,
-        // Outputs with a header line of their own, and the grep and sysctl lines, are
-        // recognised by their lines.
-        Some("grep") => Block::Grep,
-        Some("readlink") => Block::Device,
-        Some("ethtool" | "cat" | "sysctl") => Block::Awaiting,
-        _ => {
-            f.skipped.push(format!("line {n}: the output of `{cmd}` is not read"));
-            Block::Skip
-        }
-    }
-}
-
-/// Header lines: each starts an output.
-fn header(f: &mut Facts, t: &str, n: usize) -> Result<Option<Block>, ScenarioError> {
-    if let Some(d) = t.strip_prefix("driver:") {
-        f.driver = Some((d.trim().to_string(), n));
-        return Ok(Some(Block::Info));
-    }
-    if let Some(rest) = t.strip_prefix("Channel parameters for ") {
-        iface(f, rest.trim_end_matches(':'), n, t)?;
-        return Ok(Some(Block::Channels { current: false }));
-    }
-    if let Some(rest) = t.strip_prefix("RX flow hash indirection table for ") {
-        // "IF with N RX ring(s):"
-        let (name, rings) = rest
-            .split_once(" with ")
-            .ok_or_else(|| fail(n, t, "expected 'for IF with N RX ring(s):'"))?;
-        iface(f, name, n, t)?;
-        let rings = rings
-            .strip_suffix(" RX ring(s):")
-            .and_then(|r| r.parse().ok())
-            .ok_or_else(|| fail(n, t, "expected 'with N RX ring(s):'"))?;
-        f.rings = Some(rings);
-        f.indir.clear();
-        f.indir_line = n;
-        return Ok(Some(Block::Indir));
-    }
-    if let Some(rings) = t.strip_suffix(" RX rings available") {
-        let rings = rings
-            .parse()
-            .map_err(|_| fail(n, t, "expected 'N RX rings available'"))?;
-        f.rings.get_or_insert(rings);
-        f.rules_seen = true;
-        f.rules_line = n;
-        return Ok(Some(Block::Rules));
-    }
-    if t.starts_with("rxclass: Cannot get RX class rule count") {
-        f.unreadable.push(format!(
-            "line {n}: the driver refused to list ntuple rules (ntuple off, or not supported)"
-        ));
-        return Ok(Some(Block::None));
-    }
-    if let Some(ty) = t.strip_suffix(" flows use these fields for computing Hash flow key:") {
-        let block = match ty {
-            "TCP over IPV4" => Block::Fields(FlowType::Tcp4),
-            "UDP over IPV4" => Block::Fields(FlowType::Udp4),
-            "TCP over IPV6" => Block::Fields(FlowType::Tcp6),
-            "UDP over IPV6" => Block::Fields(FlowType::Udp6),
-            _ => Block::OtherFields,
-        };
-        if let Block::Fields(ty) = block {
-            f.fields.insert(n, (ty, NO_FIELDS));
-        }
-        return Ok(Some(block));
-    }
-    if let Some(rest) = t.strip_prefix("Features for ") {
-        iface(f, rest.trim_end_matches(':'), n, t)?;
-        return Ok(Some(Block::Features));
-    }
-    if t.starts_with("CPU0")
-        || (t.starts_with("CPU")
-            && t.split_whitespace()
-                .all(|w| w.strip_prefix("CPU").is_some_and(|c| c.parse::<u16>().is_ok())))
-    {
-        f.irq_cpus = t
-            .split_whitespace()
-            .map(|w| {
-                w.strip_prefix("CPU")
-                    .and_then(|c| c.parse::<u16>().ok())
-                    .filter(|&c| c < MAX_CPUS)
-            })
-            .collect::<Option<Vec<u16>>>()
-            .ok_or_else(|| fail(n, t, "the /proc/interrupts header is CPU0 CPU1 …"))?;
-        f.irqs.clear();
-        return Ok(Some(Block::Interrupts));
-    }
-    Ok(None)
 }
 
 /// Records the interface a header names; a capture is of one interface.
@@ -387,7 +302,7 @@ fn iface(f: &mut Facts, name: &str, n: usize, t: &str) -> Result<(), ScenarioErr
         Some((known, at)) if known != name => Err(fail(
             n,
             t,
-            format!("names interface {name}, but line {at} is of {known}: capture one interface"),
+            &format!("names {name}, but line {at} is of {known}: one interface"),
         )),
         Some(_) => Ok(()),
         None => {
@@ -400,6 +315,6 @@ fn iface(f: &mut Facts, name: &str, n: usize, t: &str) -> Result<(), ScenarioErr
 fn cpu_count(cpus: u32, n: usize, t: &str) -> Result<u16, ScenarioError> {
     match u16::try_from(cpus) {
         Ok(c) if (1..=MAX_CPUS).contains(&c) => Ok(c),
-        _ => Err(fail(n, t, format!("{cpus} CPUs; steerlab models 1..={MAX_CPUS}"))),
+        _ => Err(fail(n, t, &format!("{cpus} CPUs; steerlab models 1..={MAX_CPUS}"))),
     }
 }
