@@ -56,9 +56,6 @@ pub(super) fn set_channels(sim: &mut Sim, args: &[&str], form: &str) -> Result<S
     let Some((n, at)) = combined else {
         return Ok(String::new());
     };
-    if n == u64::from(sim.config().rx_queues) && n == u64::from(sim.config().tx_queues) {
-        return Ok(String::new()); // nothing modified: ethnl_set_channels returns before the driver
-    }
     // The kernel's checks are the engine's; past u16 a count is past any maximum.
     let einval = |msg: &str, offset: Option<usize>, hint: &str| netlink_error(msg, offset, "Invalid argument", hint);
     match sim.set_channels(u16::try_from(n).unwrap_or(u16::MAX)) {

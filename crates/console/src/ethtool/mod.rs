@@ -204,8 +204,7 @@ fn features(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
             }
         }
     }
-    // A feature already in the wanted state is not sent to the driver (no reset, no flush).
-    if let Some(on) = ntuple.filter(|&on| on != sim.config().ntuple) {
+    if let Some(on) = ntuple {
         sim.set_ntuple(on);
     }
     Ok(String::new())

@@ -226,8 +226,12 @@ impl Sim {
     /// is the kernel's IFF_RXFH_CONFIGURED, set by `ethtool -X` and cleared by `-X default`.
     /// Queue tables, RPS maps and XPS maps are rebuilt; aRFS and ATR filters are flushed (the
     /// driver re-initialises its rings).
-    /// The checks are `ethnl_set_channels`' (net/ethtool/channels.c), in its order.
+    /// The checks are `ethnl_set_channels`' (net/ethtool/channels.c), in its order: the count
+    /// in force already is no change, and returns before the checks and the driver.
     pub fn set_channels(&mut self, combined: u16) -> Result<(), SimError> {
+        if combined == self.cfg.rx_queues && combined == self.cfg.tx_queues {
+            return Ok(());
+        }
         if combined == 0 {
             return Err(SimError::NoChannels);
         }
@@ -383,13 +387,16 @@ impl Sim {
     }
 
     /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter; any change
-    /// flushes ixgbe's ATR filters.
+    /// flushes ixgbe's ATR filters. A feature already in the wanted state is not sent to the
+    /// driver (`__netdev_update_features` calls `ndo_set_features` only on a change): no reset,
+    /// no flush.
     pub fn set_ntuple(&mut self, on: bool) {
-        if on != self.cfg.ntuple {
-            // ixgbe_set_features: switching Flow Director between ATR and perfect filters
-            // resets the device, and its ATR signature filters are gone.
-            self.flows.iter_mut().for_each(|f| f.atr_queue = None);
+        if on == self.cfg.ntuple {
+            return;
         }
+        // ixgbe_set_features: switching Flow Director between ATR and perfect filters resets
+        // the device, and its ATR signature filters are gone.
+        self.flows.iter_mut().for_each(|f| f.atr_queue = None);
         self.cfg.ntuple = on;
         if !on {
             self.ntuple.clear();
