@@ -22,8 +22,9 @@ impl fmt::Display for ConfigError {
     }
 }
 
-/// Why a command was refused. The state is unchanged. Callers match on the variant; the
-/// text (`Display`) is what the console and the scenario loader print.
+/// Why a command was refused. The state is unchanged. Callers match on the variant: the
+/// console words each as its tool words the errno, and does not check an engine rule itself;
+/// the text (`Display`) is what the scenario loader and the CLI print.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
     /// A value is out of range.
