@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # README command 2 (and CI's, via .ci/run): every test.
+#   0. house:  cargo fmt --check and clippy with warnings as errors, native and wasm32 (the
+#              toolchain is pinned in rust-toolchain.toml, so the lints do not move under us)
 #   1. native: cargo test for the whole workspace (engine, CLI, integration tests in tests/it)
 #   2. wasm:   wasm-bindgen-test in headless Chromium (engine vectors in wasm, components in the DOM)
 #   3. bundle: trunk release build, gzipped size checked against the budget
@@ -10,6 +12,14 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 source scripts/env.sh
 step() { echo; echo "=== test: $* ==="; }
+
+step "house (cargo fmt --check, cargo clippy -D warnings, native and wasm32)"
+cargo fmt --all --check
+# --all-features: the random learner as a fuzz target (web, `learner`) and the importer's wasm
+# export (`export`) are linted too. fuzz/ is its own nightly workspace, outside the gate.
+cargo clippy --offline --locked --workspace --all-targets --all-features -- -D warnings
+cargo clippy --offline --locked --target wasm32-unknown-unknown -p steerlab-web -p steerlab-importer \
+  --all-targets --all-features -- -D warnings
 
 step "native (cargo test --workspace)"
 cargo test --offline --locked --workspace

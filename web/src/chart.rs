@@ -400,8 +400,8 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                 chart
                     .draw_series(DashedLineSeries::new(
                         [(m, y_lo), (m, y_hi)],
-                        px(5.0) as u32,
-                        px(4.0) as u32,
+                        px(5.0),
+                        px(4.0),
                         BLACK.mix(0.6).stroke_width(px(1.5)),
                     ))
                     .map_err(|e| e.to_string())?;

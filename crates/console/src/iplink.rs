@@ -130,6 +130,7 @@ fn set(sim: &mut Sim, args: &[&str], force: bool) -> Result<String, String> {
                 }
             }
             let name = file.strip_suffix(".o").unwrap_or(file);
+            // The sandbox's one refusal here: no program of that name (no such object file).
             let program = XdpProgram::named(name, Strategy::Call).map_err(|_| {
                 let names: Vec<&str> = PROGRAMS.iter().map(|p| p.0).collect();
                 let msg = format!("libbpf: elf: failed to open {file}: No such file or directory\nERROR: opening BPF object file failed");

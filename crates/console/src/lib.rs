@@ -17,9 +17,14 @@
 //! | `own`        | steerlab's own `flow`, `thread`, `xdp`, `nic`, `kernel`, `rfs`, `help` |
 //! | `shell`      | bash around them: quoting, `;`, `echo … \| tee FILE…`, `for … in …; do …; done`, `$VAR`, globs, `sudo`, `grep . FILE…` |
 //!
-//! Errors are the real tool's text, then one `hint:` line with the accepted form. A command that
-//! fails changes nothing: every value is parsed and checked against the host before the first
-//! mutating `Sim` call, and the engine itself refuses bad values without side effects. A line of
+//! `complete` offers the page's tab completion from the same forms.
+//!
+//! Errors are the real tool's text, then one `hint:` line with the accepted form. The rules are
+//! the engine's: a command parses its words as the tool does, then makes one engine call and
+//! words the engine's typed refusal ([`steerlab_engine::SimError`]) as the tool words the errno;
+//! it does not re-check what the engine checks. A command that fails changes nothing: the engine
+//! refuses without side effects, and a command of several calls asks the engine's checks first
+//! ([`Sim::check_setting`]). A line of
 //! many writes (a `for` loop, a `tee` to many files, a `;` list) is checked whole before its
 //! first write (see `shell`), where real bash and tee would stop half way.
 #![forbid(unsafe_code)]
@@ -111,13 +116,27 @@ pub(crate) fn cat(sim: &Sim, paths: &[&str]) -> Result<String, String> {
     }
     let mut out = String::new();
     for path in paths {
-        let text = match *path {
-            "/proc/net/softnet_stat" | "/proc/interrupts" => procfs::cat(sim, path),
-            _ => sysfs::cat(sim, path),
-        };
-        out.push_str(&text?);
+        out.push_str(&read(sim, path).ok_or_else(|| no_such_file(sim, "cat", path))?);
     }
     Ok(out)
+}
+
+/// The text of the file at `path`, if the host has it: a procfs table or a steering file.
+pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
+    match path {
+        "/proc/net/softnet_stat" => Some(procfs::softnet_stat(sim)),
+        "/proc/interrupts" => Some(procfs::interrupts(sim)),
+        _ => sysfs::read(sim, path),
+    }
+}
+
+/// What a tool that reads files (coreutils' `cat`, GNU grep) prints for one the host does not
+/// have, with the host's files as the hint.
+pub(crate) fn no_such_file(sim: &Sim, tool: &str, path: &str) -> String {
+    hinted(
+        format!("{tool}: {}: No such file or directory", quotef(path)),
+        &sysfs::files_hint(sim),
+    )
 }
 
 /// The real tool's message, then a `hint:` line with the accepted form (several forms are

@@ -9,7 +9,9 @@ use core::net::IpAddr;
 
 use steerlab_engine::rps::NO_CPU;
 use steerlab_engine::xdp::{Strategy, PROGRAMS};
-use steerlab_engine::{CpuSet, Driver, FlowKey, FlowSpec, Kernel, Nanos, Proto, RecordPolicy, Sim, ThreadSpec};
+use steerlab_engine::{
+    CpuSet, Driver, FlowKey, FlowSpec, Kernel, Nanos, Proto, RecordPolicy, Sim, SimError, ThreadSpec,
+};
 
 use crate::{hinted, parse_named, COMMANDS, DEVICE};
 
@@ -323,16 +325,13 @@ fn thread(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
                 }
                 _ => return Err(bad("thread policy: expected pin | cpuset LIST | migrate MS".into())),
             };
-            if set.is_empty() || set.end() > ncpus {
-                return Err(bad(format!(
+            sim.set_thread_policy(tid, set, every).map_err(|e| match e {
+                SimError::Config(_) => bad(format!(
                     "thread policy: cpuset must name CPUs of this host (0-{})",
                     ncpus - 1
-                )));
-            }
-            sim.set_thread_cpuset(tid, set)
-                .map_err(|e| bad(format!("thread policy: {e}")))?;
-            sim.set_thread_migration(tid, every)
-                .map_err(|e| bad(format!("thread policy: {e}")))?;
+                )),
+                e => bad(format!("thread policy: {e}")),
+            })?;
             Ok(String::new())
         }
         ["add", cpu, opts @ ..] => {

@@ -94,16 +94,8 @@ pub(crate) fn lscpu(sim: &Sim, args: &[&str]) -> Result<String, String> {
     Ok(rows.iter().map(|(k, v)| format!("{k:<38}{v}\n")).collect())
 }
 
-/// `cat /proc/net/softnet_stat` or `cat /proc/interrupts`.
-pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
-    match path {
-        "/proc/net/softnet_stat" => Ok(softnet_stat(sim)),
-        "/proc/interrupts" => Ok(interrupts(sim)),
-        _ => Err(format!("cat: {path}: No such file or directory")),
-    }
-}
-
-fn softnet_stat(sim: &Sim) -> String {
+/// `/proc/net/softnet_stat`.
+pub(crate) fn softnet_stat(sim: &Sim) -> String {
     let snap = sim.snapshot();
     let mut out = String::new();
     for (cpu, s) in snap.cpus.iter().enumerate() {
@@ -139,7 +131,8 @@ fn vector_name(driver: Driver, q: usize) -> String {
     }
 }
 
-fn interrupts(sim: &Sim) -> String {
+/// `/proc/interrupts`.
+pub(crate) fn interrupts(sim: &Sim) -> String {
     let snap = sim.snapshot();
     let ncpus = usize::from(sim.config().cpus);
     let mut out = format!("{:w$}", "", w = PREC + 8);

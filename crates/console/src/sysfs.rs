@@ -13,9 +13,7 @@
 //! sysctl's (sysctl.c: `name = value` lines, `sysctl: cannot stat /proc/sys/...`,
 //! `sysctl: setting key "..."`).
 
-use steerlab_engine::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
-use steerlab_engine::ConfigError;
-use steerlab_engine::{CpuSet, Sim};
+use steerlab_engine::{CpuSet, Setting, Sim};
 
 use crate::procfs::IRQ_BASE;
 use crate::{hinted, parse_c_u64, quotef, DEVICE};
@@ -117,7 +115,8 @@ fn file(sim: &Sim, path: &str) -> Option<File> {
     }
 }
 
-fn files_hint(sim: &Sim) -> String {
+/// The files a write or a read may name on this host.
+pub(crate) fn files_hint(sim: &Sim) -> String {
     let c = sim.config();
     format!(
         "{ECHO_FORMS}\n(this host: rx-0..rx-{}, tx-0..tx-{}, device {DEVICE})",
@@ -139,24 +138,12 @@ pub(crate) enum Writer {
     Sysctl,
 }
 
-/// A write of a value to a file, checked against the host: every check the engine's setter
-/// makes was made, so [`apply`] does not fail.
-pub(crate) enum Write {
-    RpsCpus(u16, CpuSet),
-    FlowCnt(u16, u32),
-    XpsCpus(u16, CpuSet),
-    XpsRxqs(u16, CpuSet),
-    SockFlow(u32),
-    FlowLimitCpus(CpuSet),
-    FlowLimitLen(u32),
-    IrqAffinity(u16, CpuSet),
-}
-
-/// Checks `echo VALUE > PATH` (or tee's write of it) against the host without changing it;
-/// the error is `writer`'s text and a `hint:` line. What a write may do depends only on the
-/// host's CPU and queue counts, which no write changes, so a line of many writes can check
-/// them all before the first is applied (lib.rs: a failing command changes nothing).
-pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) -> Result<Write, String> {
+/// Checks `echo VALUE > PATH` (or tee's or sysctl's write of it) against the host without
+/// changing it: the value as the kernel's store function parses it, then the engine's own check
+/// of the setting ([`Sim::check_setting`]); the error is `writer`'s text and a `hint:` line. A
+/// line of many writes checks them all before the first is applied (lib.rs: a failing command
+/// changes nothing; settings.rs in the engine says why that is sound).
+pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) -> Result<Setting, String> {
     let Some(f) = file(sim, path) else {
         let name = match writer {
             Writer::Echo => format!("bash: {path}"),
@@ -174,32 +161,28 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         hinted(message, &why)
     };
     let invalid = |why: String| werr("Invalid argument", why);
-    let cfg = sim.config();
-    let mask = |what: &str, end: u16, accepted: &str| {
-        let set = CpuSet::parse_hex(value).map_err(|e| invalid(format!("{what} takes a hex mask: {e}")))?;
-        within(set.end() <= end, what, accepted).map_err(invalid)?;
-        Ok::<_, String>(set)
-    };
-    Ok(match f {
-        File::RpsCpus(q) => Write::RpsCpus(q, mask("rps_cpus", cfg.cpus, "CPUs of this host")?),
-        File::XpsCpus(q) => Write::XpsCpus(q, mask("xps_cpus", cfg.cpus, "CPUs of this host")?),
-        File::XpsRxqs(q) => Write::XpsRxqs(q, mask("xps_rxqs", cfg.rx_queues, "RX queues of this device")?),
-        File::RpsFlowCnt(q) => {
+    let mask = |what: &str| CpuSet::parse_hex(value).map_err(|e| invalid(format!("{what} takes a hex mask: {e}")));
+    let setting = match f {
+        File::RpsCpus(queue) => Setting::RpsCpus {
+            queue,
+            cpus: mask("rps_cpus")?,
+        },
+        File::XpsCpus(queue) => Setting::XpsCpus {
+            queue,
+            cpus: mask("xps_cpus")?,
+        },
+        File::XpsRxqs(queue) => Setting::XpsRxqs {
+            queue,
+            rx_queues: mask("xps_rxqs")?,
+        },
+        File::RpsFlowCnt(queue) => {
             let n = parse_c_u64(value.trim()).filter(|&n| n <= u64::from(u32::MAX));
-            let n = n.ok_or_else(|| invalid(format!("rps_flow_cnt takes a count, not {value:?}")))? as u32;
-            within(n <= MAX_FLOW_CNT, "rps_flow_cnt", "0..=65536").map_err(invalid)?;
-            Write::FlowCnt(q, n)
+            let count = n.ok_or_else(|| invalid(format!("rps_flow_cnt takes a count, not {value:?}")))? as u32;
+            Setting::FlowCnt { queue, count }
         }
-        File::SockFlow => {
-            let n = dointvec(value).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {value:?}")))?;
-            within(
-                n <= MAX_SOCK_FLOW_ENTRIES,
-                SOCK_FLOW,
-                "0..=4194304 in the sandbox (kernel: 2^29)",
-            )
-            .map_err(invalid)?;
-            Write::SockFlow(n)
-        }
+        File::SockFlow => Setting::SockFlowEntries(
+            dointvec(value).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {value:?}")))?,
+        ),
         File::Backlog => {
             return Err(werr(
                 "Operation not supported",
@@ -207,77 +190,38 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
             ))
         }
         // kernel/irq/proc.c `write_irq_affinity`: cpulist_parse or cpumask_parse, then EINVAL
-        // for a mask with no online CPU.
-        File::IrqList(q) | File::IrqMask(q) => {
-            let list = matches!(f, File::IrqList(_));
-            let set = if list {
-                CpuSet::parse_list(value.trim())
-            } else {
-                CpuSet::parse_hex(value)
-            };
-            let what = if list {
-                "smp_affinity_list takes a CPU list"
-            } else {
-                "smp_affinity takes a hex mask"
-            };
-            let set = set.map_err(|e| invalid(format!("{what}: {e}")))?;
-            within(
-                !set.is_empty() && set.end() <= cfg.cpus,
-                "smp_affinity_list",
-                "CPUs of this host",
-            )
-            .map_err(invalid)?;
-            Write::IrqAffinity(q, set)
-        }
+        // for a mask with no online CPU (the engine's check).
+        File::IrqList(queue) => Setting::IrqAffinity {
+            queue,
+            cpus: CpuSet::parse_list(value.trim())
+                .map_err(|e| invalid(format!("smp_affinity_list takes a CPU list: {e}")))?,
+        },
+        File::IrqMask(queue) => Setting::IrqAffinity {
+            queue,
+            cpus: mask("smp_affinity")?,
+        },
         File::IrqEffective(_) => {
             return Err(werr(
                 "Permission denied",
                 "effective_affinity_list is read only: write smp_affinity_list".into(),
             ))
         }
-        File::FlowLimitCpus => Write::FlowLimitCpus(mask("flow_limit_cpu_bitmap", cfg.cpus, "CPUs of this host")?),
-        File::FlowLimitLen => {
-            // proc_dointvec; the kernel takes the new length for tables allocated afterwards.
-            let n =
-                dointvec(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?;
-            // flow_limit_table_len_sysctl (net/core/sysctl_net_core.c): a length that is not
-            // a power of two is put back and the write fails with EINVAL.
-            within(
-                n.is_power_of_two() && n <= steerlab_engine::flow_limit::MAX_TABLE_LEN,
-                "net.core.flow_limit_table_len",
-                "a power of two, 1..=1048576 in the sandbox",
-            )
-            .map_err(invalid)?;
-            Write::FlowLimitLen(n)
-        }
-    })
-}
-
-/// The engine's own refusal text for a value out of range (its setters check the same).
-fn within(ok: bool, field: &str, accepted: &str) -> Result<(), String> {
-    ok.then_some(()).ok_or_else(|| {
-        ConfigError {
-            field: field.into(),
-            accepted: accepted.into(),
-        }
-        .to_string()
-    })
+        File::FlowLimitCpus => Setting::FlowLimitCpus(mask("flow_limit_cpu_bitmap")?),
+        // proc_dointvec; flow_limit_table_len_sysctl (net/core/sysctl_net_core.c) then puts back
+        // a length that is not a power of two and fails with EINVAL (the engine's check).
+        File::FlowLimitLen => Setting::FlowLimitTableLen(
+            dointvec(value).ok_or_else(|| invalid(format!("flow_limit_table_len takes a count, not {value:?}")))?,
+        ),
+    };
+    sim.check_setting(&setting).map_err(|e| invalid(e.to_string()))?;
+    Ok(setting)
 }
 
 /// Applies a checked write. The engine's error is returned rather than unwrapped, but
-/// [`check_write`] made its checks, so none is expected.
-pub(crate) fn apply(sim: &mut Sim, write: &Write) -> Result<(), String> {
-    let done = match *write {
-        Write::RpsCpus(q, set) => sim.set_rps_cpus(Some(q), set),
-        Write::FlowCnt(q, n) => sim.set_flow_cnt(Some(q), n),
-        Write::XpsCpus(q, set) => sim.set_xps_cpus(q, set),
-        Write::XpsRxqs(q, set) => sim.set_xps_rxqs(q, set),
-        Write::SockFlow(n) => sim.set_sock_flow_entries(n),
-        Write::FlowLimitCpus(set) => sim.set_flow_limit_cpus(set),
-        Write::FlowLimitLen(n) => sim.set_flow_limit_table_len(n),
-        Write::IrqAffinity(q, set) => sim.set_irq_affinity(q, set),
-    };
-    done.map_err(|e| hinted("bash: echo: write error: Invalid argument", &e.to_string()))
+/// [`check_write`] asked the engine's check, so none is expected.
+pub(crate) fn apply(sim: &mut Sim, setting: &Setting) -> Result<(), String> {
+    sim.apply_setting(setting)
+        .map_err(|e| hinted("bash: echo: write error: Invalid argument", &e.to_string()))
 }
 
 /// The entries of a directory of the queue tree, `/sys/class/net/DEV/queues` (`rx-N` and
@@ -318,16 +262,11 @@ fn dointvec(text: &str) -> Option<u32> {
     text.trim().parse::<u32>().ok().filter(|&n| n <= i32::MAX as u32)
 }
 
-/// `cat FILE` of a steering file.
-pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
+/// The text of a steering file, if the host has it.
+pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
     let cfg = sim.config();
     let text = match file(sim, path) {
-        None => {
-            return Err(hinted(
-                format!("cat: {}: No such file or directory", quotef(path)),
-                &files_hint(sim),
-            ))
-        }
+        None => return None,
         Some(File::RpsCpus(q)) => sim.rps_cpus(q).to_hex(cfg.cpus),
         Some(File::RpsFlowCnt(q)) => sim.flow_cnt(q).to_string(),
         Some(File::XpsCpus(q)) => sim.xps_cpus(q).unwrap_or_default().to_hex(cfg.cpus),
@@ -340,7 +279,7 @@ pub(crate) fn cat(sim: &Sim, path: &str) -> Result<String, String> {
         Some(File::IrqMask(q)) => sim.irq_affinity(q).unwrap_or_default().to_hex(cfg.cpus),
         Some(File::IrqEffective(q)) => sim.irq_cpu(q).map_or_else(String::new, |c| c.to_string()),
     };
-    Ok(format!("{text}\n"))
+    Some(format!("{text}\n"))
 }
 
 /// `net.core.x` for `/proc/sys/net/core/x`.
@@ -401,7 +340,7 @@ pub(crate) fn sysctl(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             ));
         }
         match value {
-            None => out += &line(&name, cat(sim, &path)?.trim_end()),
+            None => out += &line(&name, crate::cat(sim, &[&path])?.trim_end()),
             Some(v) => {
                 let write = check_write(sim, &path, v, Writer::Sysctl)?;
                 apply(sim, &write)?;

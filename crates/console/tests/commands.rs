@@ -444,7 +444,7 @@ fn rxfh_is_all_or_nothing() {
 }
 
 /// `ethtool -N` without `loc` fills locations downward from 1023 and refuses a full table
-/// (`rmgr_find_empty_slot`) instead of reaching the engine.
+/// (`rmgr_find_empty_slot`, in ethtool before its insert call).
 #[test]
 fn rule_table_fills_down_and_refuses_when_full() {
     let mut s = host();
@@ -467,6 +467,37 @@ fn rule_table_fills_down_and_refuses_when_full() {
         ok(&mut s, "ethtool -N eth0 flow-type tcp4 action 2"),
         "Added rule with ID 17\n"
     );
+}
+
+/// ice: rules share the Flow Director with aRFS. A full one refuses a new rule with the
+/// driver's errno (`-ENOSPC`), a rule written to a used location replaces it in place, and a
+/// refused replacement leaves the old rule (one engine call, not a delete then an add).
+#[test]
+fn ice_refusals_keep_their_errno_and_a_refused_replace_keeps_the_rule() {
+    let mut s = common::host_with(HostConfig {
+        cpus: 8,
+        rx_queues: 4,
+        tx_queues: 4,
+        reta_size: 16,
+        driver: Driver::Ice,
+        max_hw_filters: 2,
+        ..HostConfig::default()
+    });
+    ok(&mut s, "ethtool -K eth0 ntuple on");
+    let exact = "flow-type tcp4 src-ip 10.0.0.1 dst-ip 10.0.0.2 src-port 40000 dst-port 80";
+    ok(&mut s, &format!("ethtool -N eth0 {exact} action 1 loc 1"));
+    ok(&mut s, &format!("ethtool -N eth0 {exact} action 2 loc 2"));
+    let before = fingerprint(&s);
+    let e = err(&mut s, &format!("ethtool -N eth0 {exact} action 3 loc 3"));
+    assert!(
+        e.starts_with(
+            "rmgr: Cannot insert RX class rule: No space left on device\nCannot insert classification rule\n"
+        ),
+        "{e}"
+    );
+    assert_eq!(fingerprint(&s), before);
+    ok(&mut s, &format!("ethtool -N eth0 {exact} action 3 loc 2"));
+    assert_eq!(s.ntuple_rules()[1].queue, 3, "replaced in place");
 }
 
 /// A rule steers the flows it matches; `-K ntuple off` removes every rule.

@@ -22,8 +22,9 @@ impl fmt::Display for ConfigError {
     }
 }
 
-/// Why a command was refused. The state is unchanged. Callers match on the variant; the
-/// text (`Display`) is what the console and the scenario loader print.
+/// Why a command was refused. The state is unchanged. Callers match on the variant: the
+/// console words each as its tool words the errno, and does not check an engine rule itself;
+/// the text (`Display`) is what the scenario loader and the CLI print.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
     /// A value is out of range.
@@ -61,6 +62,15 @@ pub enum SimError {
     NtupleOff,
     /// No free location in the rule table (ethtool's `rmgr_find_empty_slot`).
     NtupleTableFull,
+    /// A rule's location is outside the rule table (`0..RULE_SLOTS`).
+    NtupleLocation(u32),
+    /// A rule's action names an RX queue the device does not have.
+    NtupleQueue {
+        /// The queue asked for (saturated: a ring cookie past `u16` is `u16::MAX`).
+        queue: u16,
+        /// The device's RX queues.
+        rx_queues: u16,
+    },
     /// ice: the Flow Director space that ntuple rules share with aRFS is full (`-ENOSPC`).
     FdirFull,
     /// ice: a partial-mask rule would change the input set of a flow type whose perfect
@@ -68,7 +78,15 @@ pub enum SimError {
     ArfsUsesFlowType(crate::flow::FlowType),
     /// No rule at this location.
     NoRule(u32),
-    /// `ethtool -L` would drop a queue a user-set indirection table uses.
+    /// `ethtool -L` with no channel at all.
+    NoChannels,
+    /// `ethtool -L` past the device's maximum (one channel per CPU).
+    TooManyChannels {
+        /// The device's maximum.
+        max: u16,
+    },
+    /// `ethtool -L` would drop a queue a user-set indirection table uses: the highest queue
+    /// it names (the kernel's `max_rxfh_in_use`).
     RetaUsesQueue(u16),
     /// `ethtool -L` would drop a queue an ntuple rule sends to.
     RuleUsesQueue {
@@ -107,6 +125,14 @@ impl fmt::Display for SimError {
             SimError::FlowGivenTwice(key) => write!(f, "flow {key} is given twice"),
             SimError::NtupleOff => f.write_str("ntuple filters are off (ethtool -K DEV ntuple on)"),
             SimError::NtupleTableFull => f.write_str("rmgr: Cannot find appropriate slot to insert rule"),
+            SimError::NtupleLocation(loc) => write!(
+                f,
+                "location {loc} is outside the rule table (0..={})",
+                crate::ntuple::RULE_SLOTS - 1
+            ),
+            SimError::NtupleQueue { queue, rx_queues } => {
+                write!(f, "action {queue}: the device's RX queues are 0..={}", rx_queues.saturating_sub(1))
+            }
             SimError::FdirFull => f.write_str(
                 "rmgr: Cannot insert RX class rule: No space left on device (ice: the Flow Director filters shared with aRFS are all in use)",
             ),
@@ -116,6 +142,8 @@ impl fmt::Display for SimError {
                 t.name()
             ),
             SimError::NoRule(loc) => write!(f, "no rule at location {loc}"),
+            SimError::NoChannels => f.write_str("combined: at least one channel"),
+            SimError::TooManyChannels { max } => write!(f, "combined: at most {max} channels (one per CPU)"),
             SimError::RetaUsesQueue(q) => write!(
                 f,
                 "the indirection table uses queue {q}: reset it first (ethtool -X eth0 default)"

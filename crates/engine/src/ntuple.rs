@@ -2,7 +2,7 @@
 //! ethtool's rules for their locations (ethtool's `rxclass.c`: `rmgr_find_empty_slot` takes the
 //! highest free location; a rule table of 1024 slots, as `ethtool -n` reports on ice).
 
-use crate::error::{range_err, SimError};
+use crate::error::SimError;
 use crate::flow::{FlowKey, FlowType};
 
 /// Locations in the NIC's rule table (`0..RULE_SLOTS`).
@@ -87,18 +87,18 @@ impl NtupleRule {
     }
 }
 
-/// The location a new rule takes among `rules`: `loc` if given (a free one in
-/// `0..RULE_SLOTS`), else the highest free one, as ethtool's `rmgr_find_empty_slot` does.
+/// The location a new rule takes among `rules`: `loc` if given (any in `0..RULE_SLOTS`, a used
+/// one to be replaced), else the highest free one, as ethtool's `rmgr_find_empty_slot` does.
 pub fn place(rules: &[NtupleRule], loc: u32) -> Result<u32, SimError> {
-    let taken = |l: u32| rules.iter().any(|r| r.loc == l);
     if loc == ANY_LOCATION {
+        let taken = |l: u32| rules.iter().any(|r| r.loc == l);
         return (0..RULE_SLOTS)
             .rev()
             .find(|&l| !taken(l))
             .ok_or(SimError::NtupleTableFull);
     }
-    if loc >= RULE_SLOTS || taken(loc) {
-        return Err(range_err("loc", "a free location in 0..=1023"));
+    if loc >= RULE_SLOTS {
+        return Err(SimError::NtupleLocation(loc));
     }
     Ok(loc)
 }

@@ -114,7 +114,7 @@ impl DevFlowTable {
 pub struct SockFlowTable {
     /// `entries - 1`.
     pub mask: u32,
-    /// `(hash & !rps_cpu_mask) | cpu`, or 0xffff when unset.
+    /// `(hash & !rps_cpu_mask) | cpu`, or [`NO_CPU`] when unset.
     pub ents: Vec<u32>,
 }
 
@@ -124,8 +124,13 @@ impl SockFlowTable {
         let size = entries.max(1).next_power_of_two();
         SockFlowTable {
             mask: size - 1,
-            ents: vec![0xffff; size as usize],
+            ents: vec![u32::from(NO_CPU); size as usize],
         }
+    }
+
+    /// Entries some socket's read has set (not [`NO_CPU`]).
+    pub fn used(&self) -> u32 {
+        self.ents.iter().filter(|&&e| e != u32::from(NO_CPU)).count() as u32
     }
 
     /// The entry a hash uses: `hash & mask`.

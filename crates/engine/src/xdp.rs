@@ -88,6 +88,29 @@ const SEED_ORDER: [Kfunc; 7] = [
 /// Most kfunc calls a sandbox program may make per packet.
 pub const MAX_KFUNCS: u32 = 64;
 
+/// Why a program could not be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum XdpError {
+    /// No program of the sandbox has this name (an object file that does not exist).
+    NoProgram(String),
+    /// More kfunc calls than [`MAX_KFUNCS`].
+    TooManyKfuncs(u32),
+}
+
+impl core::fmt::Display for XdpError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            XdpError::NoProgram(name) => {
+                let names: Vec<&str> = PROGRAMS.iter().map(|p| p.0).collect();
+                write!(f, "no XDP program named {name:?} (accepted: {})", names.join(", "))
+            }
+            XdpError::TooManyKfuncs(n) => {
+                write!(f, "xdp.kfuncs: {n} is out of range (accepted: 0..={MAX_KFUNCS})")
+            }
+        }
+    }
+}
+
 /// A loaded XDP program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct XdpProgram {
@@ -122,11 +145,9 @@ pub const PROGRAMS: [(&str, u32, XdpAction, &str); 5] = [
 
 impl XdpProgram {
     /// A program of `kfuncs` calls in seed 004's order followed by `action`.
-    pub fn with_kfuncs(name: &str, kfuncs: u32, action: XdpAction, strategy: Strategy) -> Result<XdpProgram, String> {
+    pub fn with_kfuncs(name: &str, kfuncs: u32, action: XdpAction, strategy: Strategy) -> Result<XdpProgram, XdpError> {
         if kfuncs > MAX_KFUNCS {
-            return Err(alloc::format!(
-                "xdp.kfuncs: {kfuncs} is out of range (accepted: 0..={MAX_KFUNCS})"
-            ));
+            return Err(XdpError::TooManyKfuncs(kfuncs));
         }
         let kfuncs = (0..kfuncs as usize)
             .map(|i| {
@@ -150,13 +171,9 @@ impl XdpProgram {
     }
 
     /// One of [`PROGRAMS`] by name.
-    pub fn named(name: &str, strategy: Strategy) -> Result<XdpProgram, String> {
+    pub fn named(name: &str, strategy: Strategy) -> Result<XdpProgram, XdpError> {
         let Some(&(n, k, a, _)) = PROGRAMS.iter().find(|p| p.0 == name) else {
-            let names: Vec<&str> = PROGRAMS.iter().map(|p| p.0).collect();
-            return Err(alloc::format!(
-                "no XDP program named {name:?} (accepted: {})",
-                names.join(", ")
-            ));
+            return Err(XdpError::NoProgram(name.into()));
         };
         XdpProgram::with_kfuncs(n, k, a, strategy)
     }
@@ -324,6 +341,8 @@ pub fn part_ps(p: Part, call_ps: u64, fallback_ps: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use alloc::string::ToString;
+
     use super::*;
 
     const BASE: u64 = 38_940;
@@ -381,6 +400,7 @@ mod tests {
     fn bad_names_and_counts_are_refused() {
         assert!(XdpProgram::named("nope", Strategy::Call)
             .unwrap_err()
+            .to_string()
             .contains("xdp_meta_drop"));
         assert!(XdpProgram::with_kfuncs("p", 65, XdpAction::Drop, Strategy::Call).is_err());
         assert_eq!(XdpAction::parse("redirect"), Some(XdpAction::Redirect));

@@ -1142,13 +1142,9 @@ fn a_close_clears_the_sock_entry_from_6_16_except_into_time_wait() {
         .unwrap();
         sim.add_flow(flow(k, vec![t])).unwrap();
         sim.run_ticks(5);
-        let set = sim
-            .sock_flow_table()
-            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        let set = sim.sock_flow_table().map_or(0, |t| t.used());
         sim.close_flow(0, active).unwrap();
-        let left = sim
-            .sock_flow_table()
-            .map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count());
+        let left = sim.sock_flow_table().map_or(0, |t| t.used());
         (set, left, sim.snapshot().counters.sock_flow_deletes)
     };
     assert_eq!(
@@ -1211,6 +1207,18 @@ fn ice_ntuple_rules_share_the_filter_space_and_a_partial_rule_excludes_arfs() {
     let err = sim.add_ntuple(rule(tcp4, 7, false)).unwrap_err().to_string();
     assert!(err.contains("aRFS using perfect flow type tcp4"), "{err}");
     assert_eq!(sim.ntuple_rules().len(), before);
+    // Replacing the perfect rule by a partial one is the same refusal, and the old rule stays
+    // (one step, as ice_fdir_update_list_entry: not a delete that the add may not follow).
+    let old = sim.ntuple_rules()[0].clone();
+    let partial_at_old = steerlab_engine::NtupleRule {
+        loc: old.loc,
+        ..rule(tcp4, 7, false)
+    };
+    assert_eq!(
+        sim.add_ntuple(partial_at_old),
+        Err(steerlab_engine::SimError::ArfsUsesFlowType(tcp4))
+    );
+    assert_eq!(sim.ntuple_rules(), [old]);
     sim.add_ntuple(rule(udp4, 7, false)).unwrap();
     // Two filters in all: two rules leave aRFS no room, and a third rule is refused.
     let (mut sim, t) = host(2);
@@ -1218,6 +1226,17 @@ fn ice_ntuple_rules_share_the_filter_space_and_a_partial_rule_excludes_arfs() {
     sim.add_ntuple(rule(tcp4, 2, true)).unwrap();
     let err = sim.add_ntuple(rule(tcp4, 3, true)).unwrap_err().to_string();
     assert!(err.contains("No space left on device"), "{err}");
+    // A rule written to a used location reuses its filter: a full space does not refuse it.
+    let loc = sim.ntuple_rules()[0].loc;
+    assert_eq!(
+        sim.add_ntuple(steerlab_engine::NtupleRule {
+            loc,
+            ..rule(tcp4, 3, true)
+        }),
+        Ok(loc)
+    );
+    assert_eq!(sim.ntuple_rules().len(), 2);
+    assert_eq!(sim.ntuple_rules()[0].dport, Some(3));
     sim.add_flow(flow(key(1, 80), vec![t])).unwrap();
     sim.run_ticks(1100);
     let s = sim.snapshot();

@@ -64,6 +64,10 @@ fn atr_steers_replies_to_the_queue_of_the_tx_ring() {
     assert_eq!(s.counters.xps_hash_picks, 0);
     assert!(s.counters.atr_samples >= 8, "the SYN of each flow is sampled");
     assert_eq!(s.counters.remote, 0);
+    // ntuple off while off is no change: nothing reaches the driver, ATR's filters stay.
+    sim.set_ntuple(false);
+    sim.run_ticks(1);
+    assert!((0..8).all(|f| sim.flow_view(f).unwrap().queue == 3));
     // ntuple on disables ATR (ixgbe_set_features): packets return to their RSS queues.
     sim.set_ntuple(true);
     sim.run_ticks(1);

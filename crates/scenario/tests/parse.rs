@@ -107,6 +107,27 @@ fn overrides_keep_types_and_lists_stay_strings() {
     )
     .unwrap();
     assert_eq!((s.host.cpus, s.rps.cpus.as_str()), (8, "0-7"));
+    // The schema says which fields are text: a list that looks like a number stays a list,
+    // an optional count is a count (issue 33: no hand-kept list of text fields).
+    let s = parse(
+        MIN,
+        &[
+            "rps.cpus=3".into(),
+            "net.flow_limit_cpus=1".into(),
+            "xdp.kfuncs=3".into(),
+            "id=42".into(),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            s.rps.cpus.as_str(),
+            s.net.flow_limit_cpus.as_str(),
+            s.xdp.kfuncs,
+            s.id.as_str()
+        ),
+        ("3", "1", Some(3), "42")
+    );
     // "6.14" is the old name of the 6.10 generation (issue 31): `--set` and a scenario file
     // written with it still load, as 6.10.
     let s = load("rss-basics", &["kernel=6.14".into(), "nic.driver=ice".into()]).unwrap();

@@ -118,7 +118,7 @@ pub fn ratio_text(r: f64) -> String {
         return format!("{}{text} %", if pct < 0.0 { "−" } else { "+" });
     }
     match r {
-        r if r == 0.0 => "×0".to_string(),
+        0.0 => "×0".to_string(),
         r if r < 0.01 => format!("×{r:.3}"),
         r if r < 1.0 => format!("×{r:.2}"),
         r if r < 10.0 => format!("×{r:.1}"),

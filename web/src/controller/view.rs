@@ -677,7 +677,7 @@ impl Controller {
         let table = sim.dev_flow_table(self.rfs_queue);
         RfsView {
             sock_size: sock.map_or(0, |t| t.mask + 1),
-            sock_used: sock.map_or(0, |t| t.ents.iter().filter(|&&e| e != 0xffff).count() as u32),
+            sock_used: sock.map_or(0, |t| t.used()),
             queue: self.rfs_queue,
             table_size: table.map_or(0, |t| t.flows.len() as u32),
             entries: table.map_or(Vec::new(), |t| {

@@ -13,12 +13,15 @@
 //! | `records.rs` | the simulator's own records: the per-flow line, threads, queues, CPUs, plans |
 //! | `nic.rs` | NIC configuration: hashing, indirection table, ntuple rules, channels, IRQ affinity, driver |
 //! | `workload.rs` | threads and flows |
-//! | `rps_config.rs` | `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, kernel, record policy |
+//! | `rps_config.rs` | `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the flow limit, kernel, record policy |
+//! | `settings.rs` | one knob's write ([`Setting`]) checked by its setter's rule before it is made |
 //! | `hooks.rs` | XDP and tc ingress: commands and their run on the path |
-//! | `tick.rs` | the tick, its timers and its end (backlogs drain, mlx5's work) |
+//! | `timers.rs` | the one timer table: thread migrations, ice's service timer and its scheduled task |
+//! | `tick.rs` | the tick, in order: timers, sends, flows, its end (backlogs drain, mlx5's work) |
 //! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog, read |
 //! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
 //! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |
+//! | `event.rs` | the digest's events: one enum, folded in one place |
 //! | `views.rs`, `trace.rs`, `predict.rs` | what the page and the CLI read (`predict`: a tuple before any packet, for a real host) |
 
 use alloc::collections::BTreeMap;
@@ -50,6 +53,7 @@ mod receive;
 mod records;
 mod rfs;
 mod rps_config;
+mod settings;
 mod tick;
 mod timers;
 mod trace;
@@ -59,6 +63,7 @@ mod workload;
 
 pub use api::{DropPoint, FlowSpec, FlowView, QueueRule, Snapshot, ThreadSpec};
 pub use predict::{History, Prediction, RpsPrediction};
+pub use settings::Setting;
 pub use trace::FlowTrace;
 pub use tx::{SenderView, TxSpec};
 

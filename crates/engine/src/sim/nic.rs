@@ -87,32 +87,44 @@ impl Sim {
         }
     }
 
-    /// `ethtool -N DEV flow-type ... action Q [loc L]`; returns the location used.
+    /// `ethtool -N DEV flow-type ... action Q [loc L]`; returns the location used. A rule at a
+    /// used location replaces it in one step, as ice (`ice_fdir_update_list_entry`) and mlx5
+    /// (`mlx5e_ethtool_flow_replace`) do: if the new rule is refused, the old one stays. The
+    /// checks run in ice's order (`ice_add_fdir_ethtool`): the feature, the location, the
+    /// queue, the shared Flow Director.
     pub fn add_ntuple(&mut self, mut rule: NtupleRule) -> Result<u32, SimError> {
-        if rule.queue >= self.cfg.rx_queues {
-            return Err(range_err("action", "an RX queue of this device"));
-        }
         if !self.cfg.ntuple {
             return Err(SimError::NtupleOff);
         }
         let loc = ntuple::place(&self.ntuple, rule.loc)?;
-        self.ice_fdir_check(&rule)?;
+        if rule.queue >= self.cfg.rx_queues {
+            return Err(SimError::NtupleQueue {
+                queue: rule.queue,
+                rx_queues: self.cfg.rx_queues,
+            });
+        }
+        let replaced = self.ntuple.iter().position(|r| r.loc == loc);
+        self.ice_fdir_check(&rule, replaced.is_some())?;
         rule.loc = loc;
-        self.ntuple.push(rule);
+        match replaced {
+            Some(i) => self.ntuple[i] = rule,
+            None => self.ntuple.push(rule),
+        }
         self.refresh_flows();
         Ok(loc)
     }
 
     /// ice's Flow Director, which `ethtool -N` rules and aRFS filters share
-    /// (drivers/net/ethernet/intel/ice/): a rule needs a free filter (`ice_add_fdir_ethtool`:
-    /// `ice_fdir_num_avail_fltr`, `-ENOSPC`), and a partial-mask rule changes its flow type's
-    /// input set, which `ice_fdir_set_hw_fltr_rule` refuses while aRFS has active filters of
-    /// that type (`ice_is_arfs_using_perfect_flow`, `-EINVAL`).
-    fn ice_fdir_check(&self, rule: &NtupleRule) -> Result<(), SimError> {
+    /// (drivers/net/ethernet/intel/ice/): a new rule needs a free filter (`ice_add_fdir_ethtool`:
+    /// `ice_fdir_num_avail_fltr`, `-ENOSPC`; a replacement reuses its rule's), and a
+    /// partial-mask rule changes its flow type's input set, which `ice_fdir_set_hw_fltr_rule`
+    /// refuses while aRFS has active filters of that type (`ice_is_arfs_using_perfect_flow`,
+    /// `-EINVAL`).
+    fn ice_fdir_check(&self, rule: &NtupleRule, replacing: bool) -> Result<(), SimError> {
         if !matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) {
             return Ok(());
         }
-        if self.arfs.hw_room() == 0 {
+        if !replacing && self.arfs.hw_room() == 0 {
             return Err(SimError::FdirFull);
         }
         let arfs_uses = || {
@@ -214,15 +226,25 @@ impl Sim {
     /// is the kernel's IFF_RXFH_CONFIGURED, set by `ethtool -X` and cleared by `-X default`.
     /// Queue tables, RPS maps and XPS maps are rebuilt; aRFS and ATR filters are flushed (the
     /// driver re-initialises its rings).
+    /// The checks are `ethnl_set_channels`' (net/ethtool/channels.c), in its order: the count
+    /// in force already is no change, and returns before the checks and the driver.
     pub fn set_channels(&mut self, combined: u16) -> Result<(), SimError> {
-        if !(1..=crate::config::MAX_QUEUES).contains(&combined) {
-            return Err(range_err("combined", "1..=512"));
+        if combined == self.cfg.rx_queues && combined == self.cfg.tx_queues {
+            return Ok(());
+        }
+        if combined == 0 {
+            return Err(SimError::NoChannels);
+        }
+        if combined > self.max_channels() {
+            return Err(SimError::TooManyChannels {
+                max: self.max_channels(),
+            });
         }
         let size = self.reta.size();
         let reta = if !self.reta.user_configured() {
             Reta::new_default(size, u32::from(combined)).map_err(SimError::Reta)?
-        } else if let Some(&q) = self.reta.entries().iter().find(|&&q| q >= combined) {
-            return Err(SimError::RetaUsesQueue(q));
+        } else if self.reta.max_queue() >= combined {
+            return Err(SimError::RetaUsesQueue(self.reta.max_queue()));
         } else {
             self.reta.clone()
         };
@@ -259,6 +281,13 @@ impl Sim {
         Ok(())
     }
 
+    /// The most combined channels the NIC offers (`ethtool -l`'s pre-set maximum): one per CPU,
+    /// as ice and mlx5 size them, within the sandbox's queue limit, and never fewer than are
+    /// configured (a scenario may set more).
+    pub fn max_channels(&self) -> u16 {
+        self.cfg.cpus.min(crate::config::MAX_QUEUES).max(self.cfg.rx_queues)
+    }
+
     /// `echo CPUS > /proc/irq/N/smp_affinity_list` for queue `q`'s vector: its interrupts, and
     /// so the driver's NAPI poll, move to one CPU of `cpus`. The kernel's x86 vector allocator
     /// picks the CPU of the mask with the fewest vectors allocated (kernel/irq/matrix.c
@@ -266,12 +295,7 @@ impl Sim {
     /// counts the NIC's other queue vectors (it has no other devices), the lowest CPU on a tie.
     /// aRFS's CPU → queue map follows (the driver's `irq_cpu_rmap` notifier, lib/cpu_rmap.c).
     pub fn set_irq_affinity(&mut self, q: u16, cpus: CpuSet) -> Result<(), SimError> {
-        if cpus.is_empty() || cpus.end() > self.cfg.cpus {
-            return Err(range_err("smp_affinity_list", "CPUs of this host"));
-        }
-        if usize::from(q) >= self.queues.len() {
-            return Err(range_err("irq", "a queue vector of this device"));
-        }
+        self.check_irq_affinity(q, cpus)?;
         let vectors_on = |c: u16| {
             self.queues
                 .iter()
@@ -287,6 +311,16 @@ impl Sim {
             self.rebuild_rmap();
         }
         self.record(Event::IrqAffinity { queue: q, cpu });
+        Ok(())
+    }
+
+    pub(super) fn check_irq_affinity(&self, q: u16, cpus: CpuSet) -> Result<(), SimError> {
+        if cpus.is_empty() || cpus.end() > self.cfg.cpus {
+            return Err(range_err("smp_affinity_list", "CPUs of this host"));
+        }
+        if usize::from(q) >= self.queues.len() {
+            return Err(range_err("irq", "a queue vector of this device"));
+        }
         Ok(())
     }
 
@@ -353,13 +387,16 @@ impl Sim {
     }
 
     /// `ethtool -K DEV ntuple on|off`: off removes every rule and aRFS filter; any change
-    /// flushes ixgbe's ATR filters.
+    /// flushes ixgbe's ATR filters. A feature already in the wanted state is not sent to the
+    /// driver (`__netdev_update_features` calls `ndo_set_features` only on a change): no reset,
+    /// no flush.
     pub fn set_ntuple(&mut self, on: bool) {
-        if on != self.cfg.ntuple {
-            // ixgbe_set_features: switching Flow Director between ATR and perfect filters
-            // resets the device, and its ATR signature filters are gone.
-            self.flows.iter_mut().for_each(|f| f.atr_queue = None);
+        if on == self.cfg.ntuple {
+            return;
         }
+        // ixgbe_set_features: switching Flow Director between ATR and perfect filters resets
+        // the device, and its ATR signature filters are gone.
+        self.flows.iter_mut().for_each(|f| f.atr_queue = None);
         self.cfg.ntuple = on;
         if !on {
             self.ntuple.clear();

@@ -16,7 +16,7 @@ use crate::time::Nanos;
 use crate::xdp::XdpAction;
 
 use super::event::Event;
-use super::records::{Admit, Fate, RpsChoice, Step};
+use super::records::{Admit, EntryAt, Fate, RpsChoice, Step};
 use super::{QueueRule, Sim};
 
 impl Sim {
@@ -449,22 +449,22 @@ impl Sim {
         (Step { fate, structural }, m)
     }
 
-    /// The flow entry at (queue, slot).
+    /// The flow entry at `at`.
     #[inline]
-    pub(super) fn entry(&self, (q, slot): (u16, u32)) -> DevFlow {
-        self.queues[usize::from(q)]
+    pub(super) fn entry(&self, at: EntryAt) -> DevFlow {
+        self.queues[usize::from(at.queue)]
             .table
             .as_ref()
             .expect("entries live in a table")
-            .flows[slot as usize]
+            .flows[at.slot as usize]
     }
 
     #[inline]
-    pub(super) fn entry_mut(&mut self, (q, slot): (u16, u32)) -> &mut DevFlow {
-        &mut self.queues[usize::from(q)]
+    pub(super) fn entry_mut(&mut self, at: EntryAt) -> &mut DevFlow {
+        &mut self.queues[usize::from(at.queue)]
             .table
             .as_mut()
             .expect("stamped entries live in a table")
-            .flows[slot as usize]
+            .flows[at.slot as usize]
     }
 }

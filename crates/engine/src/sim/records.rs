@@ -189,16 +189,26 @@ pub(super) struct Admit {
     pub(super) sample: bool,
 }
 
+/// Where an `rps_dev_flow` entry lives: its RX queue's flow table and the slot in it (the
+/// kernel's `&rflow->...` into `rxqueue->rps_flow_table`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct EntryAt {
+    /// The RX queue whose table holds it.
+    pub(super) queue: u16,
+    /// Its slot in that table (`rfs_slot`).
+    pub(super) slot: u32,
+}
+
 /// `get_rps_cpu`'s decision for the next packet, taken before anything changes.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RpsChoice {
     /// The CPU whose backlog gets the packet (`None`: processed inline on the IRQ CPU).
     pub(super) cpu: Option<u16>,
-    /// The flow entry stamped with the backlog's tail: (queue, slot).
-    pub(super) stamp: Option<(u16, u32)>,
-    /// `set_rps_cpu` runs: the reader's CPU and the entry `get_rps_cpu` found, (queue, slot).
+    /// The flow entry stamped with the backlog's tail.
+    pub(super) stamp: Option<EntryAt>,
+    /// `set_rps_cpu` runs: the reader's CPU and the entry `get_rps_cpu` found.
     /// [`Sim::plan_set_rps_cpu`] plans it; a packet that does not switch carries no plan.
-    pub(super) switch: Option<(u16, (u16, u32))>,
+    pub(super) switch: Option<(u16, EntryAt)>,
     /// Which of `get_rps_cpu`'s branches decided (the trace explains it).
     pub(super) why: RpsWhy,
 }
@@ -233,15 +243,15 @@ pub(super) enum RpsWhy {
 /// What `set_rps_cpu` will do ([`Sim::plan_set_rps_cpu`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Switch {
-    /// The entry `get_rps_cpu` found: (queue, slot).
-    pub(super) from: (u16, u32),
+    /// The entry `get_rps_cpu` found.
+    pub(super) from: EntryAt,
     /// The reader's CPU, where the flow moves.
     pub(super) next_cpu: u16,
     /// `ndo_rx_flow_steer` is called (aRFS on, another queue, not refused by 6.18's check):
     /// the request (for one packet) and the driver's decision.
     pub(super) call: Option<(SteerRequest, Decision)>,
     /// The entry that represents the flow afterwards.
-    pub(super) loc: (u16, u32),
+    pub(super) loc: EntryAt,
     /// State other than counters and stamps changes: the next packet may take another path.
     pub(super) structural: bool,
 }

@@ -7,7 +7,7 @@ use crate::ledger::Stage;
 use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, SockFlowTable, NO_FILTER};
 use crate::time::Nanos;
 
-use super::records::{Cpu, RpsChoice, RpsWhy, RxQueue, Switch};
+use super::records::{Cpu, EntryAt, RpsChoice, RpsWhy, RxQueue, Switch};
 use super::Sim;
 
 /// What `get_rps_cpu` reads besides the queue: the global table and the host's constants.
@@ -78,8 +78,9 @@ pub(super) fn decide_rps(
     // enqueued there (head has passed last_qtail), or the old CPU is unset.
     let was = rflow.cpu;
     let switch = was != next_cpu && (was >= rfs.ncpus || head(was).wrapping_sub(rflow.last_qtail) as i32 >= 0);
+    let at = EntryAt { queue: q, slot };
     let (tcpu, switch) = if switch {
-        (next_cpu, Some((next_cpu, (q, slot))))
+        (next_cpu, Some((next_cpu, at)))
     } else {
         (was, None)
     };
@@ -91,7 +92,7 @@ pub(super) fn decide_rps(
     if tcpu < rfs.ncpus {
         return RpsChoice {
             cpu: Some(tcpu),
-            stamp: Some((q, slot)),
+            stamp: Some(at),
             switch,
             why,
         };
@@ -127,7 +128,7 @@ impl Sim {
         m: u64,
         choice: RpsChoice,
         plan: Option<Switch>,
-    ) -> (Option<u16>, Option<(u16, u32)>, bool) {
+    ) -> (Option<u16>, Option<EntryAt>, bool) {
         let Some(plan) = plan else {
             return (choice.cpu, choice.stamp, false);
         };
@@ -168,10 +169,10 @@ impl Sim {
     // Out of line, like `set_rps_cpu`: inlined into `steer`, they cost the steady path more
     // instructions (measured with cachegrind) than the call costs a switch.
     #[inline(never)]
-    pub(super) fn plan_set_rps_cpu(&mut self, from: (u16, u32), next_cpu: u16, f: usize) -> Switch {
+    pub(super) fn plan_set_rps_cpu(&mut self, from: EntryAt, next_cpu: u16, f: usize) -> Switch {
         let kernel = self.cfg.kernel;
         let hash = self.flows[f].skb_hash;
-        let q = from.0;
+        let q = from.queue;
         let mut plan = Switch {
             from,
             next_cpu,
@@ -217,7 +218,10 @@ impl Sim {
                         plan.structural |= self.entry(from).filter == rc;
                         let new_hash = if kernel.active_flow_check() { hash } else { tmp.hash };
                         plan.structural |= tmp.filter != rc || tmp.hash != new_hash;
-                        plan.loc = (rxq_index, flow_id);
+                        plan.loc = EntryAt {
+                            queue: rxq_index,
+                            slot: flow_id,
+                        };
                     }
                     plan.call = Some((req, decision));
                 }
@@ -233,11 +237,11 @@ impl Sim {
     /// Carries out a [`Sim::plan_set_rps_cpu`] plan for `m` packets; returns the entry that now
     /// represents the flow.
     #[inline(never)]
-    pub(super) fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> (u16, u32) {
+    pub(super) fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> EntryAt {
         let (from, loc, next_cpu) = (plan.from, plan.loc, plan.next_cpu);
         self.counters.cpu_switches += m;
         if let Some((req, decision)) = plan.call {
-            let irq = self.queues[usize::from(from.0)].irq_cpu;
+            let irq = self.queues[usize::from(from.queue)].irq_cpu;
             self.counters.arfs_calls += m;
             self.cpus[usize::from(irq)].arfs_calls += m;
             self.charge(irq, Stage::ArfsSteer, m);

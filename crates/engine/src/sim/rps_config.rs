@@ -1,5 +1,6 @@
-//! RPS and RFS settings: `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the kernel
-//! generation and the record policy.
+//! RPS and RFS settings: `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the RPS flow
+//! limit (`flow_limit_cpu_bitmap`, `flow_limit_table_len`), the kernel generation and the record
+//! policy; each setter's check on its own, for [`Sim::check_setting`].
 
 use crate::config::RecordPolicy;
 use crate::cpuset::CpuSet;
@@ -22,17 +23,21 @@ impl Sim {
 
     /// `echo N > /sys/class/net/DEV/queues/rx-Q/rps_flow_cnt` (queue `None` = every queue).
     pub fn set_flow_cnt(&mut self, queue: Option<u16>, count: u32) -> Result<(), SimError> {
-        if count > crate::rps::MAX_FLOW_CNT {
-            return Err(range_err("rps_flow_cnt", "0..=65536"));
-        }
-        let qs = self.queue_range(queue)?;
-        for q in qs {
+        self.check_flow_cnt(queue, count)?;
+        for q in self.queue_range(queue)? {
             self.queues[q].table = (count > 0).then(|| DevFlowTable::new(count));
         }
         if queue.is_none() {
             self.cfg.flow_cnt = count;
         }
         Ok(())
+    }
+
+    pub(super) fn check_flow_cnt(&self, queue: Option<u16>, count: u32) -> Result<(), SimError> {
+        if count > crate::rps::MAX_FLOW_CNT {
+            return Err(range_err("rps_flow_cnt", "0..=65536"));
+        }
+        self.queue_range(queue).map(drop)
     }
 
     /// `rps_flow_cnt` of a queue (0 when off).
@@ -45,13 +50,18 @@ impl Sim {
 
     /// `echo MASK > .../rx-Q/rps_cpus` (queue `None` = every queue); empty = RPS off.
     pub fn set_rps_cpus(&mut self, queue: Option<u16>, cpus: CpuSet) -> Result<(), SimError> {
-        if cpus.end() > self.cfg.cpus {
-            return Err(range_err("rps_cpus", "CPUs of this host"));
-        }
+        self.check_rps_cpus(queue, cpus)?;
         for q in self.queue_range(queue)? {
             self.queues[q].rps_map = cpus.iter().collect();
         }
         Ok(())
+    }
+
+    pub(super) fn check_rps_cpus(&self, queue: Option<u16>, cpus: CpuSet) -> Result<(), SimError> {
+        if cpus.end() > self.cfg.cpus {
+            return Err(range_err("rps_cpus", "CPUs of this host"));
+        }
+        self.queue_range(queue).map(drop)
     }
 
     /// `rps_cpus` of a queue.
@@ -73,12 +83,7 @@ impl Sim {
 
     /// `sysctl -w net.core.rps_sock_flow_entries=N`: every write resets the table.
     pub fn set_sock_flow_entries(&mut self, n: u32) -> Result<(), SimError> {
-        if n > crate::rps::MAX_SOCK_FLOW_ENTRIES {
-            return Err(range_err(
-                "net.core.rps_sock_flow_entries",
-                "0..=4194304 in the sandbox (kernel: 2^29)",
-            ));
-        }
+        check_sock_flow_entries(n)?;
         self.sock = (n > 0).then(|| SockFlowTable::new(n));
         self.cfg.sock_flow_entries = n;
         Ok(())
@@ -98,9 +103,7 @@ impl Sim {
     /// `flow_limit_table_len` buckets, CPUs out of it lose theirs, the others keep theirs and
     /// its history (`flow_limit_cpu_sysctl`, net/core/sysctl_net_core.c).
     pub fn set_flow_limit_cpus(&mut self, cpus: CpuSet) -> Result<(), SimError> {
-        if cpus.end() > self.cfg.cpus {
-            return Err(range_err("net.core.flow_limit_cpu_bitmap", "CPUs of this host"));
-        }
+        self.check_flow_limit_cpus(cpus)?;
         let len = self.cfg.flow_limit_table_len;
         for (c, cpu) in self.cpus.iter_mut().enumerate() {
             match (cpus.contains(c as u16), cpu.flow_limit.is_some()) {
@@ -113,6 +116,13 @@ impl Sim {
             }
         }
         self.cfg.flow_limit_cpus = cpus.to_list();
+        Ok(())
+    }
+
+    pub(super) fn check_flow_limit_cpus(&self, cpus: CpuSet) -> Result<(), SimError> {
+        if cpus.end() > self.cfg.cpus {
+            return Err(range_err("net.core.flow_limit_cpu_bitmap", "CPUs of this host"));
+        }
         Ok(())
     }
 
@@ -129,12 +139,7 @@ impl Sim {
     /// `flow_limit_table_len_sysctl` (net/core/sysctl_net_core.c) puts the old value back and
     /// answers EINVAL unless the new one is a power of two.
     pub fn set_flow_limit_table_len(&mut self, n: u32) -> Result<(), SimError> {
-        if !n.is_power_of_two() || n > crate::flow_limit::MAX_TABLE_LEN {
-            return Err(range_err(
-                "net.core.flow_limit_table_len",
-                "a power of two, 1..=1048576 in the sandbox",
-            ));
-        }
+        check_flow_limit_table_len(n)?;
         self.cfg.flow_limit_table_len = n;
         Ok(())
     }
@@ -143,4 +148,24 @@ impl Sim {
     pub fn set_record(&mut self, record: RecordPolicy) {
         self.cfg.record = record;
     }
+}
+
+pub(super) fn check_sock_flow_entries(n: u32) -> Result<(), SimError> {
+    if n > crate::rps::MAX_SOCK_FLOW_ENTRIES {
+        return Err(range_err(
+            "net.core.rps_sock_flow_entries",
+            "0..=4194304 in the sandbox (kernel: 2^29)",
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn check_flow_limit_table_len(n: u32) -> Result<(), SimError> {
+    if !n.is_power_of_two() || n > crate::flow_limit::MAX_TABLE_LEN {
+        return Err(range_err(
+            "net.core.flow_limit_table_len",
+            "a power of two, 1..=1048576 in the sandbox",
+        ));
+    }
+    Ok(())
 }

@@ -253,21 +253,31 @@ impl Sim {
 
     /// `echo MASK > /sys/class/net/DEV/queues/tx-Q/xps_cpus`.
     pub fn set_xps_cpus(&mut self, txq: u16, cpus: CpuSet) -> Result<(), SimError> {
+        self.check_xps_cpus(txq, cpus)?;
+        self.xps.set_cpus(txq, cpus);
+        Ok(())
+    }
+
+    pub(super) fn check_xps_cpus(&self, txq: u16, cpus: CpuSet) -> Result<(), SimError> {
         self.check_txq(txq)?;
         if cpus.end() > self.cfg.cpus {
             return Err(range_err("xps_cpus", "CPUs of this host"));
         }
-        self.xps.set_cpus(txq, cpus);
         Ok(())
     }
 
     /// `echo MASK > .../tx-Q/xps_rxqs` (bit i = RX queue i).
     pub fn set_xps_rxqs(&mut self, txq: u16, rxqs: CpuSet) -> Result<(), SimError> {
+        self.check_xps_rxqs(txq, rxqs)?;
+        self.xps.set_rxqs(txq, rxqs);
+        Ok(())
+    }
+
+    pub(super) fn check_xps_rxqs(&self, txq: u16, rxqs: CpuSet) -> Result<(), SimError> {
         self.check_txq(txq)?;
         if rxqs.end() > self.cfg.rx_queues {
             return Err(range_err("xps_rxqs", "RX queues of this device"));
         }
-        self.xps.set_rxqs(txq, rxqs);
         Ok(())
     }
 

@@ -56,9 +56,7 @@ impl Sim {
 
     /// Sets how often thread `tid` migrates to a random CPU of its cpuset (zero: never).
     pub fn set_thread_migration(&mut self, tid: u32, every: Nanos) -> Result<(), SimError> {
-        if every.0 > 86_400_000_000_000 {
-            return Err(range_err("migrate_every", "0..=86400000 ms"));
-        }
+        check_migration(every)?;
         let now = self.now;
         let t = self.threads.get_mut(tid as usize).ok_or(SimError::NoThread(tid))?;
         t.every = every;
@@ -74,21 +72,38 @@ impl Sim {
 
     /// `taskset -pc LIST TID`: sets the cpuset; a thread outside it moves to its first CPU.
     pub fn set_thread_cpuset(&mut self, tid: u32, allowed: CpuSet) -> Result<(), SimError> {
-        let n = self.cfg.cpus;
-        let t = self.threads.get(tid as usize).ok_or(SimError::NoThread(tid))?;
-        if allowed.is_empty() || allowed.end() > n {
-            return Err(range_err("cpuset", "a non-empty set of this host's CPUs"));
-        }
+        self.check_thread_cpuset(tid, allowed)?;
+        let t = &mut self.threads[tid as usize];
         let cpu = if allowed.contains(t.cpu) {
             t.cpu
         } else {
             allowed.nth(0).unwrap_or(0)
         };
-        self.threads[tid as usize].allowed = allowed;
-        if cpu != self.threads[tid as usize].cpu {
+        t.allowed = allowed;
+        if cpu != t.cpu {
             self.migrate_thread(tid, cpu)?;
         }
         Ok(())
+    }
+
+    fn check_thread_cpuset(&self, tid: u32, allowed: CpuSet) -> Result<(), SimError> {
+        if tid as usize >= self.threads.len() {
+            return Err(SimError::NoThread(tid));
+        }
+        if allowed.is_empty() || allowed.end() > self.cfg.cpus {
+            return Err(range_err("cpuset", "a non-empty set of this host's CPUs"));
+        }
+        Ok(())
+    }
+
+    /// steerlab's per-thread policy (`thread policy`) in one step: the cpuset, as
+    /// [`Sim::set_thread_cpuset`], and the migration period, as [`Sim::set_thread_migration`].
+    /// On `Err` neither changed.
+    pub fn set_thread_policy(&mut self, tid: u32, allowed: CpuSet, every: Nanos) -> Result<(), SimError> {
+        self.check_thread_cpuset(tid, allowed)?;
+        check_migration(every)?;
+        self.set_thread_cpuset(tid, allowed)?;
+        self.set_thread_migration(tid, every)
     }
 
     /// Adds a flow; returns its index.
@@ -253,4 +268,12 @@ impl Sim {
     pub fn has_flow(&self, key: &FlowKey) -> bool {
         self.by_key.contains_key(key)
     }
+}
+
+/// A migration period of at most a day.
+fn check_migration(every: Nanos) -> Result<(), SimError> {
+    if every.0 > 86_400_000_000_000 {
+        return Err(range_err("migrate_every", "0..=86400000 ms"));
+    }
+    Ok(())
 }

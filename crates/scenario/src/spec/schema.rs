@@ -1,0 +1,430 @@
+//! The types of a scenario file (schema 1): every section optional, unknown fields refused.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use steerlab_engine::tc::Counting;
+use steerlab_engine::xdp::{Strategy, XdpAction};
+use steerlab_engine::{Driver, Idle, Kernel, Mode, NamedEnum, RecordPolicy, XpsMap};
+
+/// A named engine choice in JSON: deserialised by name, with the accepted names in the error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Named<T>(pub T);
+
+impl<'de, T: NamedEnum> Deserialize<'de> for Named<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        T::from_name(&text)
+            .map(Named)
+            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not one of {}", T::accepted_names())))
+    }
+}
+
+impl<T: NamedEnum> Serialize for Named<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.as_name())
+    }
+}
+
+/// What the page shows of a lesson.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Lesson {
+    /// Short title.
+    pub title: String,
+    /// What the learner should achieve.
+    pub goal: String,
+    /// Guided steps.
+    pub steps: Vec<Step>,
+    /// Kernel source files the lesson is about.
+    pub kernel_files: Vec<String>,
+    /// Where the effect comes from (a seed, a document).
+    pub source: String,
+    /// The goal: every check must hold (empty = no goal). One check or an array of them.
+    #[serde(deserialize_with = "one_or_many")]
+    pub check: Vec<crate::Check>,
+    /// Where each guided step points: a `data-testid` to highlight (same length as `steps`
+    /// or empty).
+    pub highlight: Vec<String>,
+    /// The rows of the seed's own table, as `[label, metric path]`: what
+    /// `steerlab run ID --vary ...` prints side by side (empty: every metric).
+    pub table: Vec<(String, String)>,
+    /// The figures that prove the goal, shown before → now on the lesson screen.
+    pub evidence: Vec<Evidence>,
+    /// The `data-testid` of the chart or panel the lesson screen shows beside the host (empty:
+    /// the locality chart).
+    pub chart: String,
+    /// Questions asked before key commands, answered by what the engine then does.
+    pub predict: Vec<crate::teach::Prediction>,
+    /// The challenge form (`?mode=challenge`).
+    pub challenge: Option<crate::teach::Challenge>,
+    /// What the learner takes away, in two lines: the ending once the goal is met.
+    pub learned: String,
+    /// The lesson to go on to (an id; empty: none).
+    pub next: String,
+}
+
+/// A guided step: what to read or look at, the exact commands that do it (what a newcomer
+/// types; tests type them too), and in words which kernel functions decided what happened.
+/// In a file a step is either its text alone or `{"text", "commands", "kernel", "cell"}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Step {
+    /// What the learner reads.
+    pub text: String,
+    /// Console lines that carry the step out, in order (empty: a step to look, not to type).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+    /// What happened in the kernel, in words.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kernel: String,
+    /// A cell of the host matrix the step points at: `[RX queue, CPU]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<[u16; 2]>,
+}
+
+/// The object spelling of a [`Step`] in a scenario file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepFields {
+    text: String,
+    #[serde(default)]
+    commands: Vec<String>,
+    #[serde(default)]
+    kernel: String,
+    #[serde(default)]
+    cell: Option<[u16; 2]>,
+}
+
+/// Reads a step from its text or its object. A visitor rather than `#[serde(untagged)]`:
+/// untagged enums buffer the input in serde's `Content` type, which cost the page's bundle
+/// kilobytes, and their error names no field.
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Step;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a step: its text, or {\"text\", \"commands\": [...], \"kernel\", \"cell\": [queue, cpu]}")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Step, E> {
+                Ok(Step {
+                    text: text.to_string(),
+                    ..Step::default()
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Step, A::Error> {
+                let f = StepFields::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
+                Ok(Step {
+                    text: f.text,
+                    commands: f.commands,
+                    kernel: f.kernel,
+                    cell: f.cell,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Which way a lesson's figure moves when the learner succeeds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    /// Lower is better (an update storm calming).
+    Down,
+    /// Higher is better (a message rate rising).
+    Up,
+    /// Neither: a figure to watch (the price of a trade-off, a count of avoided mistakes).
+    #[default]
+    Watch,
+}
+
+/// One figure of the `lesson-evidence` strip.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// What the page calls it (the name the steps use).
+    pub label: String,
+    /// A report path (`arfs.update`).
+    pub metric: String,
+    /// `true` (default): a counter shown as its rate per simulated second; `false`: the value.
+    #[serde(default = "super::defaults::yes")]
+    pub rate: bool,
+    /// The unit printed after the value (`/s` for rates when empty).
+    #[serde(default)]
+    pub unit: String,
+    /// The direction that means success.
+    #[serde(default)]
+    pub better: Better,
+}
+
+/// One check, or an array of them (a visitor, as for [`Step`]).
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<crate::Check>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<crate::Check>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a check {\"metric\", \"over_ms\", \"op\", \"value\"} or an array of them")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
+            Ok(vec![crate::Check::deserialize(
+                serde::de::value::MapAccessDeserializer::new(m),
+            )?])
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, s: A) -> Result<Self::Value, A::Error> {
+            Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// `host.*`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostSection {
+    /// CPUs.
+    pub cpus: u16,
+    /// NUMA nodes.
+    pub numa_nodes: u16,
+    /// How idle CPUs wait: `poll` (MWAIT or the poll state: waking one needs no IPI) or
+    /// `halt`.
+    pub idle: Named<Idle>,
+}
+
+/// `nic.*`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicSection {
+    /// Driver model.
+    pub driver: Named<Driver>,
+    /// RX queues.
+    pub rx_queues: u16,
+    /// TX queues.
+    pub tx_queues: u16,
+    /// Descriptors per RX ring.
+    pub ring_size: u32,
+    /// Indirection table size.
+    pub reta_size: u32,
+    /// `ethtool -K ntuple`.
+    pub ntuple: bool,
+    /// Hardware filter capacity.
+    pub max_hw_filters: u32,
+    /// Interrupt moderation, `ethtool -C DEV rx-usecs` (absent: the driver's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_usecs: Option<u32>,
+    /// The RSS key as `ethtool -x` prints it (`6d:5a:…`, 40 bytes); `""`: the driver's default.
+    pub rss_key: String,
+    /// The indirection table, one queue per entry (`reta_size` of them); empty: the default
+    /// fill `i % rx_queues`. What a real host's `ethtool -x` shows, which `ethtool -X` can set
+    /// only when it is an `equal` or `weight` fill.
+    pub indir: Vec<u16>,
+}
+
+/// `rps.*`
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RpsSection {
+    /// `rps_cpus` of every queue as a CPU list.
+    pub cpus: String,
+}
+
+/// `rfs.*`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RfsSection {
+    /// `rps_flow_cnt` of every queue.
+    pub flow_cnt: u32,
+    /// `net.core.rps_sock_flow_entries`.
+    pub sock_flow_entries: u32,
+    /// Record policy.
+    pub record: Named<RecordPolicy>,
+}
+
+/// `net.*`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetSection {
+    /// `net.core.netdev_max_backlog`.
+    pub netdev_max_backlog: u32,
+    /// `net.core.flow_limit_cpu_bitmap`, as a CPU list (`""`: the flow limit is off).
+    pub flow_limit_cpus: String,
+    /// `net.core.flow_limit_table_len`.
+    pub flow_limit_table_len: u32,
+}
+
+/// `xps.*`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct XpsSection {
+    /// Initial maps: `none | irq | all`.
+    pub map: Named<XpsMap>,
+    /// ixgbe ATR sample rate (one TX packet in N).
+    pub atr_sample_rate: u32,
+}
+
+/// `xdp.*`: a native XDP program loaded from the start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct XdpSection {
+    /// A named sandbox program (`xdp_drop`, `xdp_meta_drop`, …); `""` = none unless `kfuncs`
+    /// is set.
+    pub program: String,
+    /// Kfunc calls per packet in seed 004's order (overrides the named program's count).
+    pub kfuncs: Option<u32>,
+    /// `call | query | inline`.
+    pub strategy: Named<Strategy>,
+    /// Verdict (overrides the named program's).
+    pub action: Option<Named<XdpAction>>,
+}
+
+/// `tc.*`: the block counters' kernel and the parallel-insertion model's workload.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcSection {
+    /// `legacy` (v6.10-6.13 filtercnt/skipswcnt) or `usesw` (v6.14+).
+    pub counting: Named<Counting>,
+    /// Parallel inserters in the insertion model.
+    pub insert_threads: u32,
+    /// Rules each inserter adds.
+    pub insert_rules: u32,
+}
+
+/// `sim.*`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimSection {
+    /// Engine tick, ns.
+    pub tick_ns: u64,
+    /// `packet` or `aggregate`.
+    pub mode: Named<Mode>,
+    /// Seed.
+    pub seed: u64,
+    /// Length of the run, ms.
+    pub duration_ms: u64,
+}
+
+/// A group of threads: thread `i` starts on the `i`-th CPU of `cpus` (cycling).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThreadGroup {
+    /// Threads in the group.
+    pub count: u32,
+    /// CPUs the threads start on, as a list (`0-71`).
+    pub cpus: String,
+    /// Each thread pinned to its start CPU.
+    pub pin: bool,
+    /// Otherwise the CPUs they may run on (`""` = every CPU).
+    pub cpuset: String,
+    /// Migrate to a random CPU of the cpuset this often (0 = never).
+    pub migrate_every_ms: u64,
+}
+
+/// A group of flows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlowGroup {
+    /// Flows in the group.
+    pub count: u32,
+    /// `tcp` or `udp`.
+    pub proto: String,
+    /// First source address (incremented per flow unless `random`).
+    pub src: String,
+    /// Destination address (this host).
+    pub dst: String,
+    /// First source port.
+    pub sport: u16,
+    /// Destination port.
+    pub dport: u16,
+    /// Source addresses and ports drawn from the scenario's seed (realistic hash spread).
+    pub random: bool,
+    /// Packets per second per flow.
+    pub rate_pps: u64,
+    /// Bytes per packet.
+    pub bytes: u32,
+    /// Reader threads per flow (0 = none); flow `i` is read by threads `i*k .. i*k+k` (cycling).
+    pub readers_per_flow: u32,
+    /// The socket also sends, from its first reader's CPU.
+    pub tx: Option<TxGroup>,
+    /// Readers are threads `reader_base..` only (flow `i` of the group is read by
+    /// `base + (i*k + j) % (threads - base)`); unset = continue from the flows before, cycling
+    /// over all threads.
+    pub reader_base: Option<u32>,
+}
+
+/// `flows[i].tx`: what each socket of the group sends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TxGroup {
+    /// Messages per second; 0 = as fast as the CPU allows (netperf UDP_STREAM).
+    pub rate_pps: u64,
+    /// Bytes per message.
+    pub bytes: u32,
+    /// Connected socket: its TX queue is cached.
+    pub connected: bool,
+}
+
+/// A console command run at a simulated time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedCommand {
+    /// When, ms from the start.
+    pub at_ms: u64,
+    /// The command line (see `help`).
+    pub command: String,
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Schema version (1).
+    pub schema: u32,
+    /// Identifier (a lesson id for built-ins).
+    pub id: String,
+    /// Lesson text for the page.
+    #[serde(default)]
+    pub lesson: Lesson,
+    /// Kernel generation.
+    #[serde(default = "super::defaults::kernel")]
+    pub kernel: Named<Kernel>,
+    /// Host.
+    #[serde(default)]
+    pub host: HostSection,
+    /// NIC.
+    #[serde(default)]
+    pub nic: NicSection,
+    /// RPS.
+    #[serde(default)]
+    pub rps: RpsSection,
+    /// RFS.
+    #[serde(default)]
+    pub rfs: RfsSection,
+    /// Core networking sysctls.
+    #[serde(default)]
+    pub net: NetSection,
+    /// Engine settings.
+    #[serde(default)]
+    pub sim: SimSection,
+    /// Transmit queue selection.
+    #[serde(default)]
+    pub xps: XpsSection,
+    /// XDP.
+    #[serde(default)]
+    pub xdp: XdpSection,
+    /// tc.
+    #[serde(default)]
+    pub tc: TcSection,
+    /// Cost table overrides (`cost.NAME`).
+    #[serde(default)]
+    pub cost: BTreeMap<String, u64>,
+    /// Threads.
+    #[serde(default)]
+    pub threads: Vec<ThreadGroup>,
+    /// Flows.
+    #[serde(default)]
+    pub flows: Vec<FlowGroup>,
+    /// Commands at given times.
+    #[serde(default)]
+    pub timeline: Vec<TimedCommand>,
+}
