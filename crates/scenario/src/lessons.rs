@@ -12,9 +12,18 @@ pub const LESSON_TITLES: [(&str, &str); 6] = [
     ("rss-basics", "RSS: the Toeplitz hash and the indirection table"),
     ("arfs-collision", "aRFS: when the driver matches filters by hash only"),
     ("tc-bypass", "tc: when skip_sw skips filters it should not"),
-    ("rfs-thread-churn", "RFS churn: several epoll readers per socket, migrating"),
-    ("xps-pick-tx", "XPS: choosing a transmit queue without hashing every packet"),
-    ("xdp-kfunc-cost", "XDP metadata kfuncs: what a function call per packet costs"),
+    (
+        "rfs-thread-churn",
+        "RFS churn: several epoll readers per socket, migrating",
+    ),
+    (
+        "xps-pick-tx",
+        "XPS: choosing a transmit queue without hashing every packet",
+    ),
+    (
+        "xdp-kfunc-cost",
+        "XDP metadata kfuncs: what a function call per packet costs",
+    ),
 ];
 
 /// The lessons' texts, compiled in, in the order of [`LESSON_TITLES`].
@@ -62,7 +71,9 @@ pub fn register(id: &str, text: String) -> Result<(), String> {
     }
     #[cfg(not(feature = "embedded-lessons"))]
     {
-        let mut texts = REGISTERED.lock().map_err(|_| "the lesson store is poisoned".to_string())?;
+        let mut texts = REGISTERED
+            .lock()
+            .map_err(|_| "the lesson store is poisoned".to_string())?;
         if texts[i].is_none() {
             texts[i] = Some(Box::leak(text.into_boxed_str()));
         }

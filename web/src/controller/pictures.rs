@@ -259,7 +259,14 @@ impl Controller {
         let cpus_text: Vec<String> = hot
             .iter()
             .take(4)
-            .map(|c| format!("CPU {} {}.{} %", c.index, c.softirq_permille / 10, c.softirq_permille % 10))
+            .map(|c| {
+                format!(
+                    "CPU {} {}.{} %",
+                    c.index,
+                    c.softirq_permille / 10,
+                    c.softirq_permille % 10
+                )
+            })
             .collect();
         let samples = self.history.samples();
         let now = samples.last().map_or(0, |(t, _)| *t);
@@ -271,7 +278,11 @@ impl Controller {
         );
         if !queues_text.is_empty() {
             let more = busiest.len().saturating_sub(6);
-            let more = if more > 0 { format!(", and {more} more queues") } else { String::new() };
+            let more = if more > 0 {
+                format!(", and {more} more queues")
+            } else {
+                String::new()
+            };
             text += &format!(" Busiest RX queues: {}{more}.", queues_text.join(", "));
         }
         if !cpus_text.is_empty() {
