@@ -10,7 +10,7 @@ export const tests = [
     timeoutMs: 60_000,
     async run(page, base) {
       await page.goto(`${base}?lesson=rss-basics`);
-      await page.getByTestId("console-input").waitFor();
+      await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
       await page.getByTestId("console-input").fill("ethtool -X eth0 weight 1 1 2");
       await page.getByTestId("console-input").press("Enter");
       await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 0.5);

@@ -16,8 +16,15 @@ const TYPES = {
   ".svg": "image/svg+xml",
 };
 
-/** Serves `dir` on 127.0.0.1 at a free port; resolves to { url, close }. */
-export async function serveDir(dir) {
+/** A file name with a content hash (Trunk's `name-0123456789abcdef.ext`): never changes. */
+const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z]+$/;
+
+/**
+ * Serves `dir` on 127.0.0.1 at a free port; resolves to { url, close }. With `cache`, the
+ * headers a static host sends: hashed assets immutable for a year, the rest revalidated
+ * (reach.mjs measures loads as a learner's browser sees them).
+ */
+export async function serveDir(dir, { cache = false } = {}) {
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
     const file = join(dir, path.endsWith("/") ? path + "index.html" : path);
@@ -25,6 +32,7 @@ export async function serveDir(dir) {
     const accepts = String(req.headers["accept-encoding"] ?? "");
     const encodings = [["br", ".br"], ["gzip", ".gz"]].filter(([e]) => accepts.includes(e));
     const type = { "content-type": TYPES[extname(file)] ?? "application/octet-stream", vary: "accept-encoding" };
+    if (cache) type["cache-control"] = HASHED.test(file) ? "public, max-age=31536000, immutable" : "no-cache";
     for (const [encoding, suffix] of encodings) {
       try {
         const body = await readFile(file + suffix);

@@ -29,7 +29,7 @@ export const tests = [
     timeoutMs: 90_000,
     async run(page, base) {
       await page.goto(`${base}?lesson=rss-basics`);
-      await page.getByTestId("console-input").waitFor();
+      await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
       await type(page, "ethtool -x eth0");
       await waitText(page, "console-output", (t) => t.includes("RX flow hash indirection table for eth0"));
       await page.getByTestId("speed").selectOption({ label: "10 s/s" });
@@ -221,7 +221,7 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
     async run(page, base) {
       await page.setViewportSize({ width: 1440, height: 900 });
       await page.goto(`${base}?lesson=${lesson}`);
-      await page.getByTestId("console-input").waitFor();
+      await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
       await page.getByTestId("lesson-evidence").waitFor();
       expect((await page.getByTestId("lesson-select").inputValue()) === lesson, "the URL opened the lesson");
       for (const id of ["lesson-evidence", "console-input", "lesson-next"]) {
@@ -298,7 +298,7 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
       // length, with a quiet note, and the host picture keeps its width. (From the lesson's
       // start: arfs-collision's last step left the worst storm running, a slower host.)
       await page.goto(`${base}?lesson=${lesson}`);
-      await page.getByTestId("console-input").waitFor();
+      await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
       const picture = (await page.getByTestId("wire").count()) ? "wire" : "host-matrix";
       await page.getByTestId(picture).waitFor();
       const width = async () => (await page.getByTestId(picture).boundingBox()).width;
@@ -319,7 +319,7 @@ tests.push({
   timeoutMs: 90_000,
   async run(page, base) {
     await page.goto(`${base}?lesson=rss-basics`);
-    await page.getByTestId("console-input").waitFor();
+    await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
     // The first Tab reaches the skip link, which puts the focus in the console.
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.dataset.testid === "skip-to-console"), "the first Tab reaches the skip link");

@@ -13,7 +13,7 @@ const browser = await launchBrowser();
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 const rssKb = () => execSync("ps -C chromium -o rss= || true").toString().split(/\s+/).filter(Boolean).reduce((a, b) => a + Number(b), 0);
 await page.goto(`${server.url}?lesson=${lesson}`);
-await page.getByTestId("console-input").waitFor();
+await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
 await page.getByTestId("speed").selectOption({ label: "max" });
 const end = Date.now() + Number(minutes) * 60_000;
 const third = Date.now() + Number(minutes) * 20_000;

@@ -10,7 +10,7 @@ for (const id of lessons) {
     const page = await browser.newPage({ viewport: { width: w, height: h } });
     page.on("pageerror", (e) => console.log(`pageerror ${id}: ${e.message}`));
     await page.goto(`${server.url}?lesson=${id}${process.env.QUERY ?? ""}`);
-    await page.getByTestId("console-input").waitFor();
+    await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
     await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= Number(3), null, { timeout: 60000 }).catch(() => {});
     await page.screenshot({ path: `${out}/${id}-${w}.png` });
     await page.close();

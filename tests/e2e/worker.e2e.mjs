@@ -60,7 +60,7 @@ export const tests = [
     timeoutMs: 60_000,
     async run(page, base) {
       await page.goto(`${base}?lesson=rss-basics`);
-      await page.getByTestId("console-input").waitFor();
+      await page.getByTestId("sim-time").first().waitFor(); // the page (not the first screen)
       expect(page.workers().length === 1, `one simulation worker (${page.workers().length})`);
       await page.getByTestId("console-input").fill("ethtool -l eth0");
       await page.getByTestId("console-input").press("Enter");

@@ -12,54 +12,95 @@ use yew::prelude::*;
 
 use crate::controller::{decode, encode, Action, Event, SessionView, ToPage};
 
-/// Starts the simulation worker from the page's own module: a module worker whose script
-/// imports the page's wasm-bindgen glue and instantiates the same wasm, whose `main` then runs
-/// the worker's loop (`src/main.rs`). The module's URLs are the ones the page loaded, as
-/// Trunk names them in its preload links; the browser's cache serves them again.
-fn spawn_worker() -> Result<web_sys::Worker, String> {
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
-    let link = |selector: &str| -> Result<String, String> {
-        let el = document
-            .query_selector(selector)
+/// The first screen's worker, adopted by the page (web/boot.js `adopt`).
+struct Adopted {
+    /// It has said Ready.
+    ready: bool,
+    /// Its session holds the lesson the page opens already (with the commands typed early).
+    opened: bool,
+    /// The first screen's messages it has not had yet (it was not ready).
+    queued: Vec<JsValue>,
+}
+
+/// The simulation worker for a session that opens with `open`: the one web/boot.js started
+/// for the first screen (once), else a new one. Either way a module worker that instantiates
+/// the module the page compiled (boot.js: one download, one compile for every thread); its
+/// `main` then runs the worker's loop (`src/main.rs`).
+fn take_worker(open: &Action) -> Result<(web_sys::Worker, Option<Adopted>), String> {
+    let boot = js_sys::Reflect::get(&js_sys::global(), &"steerlabBoot".into())
+        .ok()
+        .filter(|b| b.is_object())
+        .ok_or("the page has no steerlabBoot (web/boot.js is inlined by index.html)")?;
+    let call = |name: &str, arg: &JsValue| -> Result<JsValue, String> {
+        let f: js_sys::Function = js_sys::Reflect::get(&boot, &name.into())
             .ok()
-            .flatten()
-            .ok_or(format!("the page has no {selector}"))?;
-        let href = el.get_attribute("href").unwrap_or_default();
-        let base = document.url().map_err(|_| "no page URL")?;
-        Ok(web_sys::Url::new_with_base(&href, &base)
-            .map_err(|_| format!("bad URL {href:?}"))?
-            .href())
+            .and_then(|f| f.dyn_into().ok())
+            .ok_or(format!("steerlabBoot has no {name}"))?;
+        f.call1(&boot, arg).map_err(|e| format!("steerlabBoot.{name}: {e:?}"))
     };
-    let glue = link("link[rel=modulepreload]")?;
-    let wasm = link("link[rel=preload][type='application/wasm']")?;
-    // "Your host"'s importer is a module of its own, beside the page (worker.rs loads it).
-    let base = document.url().map_err(|_| "no page URL")?;
-    let importer = web_sys::Url::new_with_base("importer/steerlab_importer.js", &base)
-        .map_err(|_| "bad importer URL")?
-        .href();
-    // The lessons' texts, beside the page too (worker.rs fetches the ones it opens).
-    let lessons = web_sys::Url::new_with_base("lessons/", &base)
-        .map_err(|_| "bad lessons URL")?
-        .href();
-    // JSON string literals are JavaScript string literals. A module that fails to load is
-    // rethrown from a task, so that the page's `onerror` hears of it.
-    let script = format!(
-        "self.STEERLAB_IMPORTER = {};\nself.STEERLAB_LESSONS = {};\nimport init from {};\ninit({{ module_or_path: {} }}).catch((e) => setTimeout(() => {{ throw e; }}));\n",
-        serde_json::Value::from(importer),
-        serde_json::Value::from(lessons),
-        serde_json::Value::from(glue),
-        serde_json::Value::from(wasm)
-    );
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("text/javascript");
-    let parts = js_sys::Array::of1(&JsValue::from_str(&script));
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|e| format!("{e:?}"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
-    let worker_options = web_sys::WorkerOptions::new();
-    worker_options.set_type(web_sys::WorkerType::Module);
-    let worker = web_sys::Worker::new_with_options(&url, &worker_options).map_err(|e| format!("{e:?}"));
-    let _ = web_sys::Url::revoke_object_url(&url);
-    worker
+    let field = |o: &JsValue, name: &str| js_sys::Reflect::get(o, &name.into()).unwrap_or(JsValue::UNDEFINED);
+    let lesson = match open {
+        Action::OpenLesson(id) => JsValue::from_str(id),
+        _ => JsValue::NULL,
+    };
+    let early = call("adopt", &lesson)?;
+    if early.is_object() {
+        let worker = field(&early, "worker").dyn_into().map_err(|_| "adopt gave no worker")?;
+        let queued = js_sys::Array::from(&field(&early, "queued")).iter().collect();
+        let adopted = Adopted {
+            ready: field(&early, "ready").is_truthy(),
+            opened: field(&early, "opened").is_truthy(),
+            queued,
+        };
+        return Ok((worker, Some(adopted)));
+    }
+    let worker = call("spawn", &JsValue::UNDEFINED)?
+        .dyn_into()
+        .map_err(|_| "spawn gave no worker")?;
+    Ok((worker, None))
+}
+
+/// web/boot.js's first screen is showing (the page draws nothing of its own until its first
+/// view: the lesson stays where the learner reads it).
+pub fn first_screen_shown() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("first-screen"))
+        .is_some_and(|f| f.child_element_count() > 0)
+}
+
+/// The first screen (web/boot.js) gives way to the page, which draws in the same frame; a
+/// line the learner was typing moves to the page's console.
+fn first_screen_done() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(first) = doc.get_element_by_id("first-screen") else {
+        return;
+    };
+    let typing = first
+        .query_selector("input")
+        .ok()
+        .flatten()
+        .and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .map(|i| (i.value(), doc.active_element().is_some_and(|a| a == i.clone().into())))
+        .filter(|(v, _)| !v.is_empty());
+    first.remove();
+    if let Some((value, focused)) = typing {
+        let carry = Closure::once_into_js(move || {
+            let input = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.query_selector("[data-testid=console-input]").ok().flatten())
+                .and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok());
+            if let Some(i) = input {
+                i.set_value(&value);
+                if focused {
+                    let _ = i.focus();
+                }
+            }
+        });
+        set_timeout(&carry, 0.0);
+    }
 }
 
 /// The page's end of the worker.
@@ -67,30 +108,34 @@ struct Link {
     worker: Option<web_sys::Worker>,
     /// The worker has said it is ready: messages sent before that would be lost.
     ready: bool,
-    queue: Vec<Vec<u8>>,
+    /// Messages waiting for Ready: encoded actions (and an adopted worker's first-screen
+    /// messages, web/boot.js's JSON strings).
+    queue: Vec<JsValue>,
 }
 
 impl Link {
     fn send(&mut self, action: &Action) {
-        let bytes = encode(action);
+        let msg = message(action);
         match (&self.worker, self.ready) {
-            (Some(w), true) => post(w, &bytes),
-            _ => self.queue.push(bytes),
+            (Some(w), true) => {
+                let _ = w.post_message(&msg);
+            }
+            _ => self.queue.push(msg),
         }
     }
 
     fn ready(&mut self) {
         self.ready = true;
         if let Some(w) = &self.worker {
-            for bytes in self.queue.drain(..) {
-                post(w, &bytes);
+            for msg in self.queue.drain(..) {
+                let _ = w.post_message(&msg);
             }
         }
     }
 }
 
-fn post(worker: &web_sys::Worker, bytes: &[u8]) {
-    let _ = worker.post_message(&js_sys::Uint8Array::from(bytes));
+fn message(action: &Action) -> JsValue {
+    js_sys::Uint8Array::from(&encode(action)[..]).into()
 }
 
 /// The page's clock, real ms.
@@ -144,13 +189,32 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
     let link = use_mut_ref(|| Link {
         worker: None,
         ready: false,
-        queue: vec![encode(&open)],
+        queue: vec![message(&open)],
     });
     {
-        let (view, link) = (view.clone(), link.clone());
+        let (view, link, open_for_effect) = (view.clone(), link.clone(), open.clone());
         use_effect_with((), move |_| {
-            let worker = match spawn_worker() {
-                Ok(w) => w,
+            let worker = match take_worker(&open_for_effect) {
+                Ok((w, adopted)) => {
+                    if let Some(a) = adopted {
+                        let mut l = link.borrow_mut();
+                        // The first screen's messages first; the page's open only if the
+                        // worker holds another lesson; then a view for the page.
+                        let mut queue = a.queued;
+                        if !a.opened {
+                            queue.append(&mut l.queue);
+                        } else {
+                            queue.extend(l.queue.drain(..).skip(1));
+                        }
+                        queue.push(message(&Action::ViewShown));
+                        l.queue = queue;
+                        l.worker = Some(w.clone());
+                        if a.ready {
+                            l.ready();
+                        }
+                    }
+                    w
+                }
                 Err(e) => {
                     on_event.emit(Event::Banner(Some(format!(
                         "the simulation could not start its worker: {e}"
@@ -160,9 +224,13 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
             };
             let (l, failed) = (link.clone(), on_event.clone());
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                if e.data().is_string() {
+                    return; // an answer to the first screen's console: its line is in the view
+                }
                 match decode::<ToPage>(&js_sys::Uint8Array::new(&e.data()).to_vec()) {
                     Ok(ToPage::View(v)) => {
                         let received = now_ms();
+                        first_screen_done();
                         view.set(Some(Rc::new(*v)));
                         after_paint(&l, received);
                     }

@@ -5,7 +5,14 @@ use wasm_bindgen::JsCast;
 
 fn main() {
     if js_sys::global().dyn_into::<web_sys::Window>().is_ok() {
-        yew::Renderer::<steerlab_web::App>::new().render();
+        // Into #app, beside web/boot.js's first screen (which gives way at the first view).
+        let root = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id("app"));
+        match root {
+            Some(root) => yew::Renderer::<steerlab_web::App>::with_root(root).render(),
+            None => yew::Renderer::<steerlab_web::App>::new().render(),
+        };
     } else {
         steerlab_web::worker::run();
     }

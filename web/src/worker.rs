@@ -10,8 +10,12 @@
 //!
 //! The lessons' texts are not in the module (steerlab_scenario's `embedded-lessons` is off):
 //! an action that opens a lesson waits, with every action after it, until the worker has
-//! fetched `lessons/ID.json` (the default lesson first of all: the session starts on it, and
-//! falls back to it when a lesson or a link is refused).
+//! fetched `lessons/ID.json` (and the default lesson, when the lesson or link may be refused
+//! and the session falls back to it).
+//!
+//! Before the page's module runs, web/boot.js's first screen talks to the worker in JSON
+//! strings ([`FirstScreen`]): it opens the lesson with the text it fetched, and its console's
+//! commands are answered in plain text. The page then adopts the worker and its session.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -21,7 +25,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent, MessagePort};
 
-use crate::controller::{decode, encode, Action, Event, Next, Session, ToPage, DEFAULT_LESSON};
+use crate::controller::{decode, encode, Action, Event, Next, Origin, Session, ToPage, DEFAULT_LESSON};
 
 /// Wall time one pump may run the engine before it lets messages in, ms.
 const PUMP_MS: f64 = 10.0;
@@ -29,8 +33,9 @@ const PUMP_MS: f64 = 10.0;
 struct Worker {
     /// Made when the default lesson's text has come.
     session: Option<Session>,
-    /// Actions not yet applied, in order: the first waits for a lesson's text.
-    pending: VecDeque<Action>,
+    /// Actions not yet applied, in order (the first waits for a lesson's text), each with
+    /// whether the first screen waits for its console answer.
+    pending: VecDeque<(Action, bool)>,
     /// A lesson's text is being fetched (`pending` waits).
     fetching: bool,
     scope: DedicatedWorkerGlobalScope,
@@ -148,23 +153,79 @@ async fn run_importer(capture: &str, flows: &str, sets: &str) -> Result<steerlab
 /// The global the worker's start script sets to the lessons' directory URL (client.rs).
 const LESSONS_URL: &str = "STEERLAB_LESSONS";
 
-/// The built-in lessons `action` opens whose texts the worker has not fetched yet; with no
-/// session yet, the default lesson first.
+/// What web/boot.js's first screen sends, as JSON text: `{open, text}`, the lesson it shows
+/// with the text it fetched, or `{command}`, a line typed in its console. Read with the
+/// browser's JSON parser (a serde type would add its field matchers to the module).
+struct FirstScreen;
+
+impl FirstScreen {
+    /// The action it asks for (a lesson's text is registered first), and whether it waits
+    /// for an answer in plain text.
+    fn action(text: &str) -> Result<(Action, bool), String> {
+        let m = js_sys::JSON::parse(text).map_err(|_| "a first-screen message is not JSON".to_string())?;
+        let field = |name: &str| js_sys::Reflect::get(&m, &name.into()).ok().and_then(|v| v.as_string());
+        match (field("open"), field("text"), field("command")) {
+            (Some(id), Some(text), None) => {
+                steerlab_scenario::register(&id, text)?;
+                Ok((Action::OpenLesson(id), false))
+            }
+            (None, None, Some(line)) => Ok((
+                Action::Command {
+                    host: 0,
+                    line,
+                    from: Origin::Console,
+                },
+                true,
+            )),
+            _ => Err("a first-screen message is {open, text} or {command}".into()),
+        }
+    }
+}
+
+/// The built-in lessons `action` needs whose texts the worker has not fetched yet: the one it
+/// opens, and the default lesson where the session may fall back to it (a lesson that is not
+/// one, a link that is refused, a session started by anything but a lesson).
 fn lessons_missing(action: &Action, started: bool) -> Vec<String> {
-    let named = match action {
-        Action::OpenLesson(id) | Action::OpenCompare(id) => Some(id.clone()),
+    let known = |id: &str| steerlab_scenario::lesson_title(id).is_some();
+    let needed: Vec<String> = match action {
+        Action::OpenLesson(id) | Action::OpenCompare(id) if known(id) => vec![id.clone()],
+        Action::OpenLesson(_) | Action::OpenCompare(_) => vec![DEFAULT_LESSON.into()],
         Action::Restore(link) => match steerlab_scenario::permalink::decode(link).map(|s| s.source) {
-            Ok(steerlab_scenario::permalink::Source::Lesson(id)) => Some(id),
-            _ => None,
+            Ok(steerlab_scenario::permalink::Source::Lesson(id)) => vec![id, DEFAULT_LESSON.into()],
+            _ => vec![DEFAULT_LESSON.into()],
         },
+        _ if !started => vec![DEFAULT_LESSON.into()],
+        _ => vec![],
+    };
+    needed
+        .into_iter()
+        .filter(|id| known(id) && steerlab_scenario::lesson(id).is_none())
+        .collect()
+}
+
+/// The session a worker starts with: on the lesson its first action opens (as that action
+/// would open it: true), else on the default lesson, to which the action then applies.
+fn first_session(action: &Action) -> (Session, bool) {
+    let opened = match action {
+        Action::OpenLesson(id) => Session::on_lesson(id, 1).ok(),
+        Action::OpenCompare(id) => Session::on_lesson(id, 2).ok(),
         _ => None,
     };
-    let default = (!started).then(|| DEFAULT_LESSON.to_string());
-    default
-        .into_iter()
-        .chain(named)
-        .filter(|id| steerlab_scenario::lesson_title(id).is_some() && steerlab_scenario::lesson(id).is_none())
-        .collect()
+    match opened {
+        Some(s) => (s, true),
+        None => (Session::default(), false),
+    }
+}
+
+/// The first screen's answer to a command: the console's last line, as JSON text.
+fn answer(session: &Session) -> String {
+    let line = session.host(0).and_then(|c| c.last_console_line());
+    let (output, error) = match line.map(|l| &l.output) {
+        Some(Ok(o)) => (o.as_str(), false),
+        Some(Err(e)) => (e.as_str(), true),
+        None => ("", false),
+    };
+    serde_json::json!({ "answer": { "output": output, "error": error } }).to_string()
 }
 
 /// Applies the pending actions in order until one needs a lesson not fetched yet; fetches it
@@ -172,18 +233,31 @@ fn lessons_missing(action: &Action, started: bool) -> Vec<String> {
 fn drain(worker: &Rc<RefCell<Worker>>) {
     let mut w = worker.borrow_mut();
     while !w.fetching {
-        let Some(action) = w.pending.front() else { break };
+        let Some((action, _)) = w.pending.front() else { break };
         let missing = lessons_missing(action, w.session.is_some());
         if !missing.is_empty() {
             w.fetching = true;
             fetch_lessons(worker.clone(), missing);
             break;
         }
-        let Some(action) = w.pending.pop_front() else { break };
-        let session = w.session.get_or_insert_with(Session::default);
+        let Some((action, answered)) = w.pending.pop_front() else {
+            break;
+        };
+        if w.session.is_none() {
+            let (session, opened) = first_session(&action);
+            w.session = Some(session);
+            if opened {
+                continue;
+            }
+        }
+        let Some(session) = w.session.as_mut() else { break };
         match action {
             Action::ImportHost { capture, flows, sets } => import_host(worker.clone(), capture, flows, sets),
             action => session.apply(action),
+        }
+        if answered {
+            let text = answer(session);
+            let _ = w.scope.post_message(&JsValue::from_str(&text));
         }
     }
     w.flush();
@@ -274,8 +348,12 @@ pub fn run() {
     on_wake.forget(); // lives as long as the worker
     let w = worker.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        match decode::<Action>(&js_sys::Uint8Array::new(&e.data()).to_vec()) {
-            Ok(action) => w.borrow_mut().pending.push_back(action),
+        let action = match e.data().as_string() {
+            Some(text) => FirstScreen::action(&text),
+            None => decode::<Action>(&js_sys::Uint8Array::new(&e.data()).to_vec()).map(|a| (a, false)),
+        };
+        match action {
+            Ok(pending) => w.borrow_mut().pending.push_back(pending),
             Err(why) => w.borrow().post(&ToPage::Event(Event::Banner(Some(why)))),
         }
         drain(&w);

@@ -304,6 +304,9 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
 
     let embed = props.embed;
     let Some(view) = session.view else {
+        if error.is_none() && crate::client::first_screen_shown() {
+            return html! {};
+        }
         return html! {
             <main class={classes!("sandbox", embed.then_some("embed"))}>
                 if let Some(message) = &*error {

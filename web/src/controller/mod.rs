@@ -287,6 +287,11 @@ impl Controller {
         Controller::for_scenario(scenario, Source::Scenario(text.to_string()))
     }
 
+    /// The console's last line (what a command just answered).
+    pub fn last_console_line(&self) -> Option<&ConsoleLine> {
+        self.console.lines().last()
+    }
+
     /// The scenario being run.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario

@@ -109,6 +109,16 @@ impl Session {
         }
     }
 
+    /// A new session on built-in lesson `id`, on `hosts` hosts side by side (two for the
+    /// compare view), as `OpenLesson` and `OpenCompare` open it: the worker starts this way,
+    /// without the default lesson's text (worker.rs).
+    pub fn on_lesson(id: &str, hosts: usize) -> Result<Session, String> {
+        let hosts = (0..hosts.max(1))
+            .map(|_| Controller::for_lesson(id))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Session::with(hosts))
+    }
+
     /// Host `i`'s controller, if there is one.
     pub fn host(&self, i: usize) -> Option<&Controller> {
         self.hosts.get(i).map(|h| &h.c)

@@ -1,0 +1,220 @@
+// The page's first moments, before its wasm module has run (issue 32). Inlined into the
+// HTML's head by Trunk, so it runs at once:
+//  - it fetches the requested lesson's text and draws the lesson's title, goal and first step
+//    and a console, in plain HTML, so a learner reads while the module downloads;
+//  - it compiles the module once (streaming, as it downloads) for both threads: the page's
+//    loader (Trunk.toml `pattern_script`) instantiates this compiled module, and every worker
+//    gets it by postMessage;
+//  - it starts the simulation worker as soon as the module is compiled, opens the lesson in it
+//    and lets the plain console talk to it, so the console answers before the page's module
+//    has rendered anything. The page then adopts that worker (client.rs) and its session:
+//    the commands typed early are in its console, and the first screen gives way to the page.
+// A compare view, a shared link (#s=) and a click-to-start embed have no first screen: the page
+// opens them itself (they still share the compiled module).
+(() => {
+  "use strict";
+  const params = new URLSearchParams(location.search);
+  const lesson = params.get("lesson") ?? "rss-basics";
+  // A built-in lesson's first screen (scripts/first-screens.mjs inlines them), unless the page
+  // opens something else (the compare view, a link, a click-to-start embed).
+  const screens = window.steerlabFirstScreens ?? {};
+  const screen = params.get("view") !== "compare" && params.get("start") !== "click"
+    && !location.hash.startsWith("#s=") && Object.hasOwn(screens, lesson) ? screens[lesson] : null;
+  const base = new URL(".", location.href).href;
+  // The lesson's whole text, for the worker (the first screen has its digest already).
+  const text = screen ? fetch(`${base}lessons/${lesson}.json`).then((r) => (r.ok ? r.text() : null)).catch(() => null) : null;
+
+  const boot = {
+    /** The compiled module (a promise), from the moment the document is parsed (before the
+     * page's loader runs: it instantiates this). */
+    module: null,
+    /** The page has started its session: no first screen any more. */
+    closed: false,
+    /** The first screen's worker and what it holds, for the page to adopt (once). */
+    early: null,
+    /** A new simulation worker, given the compiled module when it is ready. */
+    spawn,
+    /** The module for the page's loader, once the first screen's worker has answered what
+     * its console asked (the page's start would hold the main thread that relays the
+     * answer); at most 2 s after the module is compiled. Null without a module. */
+    forPage() {
+      if (!boot.module) return null;
+      // Settled, then one frame for the answer to be painted before the page's start holds
+      // the main thread.
+      const settled = () => new Promise((done) => {
+        e.settled = () => requestAnimationFrame(() => setTimeout(done));
+        settle();
+        setTimeout(done, 2000);
+      });
+      return boot.module.then((m) => settled().then(() => m));
+    },
+    /** The page takes the first screen's worker if there is one: { worker, ready, opened
+     * (it holds lesson `id` already), queued (messages for it once ready) }. */
+    adopt(id) {
+      boot.closed = true;
+      const e = boot.early;
+      boot.early = null;
+      if (!e?.worker) return null;
+      e.worker.onmessage = null;
+      return { worker: e.worker, ready: e.ready, opened: e.opened === id, queued: e.queue.splice(0) };
+    },
+  };
+  window.steerlabBoot = boot;
+
+  /** The module's URLs, from the preload links Trunk writes at the end of the head. */
+  function urls() {
+    const link = (sel) => document.querySelector(sel)?.href;
+    return { glue: link("link[rel=modulepreload]"), wasm: link("link[rel=preload][type='application/wasm']") };
+  }
+
+  /** Compiles as it downloads (the preload's bytes); a host that serves wasm as another
+   * type gets the slow path. */
+  function compile(wasm) {
+    const get = () => fetch(wasm, { credentials: "same-origin" });
+    return WebAssembly.compileStreaming(get()).catch(() => get().then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)));
+  }
+
+  function spawn() {
+    const { glue } = urls();
+    const json = (s) => JSON.stringify(s);
+    // The worker's start: the globals worker.rs reads, then the page's own glue, instantiated
+    // with the module posted first (later messages wait in the worker until Rust listens;
+    // it says Ready then).
+    const script = `self.STEERLAB_IMPORTER = ${json(`${base}importer/steerlab_importer.js`)};
+self.STEERLAB_LESSONS = ${json(`${base}lessons/`)};
+import init from ${json(glue)};
+self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }).catch((err) => setTimeout(() => { throw err; })); };
+`;
+    const url = URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
+    const worker = new Worker(url, { type: "module" });
+    URL.revokeObjectURL(url);
+    boot.module.then((m) => worker.postMessage(m), (err) => setTimeout(() => { throw err; }));
+    return worker;
+  }
+
+  /** Once the document is parsed (the head's preload links, the body's placeholder): its
+   * readyState turns "interactive" before the page's deferred loader runs and long before
+   * DOMContentLoaded, which waits for the loader's glue. */
+  function parsed(f) {
+    if (document.readyState !== "loading") f();
+    else document.addEventListener("readystatechange", f, { once: true });
+  }
+
+  /** The first screen's worker: started when the lesson's text is here; until it is ready,
+   * what the first screen sends waits in `queue`. */
+  const e = { worker: null, expected: false, ready: false, opened: null, queue: [], out: null, asked: 0, settled: null };
+  const send = (msg) => (e.ready ? e.worker.postMessage(msg) : e.queue.push(msg));
+  const ask = (line) => {
+    e.asked++;
+    send(JSON.stringify({ command: line }));
+  };
+  /** The page may start: no first-screen worker coming, or it is ready and has answered
+   * (the lines typed before the page's start go to it, not lost in between). */
+  function settle() {
+    if (e.settled && (!e.expected || (e.ready && e.asked === 0))) {
+      const go = e.settled;
+      e.settled = null;
+      go();
+    }
+  }
+
+  /** The lesson's text is here: the worker starts on it (its open goes before any line the
+   * first screen's console took meanwhile). */
+  function begin(t) {
+    let ok = false;
+    try {
+      ok = Boolean(t && JSON.parse(t).lesson && urls().glue && boot.module);
+    } catch {
+      // the page says what is wrong
+    }
+    if (!ok) {
+      e.expected = false;
+      return settle();
+    }
+    e.worker = spawn();
+    e.opened = lesson;
+    boot.early = e;
+    e.queue.unshift(JSON.stringify({ open: lesson, text: t }));
+    e.worker.onmessage = (m) => {
+      if (typeof m.data === "string") {
+        const a = JSON.parse(m.data).answer;
+        if (a && e.out) {
+          print(e.out, a.output, a.error);
+          requestAnimationFrame(() => performance.mark("steerlab:first-answer"));
+        }
+        e.asked--;
+      } else if (!e.ready) {
+        // The worker's first binary message is its Ready; later ones are views for the page.
+        performance.mark("steerlab:worker-ready");
+        e.ready = true;
+        e.queue.splice(0).forEach((msg) => e.worker.postMessage(msg));
+      }
+      settle();
+    };
+  }
+
+  // The lesson's first screen (title, goal, first step: inlined in the page by
+  // scripts/first-screens.mjs) as soon as the body is parsed; the worker when its text is here.
+  parsed(() => {
+    if (urls().wasm) boot.module = compile(urls().wasm).then((m) => (performance.mark("steerlab:compiled"), m));
+    if (screen && !boot.closed) {
+      e.out = draw(screen, ask);
+      performance.mark("steerlab:first-screen");
+    }
+  });
+  if (screen) {
+    e.expected = true;
+    text.then((t) => parsed(() => !boot.closed && begin(t)));
+  }
+
+  /** `{{…}}` figures come from the engine: an ellipsis until it runs. */
+  const plain = (s) => String(s ?? "").replace(/\{\{[^}]*\}\}/g, "…");
+
+  function el(tag, attrs, ...children) {
+    const n = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs ?? {})) n.setAttribute(k, v);
+    for (const c of children) n.append(c);
+    return n;
+  }
+
+  /** Text with `code` spans, as the lesson panel shows it. */
+  function rich(s) {
+    return plain(s).split("`").map((t, i) => (i % 2 ? el("code", null, t) : document.createTextNode(t)));
+  }
+
+  /** The first screen, laid out as the page's lesson column; returns the console's output. */
+  function draw(l, run) {
+    const root = document.getElementById("first-screen");
+    if (!root) return null;
+    const out = el("pre", { class: "console-output", "data-testid": "console-output", tabindex: "0", "aria-live": "polite" });
+    const input = el("input", {
+      "data-testid": "console-input", spellcheck: "false", autocomplete: "off", placeholder: "help",
+      "aria-label": "command line (Enter runs)",
+    });
+    input.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Enter" || !input.value.trim()) return;
+      const line = input.value.trim();
+      out.append(el("span", { class: "prompt" }, `# ${line}\n`));
+      input.value = "";
+      run(line);
+    });
+    const main = el("main", { class: `sandbox${params.get("embed") === "1" ? " embed" : ""}` },
+      el("header", { class: "topbar" }, el("h1", null, "steerlab"),
+        el("p", { class: "notice", role: "status", "data-testid": "loading" }, "Starting the simulation…")),
+      el("div", { class: "lesson-col" },
+        el("section", { class: "panel lesson", "aria-labelledby": "lesson-title" },
+          el("div", { class: "lesson-head" }, el("h2", { id: "lesson-title" }, plain(l.title))),
+          el("p", { class: "goal" }, el("strong", null, "Goal: "), ...rich(l.goal)),
+          el("ol", { class: "steps" }, el("li", { class: "current" }, el("p", { class: "step-text" }, ...rich(l.step))))),
+        el("section", { class: "panel console", "aria-label": "Console" }, el("h2", null, "Console"), out,
+          el("label", { class: "console-line" }, el("span", { "aria-hidden": "true" }, "# "), input))),
+      el("div", { class: "stage" }));
+    root.replaceChildren(main);
+    return out;
+  }
+
+  function print(out, output, error) {
+    if (output) out.append(el("span", error ? { class: "err" } : null, `${output.trimEnd()}\n`));
+  }
+
+})();
