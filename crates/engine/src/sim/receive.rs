@@ -69,10 +69,7 @@ impl Sim {
             let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
             last = step.fate;
             if step.structural {
-                self.record(Event::Step {
-                    flow: f,
-                    fate: step.fate,
-                });
+                self.record_step(f, step.fate);
             }
             if matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. }) {
                 unread += m;

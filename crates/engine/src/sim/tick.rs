@@ -193,9 +193,18 @@ impl Sim {
     /// `ICE_SERVICE_SCHED` go; a queued run walks the list (arfs.rs `ice_sync`) and lasts its
     /// walk plus its hardware writes. The kworker's time is system time on CPU 0; the walk holds
     /// `arfs_lock`, which every `ice_rx_flow_steer` takes (the tick's end prices the wait).
-    #[inline]
+    #[inline(always)]
     pub(super) fn service_task_due(&mut self) {
         let now = Nanos(self.now.0 + self.elapsed);
+        if self.timers.ice_maybe_due(now) {
+            self.service_task_run(now);
+        }
+    }
+
+    /// [`Sim::service_task_due`] when a run starts or ends by `now`: out of line, so that the
+    /// per-flow check stays one compare.
+    #[inline(never)]
+    fn service_task_run(&mut self, now: Nanos) {
         if self.timers.ice_end_due(now) {
             let writes = self.arfs.counters.hw_writes;
             self.arfs.ice_writes_done();
