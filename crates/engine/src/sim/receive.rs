@@ -30,7 +30,7 @@ impl Sim {
     /// the first half sees whoever read last, the second half sees this reader.
     #[inline]
     pub(super) fn run_flow(&mut self, f: usize, t1: Nanos) {
-        let flow = &self.flows[f];
+        let flow = &mut self.flows[f];
         // A send-only flow, or a closed one (whose `sent` stays for the views' rates).
         if flow.rate_pps == 0 {
             return;
@@ -44,29 +44,28 @@ impl Sim {
         if left == 0 {
             return;
         }
-        self.flows[f].sent = due;
+        flow.sent = due;
+        let (readers, first_reader) = (flow.readers, flow.first_reader);
         self.counters.offered += left;
-        let reader = match self.flows[f].readers {
-            0 | 1 => self.flows[f].first_reader,
+        let reader = match readers {
+            0 | 1 => first_reader,
             n => self.info[f].readers[self.rng.below(n) as usize],
         };
         self.flows[f].reader = reader;
-        let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
+        let b = self.burst(f, reader);
         let aggregate = self.cfg.mode == Mode::Aggregate;
         // Packets before the read, and whether any packet of the burst reached the socket and
         // has not been read yet. When the read cannot change the sock table (the entry already
         // holds this reader's CPU, or there is no table or reader), where it falls in the
-        // burst changes nothing: the burst runs whole and the read follows it.
-        let mut before_read = if self.read_changes_nothing(f, reader_cpu) {
-            0
-        } else {
-            left - left / 2
-        };
+        // burst changes nothing: the burst runs whole and the read follows it. Only the
+        // burst's first read can change it (nothing else writes the table meanwhile).
+        let mut record = !self.read_changes_nothing(&b);
+        let mut before_read = if record { left - left / 2 } else { 0 };
         // Packets that reached the socket since the last read.
         let (mut unread, mut last) = (0, Fate::RingDrop);
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
-            let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
+            let (step, m) = self.steer(&b, if aggregate { cap } else { 1 });
             last = step.fate;
             if step.structural {
                 self.record_step(f, step.fate);
@@ -78,13 +77,38 @@ impl Sim {
             if before_read > 0 {
                 before_read -= m;
                 if before_read == 0 && unread > 0 {
-                    self.recvmsg(f, core::mem::take(&mut unread));
+                    self.recvmsg(&b, core::mem::take(&mut unread), core::mem::take(&mut record));
                 }
             }
         }
         self.flows[f].last_drop = last.drop_point();
         if unread > 0 {
-            self.recvmsg(f, unread);
+            self.recvmsg(&b, unread, record);
+        }
+    }
+
+    /// What all of flow `f`'s packets of this tick share, read once: nothing a step does
+    /// changes it. The NIC's filters change only between flows (ice's service task writes
+    /// between them, mlx5's work at the tick's end, ATR before the flows), a queue's IRQ CPU,
+    /// a thread's CPU and tc's filters only between ticks.
+    #[inline]
+    fn burst(&self, f: usize, reader: u32) -> Burst {
+        let (q, rule) = self.rx_queue(f);
+        let irq = self.queues[usize::from(q)].irq_cpu;
+        let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
+        let rc = reader_cpu.unwrap_or(irq);
+        Burst {
+            f,
+            reader,
+            hash: self.flows[f].skb_hash,
+            q,
+            rule,
+            irq,
+            reader_cpu,
+            rc,
+            wakeable: reader_cpu.is_some() && self.reader_sleeps(f),
+            sleeps: self.reader_sleeps(f),
+            tc: self.tc.as_ref().map(|t| t.classify(&self.info[f].key)),
         }
     }
 
@@ -195,14 +219,13 @@ impl Sim {
             .is_some_and(|fl| fl.sample(hash))
     }
 
-    /// Whether the reader's read of flow `f` would leave `rps_sock_flow_table` as it is.
+    /// Whether the reader's read of the burst's flow would leave `rps_sock_flow_table` as it is.
     #[inline]
-    pub(super) fn read_changes_nothing(&self, f: usize, reader_cpu: Option<u16>) -> bool {
-        let (Some(sock), Some(cpu), true) = (&self.sock, reader_cpu, self.flows[f].established) else {
+    fn read_changes_nothing(&self, b: &Burst) -> bool {
+        let (Some(sock), Some(cpu), true) = (&self.sock, b.reader_cpu, self.flows[b.f].established) else {
             return true;
         };
-        let hash = self.flows[f].skb_hash;
-        sock.ents[sock.index(hash)] == SockFlowTable::value(hash, cpu, self.cpu_mask)
+        sock.ents[sock.index(b.hash)] == SockFlowTable::value(b.hash, cpu, self.cpu_mask)
     }
 
     /// The reader's reads of flow `f`'s `delivered` packets: user and sys time per read, one
@@ -212,22 +235,25 @@ impl Sim {
     /// `_sock_rps_record_flow` records only a socket in `TCP_ESTABLISHED` (a TCP connection or
     /// a connected UDP socket): an unconnected UDP server socket leaves the table alone, and
     /// its packets follow plain RPS.
+    /// `record`: the read may change the table (else `record_flow` would find its entry
+    /// already holding the reader's CPU).
     #[inline]
-    pub(super) fn recvmsg(&mut self, f: usize, delivered: u64) {
-        let reader = self.flows[f].reader as usize;
-        let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else {
+    fn recvmsg(&mut self, b: &Burst, delivered: u64, record: bool) {
+        let Some(cpu) = b.reader_cpu else {
             return;
         };
-        let reads = if self.reader_sleeps(f) {
+        let reads = if b.sleeps {
             delivered
         } else {
             // The packets came over `delivered / rate` s; a read takes `app_read_ns`.
-            let per_read = u128::from(self.flows[f].rate_pps) * u128::from(self.cfg.costs.app_read_ns);
+            let per_read = u128::from(self.flows[b.f].rate_pps) * u128::from(self.cfg.costs.app_read_ns);
             ((u128::from(delivered) * 1_000_000_000 / per_read) as u64).max(1)
         };
         self.charge(cpu, Stage::AppRead, reads);
         self.charge(cpu, Stage::SysRead, reads);
-        self.record_flow(f, reader, cpu);
+        if record {
+            self.record_flow(b.f, b.reader as usize, cpu);
+        }
     }
 
     /// `sock_rps_record_flow` for flow `f`'s socket from thread `tid` on `cpu`: a read
@@ -259,56 +285,28 @@ impl Sim {
         self.record(Event::SockRecord { flow: f, cpu });
     }
 
-    /// Up to `want` packets of flow `f` along one path; returns the step and how many packets
-    /// took it. The path is decided before anything changes, and the run is cut where the
-    /// next packet could take another: where the ring or the target backlog fills, and after
-    /// one packet when the planned `set_rps_cpu` changes state other than counters and stamps
-    /// (a call the driver skips repeats as it is). Packet mode asks for one packet at a time;
-    /// both modes give the same counters and digest (tested).
+    /// Up to `want` packets of the burst's flow along one path; returns the step and how many
+    /// packets took it. The path is decided before anything changes, and the run is cut where
+    /// the next packet could take another: where the ring or the target backlog fills, and
+    /// after one packet when the planned `set_rps_cpu` changes state other than counters and
+    /// stamps (a call the driver skips repeats as it is). Packet mode asks for one packet at a
+    /// time; both modes give the same counters and digest (tested).
     #[inline]
-    pub(super) fn steer(&mut self, f: usize, want: u64, reader_cpu: Option<u16>) -> (Step, u64) {
+    fn steer(&mut self, b: &Burst, want: u64) -> (Step, u64) {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
-        let tc = self.tc.as_ref().map(|b| b.classify(&self.info[f].key));
-        if let Some(Classify {
-            sw: SwResult::DroppedInHw,
-            ..
-        }) = tc
-        {
-            let m = want;
-            // An offloaded filter (in_hw) dropped the packet in the NIC: no queue, no CPU.
-            if let (Some(b), Some(c)) = (self.tc.as_mut(), &tc) {
-                b.count(c, m);
-            }
-            self.counters.tc_drop += m;
-            self.counters.tc_hw_drop += m;
-            return (
-                Step {
-                    fate: Fate::TcHwDrop,
-                    structural: false,
-                },
-                m,
-            );
+        if let Some(c) = b.tc.filter(|c| c.sw == SwResult::DroppedInHw) {
+            return self.tc_hw_drop(&c, want);
         }
-        let (q, rule) = self.rx_queue(f);
+        let (f, q, irq) = (b.f, b.q, b.irq);
         let qi = usize::from(q);
         let ring = self.queues[qi].budget;
         if ring == 0 {
-            // The ring is full: the NIC drops (rx_missed / rx_dropped), nothing else runs.
-            let m = want;
-            self.counters.ring_full += m;
-            self.queues[qi].stats.drops += m;
-            return (
-                Step {
-                    fate: Fate::RingDrop,
-                    structural: false,
-                },
-                m,
-            );
+            return self.ring_drop(qi, want);
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
         let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
-            self.get_rps_cpu(q, f)
+            self.get_rps_cpu(q, b.hash)
         } else {
             RpsChoice::INLINE
         };
@@ -321,7 +319,7 @@ impl Sim {
         }
         // enqueue_to_backlog's limits as they stand at this instant: the run stops where the
         // queue would pass netdev_max_backlog, or reach the flow limit's half-full mark.
-        let admit = rps.cpu.map(|c| self.backlog_admit(c, self.queues[qi].irq_cpu));
+        let admit = rps.cpu.map(|c| self.backlog_admit(c, irq));
         if let Some(a) = admit {
             if a.sample {
                 m = 1;
@@ -332,7 +330,6 @@ impl Sim {
         let rxq = &mut self.queues[qi];
         rxq.budget -= m;
         rxq.stats.packets += m;
-        let irq = rxq.irq_cpu;
         self.charge(irq, Stage::DriverRx, m);
         if self.xdp.is_some() {
             if let Some(fate) = self.run_xdp(irq, q, m) {
@@ -355,7 +352,7 @@ impl Sim {
             Some(a) if a.sample => self.flow_limited(irq, f),
             _ => false,
         };
-        if let (Some(c), false) = (tc, backlog_drop) {
+        if let (Some(c), false) = (b.tc, backlog_drop) {
             let tc_cpu = target.unwrap_or(irq);
             if self.tc_ingress(c, tc_cpu, m) {
                 return (
@@ -368,7 +365,10 @@ impl Sim {
             }
         }
         let (cpu, fate) = match target {
-            None => (irq, Fate::Inline { queue: q }),
+            None => {
+                self.counters.delivered += m;
+                (irq, Fate::Inline { queue: q })
+            }
             Some(c) => {
                 let ci = usize::from(c);
                 if backlog_drop {
@@ -395,14 +395,19 @@ impl Sim {
                 (c, Fate::Backlog { queue: q, cpu: c })
             }
         };
-        if matches!(fate, Fate::Inline { .. }) {
-            self.counters.delivered += m;
-        }
-        let rc = reader_cpu.unwrap_or(irq);
+        self.deliver(b, cpu, m);
+        (Step { fate, structural }, m)
+    }
+
+    /// The accounting of `m` packets of the burst processed on `cpu`: where they went
+    /// against the reader's CPU, NUMA crossings, the reader's wake-ups.
+    #[inline]
+    fn deliver(&mut self, b: &Burst, cpu: u16, m: u64) {
+        let (q, irq, rc) = (b.q, b.irq, b.rc);
         if irq != rc {
             // Seed 000's measure: the NIC put the packet on a queue whose CPU is not the reader's.
             self.counters.wrong_queue += m;
-            if rule == QueueRule::Arfs && reader_cpu.is_some() && self.rmap[usize::from(rc)] != q {
+            if b.rule == QueueRule::Arfs && b.reader_cpu.is_some() && self.rmap[usize::from(rc)] != q {
                 self.counters.arfs_missteered += m;
             }
         }
@@ -412,8 +417,8 @@ impl Sim {
         // poll that carries its data (`sk_data_ready` -> `sock_def_readable` ->
         // `try_to_wake_up`; the poll's later packets find it awake and `ttwu_state_match`
         // returns early). From another CPU, see [`Sim::remote_wakes`].
-        let wakes = if cpu != rc && reader_cpu.is_some() && self.reader_sleeps(f) {
-            self.remote_wakes(f, m)
+        let wakes = if cpu != rc && b.wakeable {
+            self.remote_wakes(b.f, m)
         } else {
             0
         };
@@ -436,14 +441,48 @@ impl Sim {
         }
         if crossings > 0 {
             row.add(Stage::CrossNuma, crossings * m);
-            self.counters.cross_numa_bytes += crossings * u64::from(self.flows[f].bytes) * m;
+            self.counters.cross_numa_bytes += crossings * u64::from(self.flows[b.f].bytes) * m;
         }
         // `last_queue` and `last_cpu` are read only by the views, never by the path: setting
         // them is not structural.
-        let flow = &mut self.flows[f];
+        let flow = &mut self.flows[b.f];
         flow.last_queue = q;
         flow.last_cpu = cpu;
-        (Step { fate, structural }, m)
+    }
+
+    /// An offloaded tc filter (in_hw) dropped the packets in the NIC: no queue, no CPU.
+    #[cold]
+    #[inline(never)]
+    fn tc_hw_drop(&mut self, c: &Classify, m: u64) -> (Step, u64) {
+        if let Some(b) = self.tc.as_mut() {
+            b.count(c, m);
+        }
+        self.counters.tc_drop += m;
+        self.counters.tc_hw_drop += m;
+        let fate = Fate::TcHwDrop;
+        (
+            Step {
+                fate,
+                structural: false,
+            },
+            m,
+        )
+    }
+
+    /// The ring is full: the NIC drops (rx_missed / rx_dropped), nothing else runs.
+    #[cold]
+    #[inline(never)]
+    fn ring_drop(&mut self, qi: usize, m: u64) -> (Step, u64) {
+        self.counters.ring_full += m;
+        self.queues[qi].stats.drops += m;
+        let fate = Fate::RingDrop;
+        (
+            Step {
+                fate,
+                structural: false,
+            },
+            m,
+        )
     }
 
     /// The flow entry at (queue, slot).
@@ -464,4 +503,30 @@ impl Sim {
             .expect("stamped entries live in a table")
             .flows[slot as usize]
     }
+}
+
+/// What all of a flow's packets of a tick share ([`Sim::burst`]), read once before its first
+/// step.
+#[derive(Clone, Copy, Debug)]
+struct Burst {
+    f: usize,
+    /// The reading thread of this tick (`u32::MAX` when none).
+    reader: u32,
+    /// `skb_get_hash`.
+    hash: u32,
+    /// The RX queue the NIC picks, and why.
+    q: u16,
+    rule: QueueRule,
+    /// The queue's IRQ CPU (the driver's poll).
+    irq: u16,
+    /// The reader's CPU, if the socket has a reader.
+    reader_cpu: Option<u16>,
+    /// The reader's CPU, else the IRQ CPU: packets processed there count as local.
+    rc: u16,
+    /// The reader sleeps between its packets ([`Sim::reader_sleeps`]).
+    sleeps: bool,
+    /// It has a reader and that reader sleeps: packets processed elsewhere wake it.
+    wakeable: bool,
+    /// The tc block's decision, if there is a block (it depends on the tuple and the filters).
+    tc: Option<Classify>,
 }

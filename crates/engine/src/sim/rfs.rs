@@ -100,12 +100,11 @@ pub(super) fn decide_rps(
 }
 
 impl Sim {
-    /// `get_rps_cpu` for a packet of flow `f` on queue `q`, decided before anything changes
+    /// `get_rps_cpu` for a packet with `hash` on queue `q`, decided before anything changes
     /// ([`decide_rps`]). Only `head_now` moves, and it only dequeues what the time already
     /// processed.
     #[inline]
-    pub(super) fn get_rps_cpu(&mut self, q: u16, f: usize) -> RpsChoice {
-        let hash = self.flows[f].skb_hash;
+    pub(super) fn get_rps_cpu(&mut self, q: u16, hash: u32) -> RpsChoice {
         let (elapsed, each) = (self.elapsed, self.backlog_ns());
         let (cpus, delivered) = (&mut self.cpus, &mut self.counters.delivered);
         let head = |c: u16| head_at(&mut cpus[usize::from(c)], delivered, elapsed, each);
