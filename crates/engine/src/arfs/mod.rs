@@ -228,6 +228,8 @@ pub struct Arfs {
     /// ice: the hardware writes of the run in progress, deletes first: (flow, queue or
     /// `None` for a delete).
     writes: Vec<(u32, Option<u16>)>,
+    /// ice: a run's adds while it walks (they follow its deletes); kept to reuse its room.
+    adds: Vec<(u32, Option<u16>)>,
     /// Driver counters.
     pub counters: ArfsCounters,
     /// The same per RX queue (grown on first use; counters only, never read by the model).
@@ -331,6 +333,7 @@ impl Arfs {
             last_id,
             pending: Vec::new(),
             writes: Vec::new(),
+            adds: Vec::new(),
             counters: ArfsCounters::default(),
             per_queue: Vec::new(),
         }

@@ -97,6 +97,13 @@ impl Sim {
         let irq = self.queues[usize::from(q)].irq_cpu;
         let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
         let rc = reader_cpu.unwrap_or(irq);
+        // enqueue_to_backlog: a packet is taken while qlen <= netdev_max_backlog (qlen
+        // before it, of `input_pkt_queue` alone: [`crate::backlog::Backlog::qlen`]); from
+        // qlen >= max / 2 on, `skb_flow_limit` samples each packet when the enqueuing CPU (the
+        // IRQ's) has a flow-limit table.
+        let max = u64::from(self.cfg.netdev_max_backlog);
+        let limited = self.cpus[usize::from(irq)].flow_limit.is_some();
+        let node = |c: u16| self.nodes[usize::from(c)];
         Burst {
             f,
             reader,
@@ -106,9 +113,14 @@ impl Sim {
             irq,
             reader_cpu,
             rc,
+            node_irq: node(irq),
+            node_rc: node(rc),
             wakeable: reader_cpu.is_some() && self.reader_sleeps(f),
             sleeps: self.reader_sleeps(f),
-            tc: self.tc.as_ref().map(|t| t.classify(&self.info[f].key)),
+            rps: self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass),
+            free_below: if limited { max / 2 } else { max + 1 },
+            limited,
+            tc: self.tc.is_some(),
         }
     }
 
@@ -159,32 +171,36 @@ impl Sim {
     /// `skb_flow_limit` samples each packet when the enqueuing CPU `irq` has a flow-limit
     /// table. Dequeues what the time has processed.
     #[inline]
-    pub(super) fn backlog_admit(&mut self, cpu: u16, irq: u16) -> Admit {
-        let max = u64::from(self.cfg.netdev_max_backlog);
-        let limited = self.cpus[usize::from(irq)].flow_limit.is_some();
-        // Below this queue length every packet is simply taken.
-        let free_below = if limited { max / 2 } else { max + 1 };
-        // The queue as last dequeued is an upper bound of the queue now: when even that is
-        // below the mark, the run may go on that far (a shorter run than the exact room gives
-        // the same results; only where the limit lies must be exact).
+    fn backlog_admit(&mut self, cpu: u16, b: &Burst) -> Admit {
+        // Below `free_below` every packet is simply taken. The queue as last dequeued is an
+        // upper bound of the queue now: when even that is below the mark, the run may go on
+        // that far (a shorter run than the exact room gives the same results; only where the
+        // limit lies must be exact).
         let stale = self.cpus[usize::from(cpu)].backlog.qlen();
-        if stale < free_below {
+        if stale < b.free_below {
             return Admit {
-                room: free_below - stale,
+                room: b.free_below - stale,
                 sample: false,
             };
         }
+        self.backlog_admit_now(cpu, b)
+    }
+
+    /// [`Sim::backlog_admit`] when the queue as last dequeued is at or past the mark: the
+    /// queue now decides.
+    #[inline(never)]
+    fn backlog_admit_now(&mut self, cpu: u16, b: &Burst) -> Admit {
         self.head_now(cpu);
         let qlen = self.cpus[usize::from(cpu)].backlog.qlen();
-        if qlen < free_below {
+        if qlen < b.free_below {
             return Admit {
-                room: free_below - qlen,
+                room: b.free_below - qlen,
                 sample: false,
             };
         }
         Admit {
-            room: (max + 1).saturating_sub(qlen),
-            sample: limited,
+            room: (u64::from(self.cfg.netdev_max_backlog) + 1).saturating_sub(qlen),
+            sample: b.limited,
         }
     }
 
@@ -295,7 +311,8 @@ impl Sim {
     fn steer(&mut self, b: &Burst, want: u64) -> (Step, u64) {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
-        if let Some(c) = b.tc.filter(|c| c.sw == SwResult::DroppedInHw) {
+        let tc = if b.tc { self.tc_classify(b.f) } else { None };
+        if let Some(c) = tc.filter(|c| c.sw == SwResult::DroppedInHw) {
             return self.tc_hw_drop(&c, want);
         }
         let (f, q, irq) = (b.f, b.q, b.irq);
@@ -305,7 +322,7 @@ impl Sim {
             return self.ring_drop(qi, want);
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
-        let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
+        let rps = if b.rps {
             self.get_rps_cpu(q, b.hash)
         } else {
             RpsChoice::INLINE
@@ -319,7 +336,7 @@ impl Sim {
         }
         // enqueue_to_backlog's limits as they stand at this instant: the run stops where the
         // queue would pass netdev_max_backlog, or reach the flow limit's half-full mark.
-        let admit = rps.cpu.map(|c| self.backlog_admit(c, irq));
+        let admit = rps.cpu.map(|c| self.backlog_admit(c, b));
         if let Some(a) = admit {
             if a.sample {
                 m = 1;
@@ -352,7 +369,7 @@ impl Sim {
             Some(a) if a.sample => self.flow_limited(irq, f),
             _ => false,
         };
-        if let (Some(c), false) = (b.tc, backlog_drop) {
+        if let (Some(c), false) = (tc, backlog_drop) {
             let tc_cpu = target.unwrap_or(irq);
             if self.tc_ingress(c, tc_cpu, m) {
                 return (
@@ -411,8 +428,8 @@ impl Sim {
                 self.counters.arfs_missteered += m;
             }
         }
-        let node = |c: u16| self.nodes[usize::from(c)];
-        let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
+        let node = self.nodes[usize::from(cpu)];
+        let crossings = u64::from(b.node_irq != node) + u64::from(node != b.node_rc);
         // A reader that sleeps between its packets is woken by the first packet of each NAPI
         // poll that carries its data (`sk_data_ready` -> `sock_def_readable` ->
         // `try_to_wake_up`; the poll's later packets find it awake and `ttwu_state_match`
@@ -448,6 +465,12 @@ impl Sim {
         let flow = &mut self.flows[b.f];
         flow.last_queue = q;
         flow.last_cpu = cpu;
+    }
+
+    /// The tc block's decision for flow `f` (it depends on the tuple and the filters).
+    #[inline(never)]
+    fn tc_classify(&self, f: usize) -> Option<Classify> {
+        self.tc.as_ref().map(|t| t.classify(&self.info[f].key))
     }
 
     /// An offloaded tc filter (in_hw) dropped the packets in the NIC: no queue, no CPU.
@@ -527,6 +550,15 @@ struct Burst {
     sleeps: bool,
     /// It has a reader and that reader sleeps: packets processed elsewhere wake it.
     wakeable: bool,
-    /// The tc block's decision, if there is a block (it depends on the tuple and the filters).
-    tc: Option<Classify>,
+    /// The NUMA nodes of `irq` and `rc`.
+    node_irq: u16,
+    node_rc: u16,
+    /// RPS runs: no XDP program, or one that passes the packets.
+    rps: bool,
+    /// A backlog takes every packet while its queue is shorter than this
+    /// ([`Sim::backlog_admit`]), and the IRQ CPU has a flow-limit table.
+    free_below: u64,
+    limited: bool,
+    /// There is a tc ingress block.
+    tc: bool,
 }

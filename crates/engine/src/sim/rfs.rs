@@ -204,7 +204,8 @@ impl Sim {
                     };
                     // ice_arfs_is_perfect_flow_set: not while a partial-mask ntuple rule
                     // holds the flow type's input set (the driver answers -EOPNOTSUPP).
-                    let refused = self.partial_input_set[self.info[f].key.flow_type().index()];
+                    let refused = self.partial_input_set.contains(&true)
+                        && self.partial_input_set[self.info[f].key.flow_type().index()];
                     let decision = if refused {
                         Decision::refused()
                     } else {

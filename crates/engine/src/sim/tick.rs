@@ -99,11 +99,12 @@ impl Sim {
         // without a division per flow. tick_ns <= 1e9 and f < 1e6: the products fit in u64.
         let (tick, count) = (self.cfg.tick_ns, u64::from(n.max(1)));
         let (mut at, mut frac) = (tick * u64::from(first) / count, tick * u64::from(first) % count);
+        let (step, step_frac) = (tick / count, tick % count);
         for f in first..last {
             self.elapsed = at;
             self.service_task_due();
             self.run_flow(f as usize, t1);
-            (at, frac) = (at + tick / count, frac + tick % count);
+            (at, frac) = (at + step, frac + step_frac);
             if frac >= count {
                 (at, frac) = (at + 1, frac - count);
             }
