@@ -103,7 +103,7 @@ impl Sim {
     /// `get_rps_cpu` for a packet with `hash` on queue `q`, decided before anything changes
     /// ([`decide_rps`]). Only `head_now` moves, and it only dequeues what the time already
     /// processed.
-    #[inline]
+    #[inline(always)]
     pub(super) fn get_rps_cpu(&mut self, q: u16, hash: u32) -> RpsChoice {
         let (elapsed, each) = (self.elapsed, self.backlog_ns());
         let (cpus, delivered) = (&mut self.cpus, &mut self.counters.delivered);
