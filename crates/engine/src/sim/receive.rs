@@ -57,9 +57,10 @@ impl Sim {
         // Packets before the read, and whether any packet of the burst reached the socket and
         // has not been read yet. When the read cannot change the sock table (the entry already
         // holds this reader's CPU, or there is no table or reader), where it falls in the
-        // burst changes nothing: the burst runs whole and the read follows it. Only the
-        // burst's first read can change it (nothing else writes the table meanwhile).
-        let mut record = !self.read_changes_nothing(&b);
+        // burst changes nothing: the burst runs whole and the read follows it, and neither
+        // that read nor a later one records anything (nothing else writes the table
+        // meanwhile).
+        let record = !self.read_changes_nothing(&b);
         if !record && aggregate && self.steady_burst(&b, left) {
             self.flows[f].last_drop = None;
             self.recvmsg(&b, left, false);
@@ -82,7 +83,7 @@ impl Sim {
             if before_read > 0 {
                 before_read -= m;
                 if before_read == 0 && unread > 0 {
-                    self.recvmsg(&b, core::mem::take(&mut unread), core::mem::take(&mut record));
+                    self.recvmsg(&b, core::mem::take(&mut unread), record);
                 }
             }
         }
@@ -256,8 +257,8 @@ impl Sim {
     /// `_sock_rps_record_flow` records only a socket in `TCP_ESTABLISHED` (a TCP connection or
     /// a connected UDP socket): an unconnected UDP server socket leaves the table alone, and
     /// its packets follow plain RPS.
-    /// `record`: the read may change the table (else `record_flow` would find its entry
-    /// already holding the reader's CPU).
+    /// `record`: the burst's first read could change the table (else `record_flow` would
+    /// find its entry already holding the reader's CPU, and return).
     #[inline]
     fn recvmsg(&mut self, b: &Burst, delivered: u64, record: bool) {
         let Some(cpu) = b.reader_cpu else {
