@@ -445,6 +445,27 @@ impl Arfs {
         Decision { answer, entry, avoided }
     }
 
+    /// What [`Arfs::decide`] answers `req` again right after `d`, its answer, was carried
+    /// out, when `d` added an entry: the driver finds that entry (ice puts it at its bucket's
+    /// head, INACTIVE until the service task programs it; mlx5's rule is pending until its
+    /// work runs) and has nothing to do, `Skip` with the new filter id. `None` for any other
+    /// answer. (Checked against `decide` in debug builds.)
+    pub fn after_add(&self, req: &SteerRequest, d: &Decision) -> Option<Decision> {
+        let Steer::Add(id) = d.answer else {
+            return None;
+        };
+        let skip = Decision {
+            answer: Steer::Skip(id),
+            entry: NONE,
+            avoided: false,
+        };
+        debug_assert!({
+            let again = self.decide(req);
+            again.answer == skip.answer && !again.avoided
+        });
+        Some(skip)
+    }
+
     /// `ndo_rx_flow_steer`. Returns the outcome and whether any state other than counters
     /// changed (identical calls that change nothing may be applied together).
     pub fn rx_flow_steer(&mut self, req: SteerRequest) -> (Steer, bool) {

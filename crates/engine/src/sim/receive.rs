@@ -16,7 +16,7 @@ use crate::time::Nanos;
 use crate::xdp::XdpAction;
 
 use super::event::Event;
-use super::records::{Admit, Fate, RpsChoice, Step};
+use super::records::{Admit, Fate, RpsChoice, Step, Switch};
 use super::{QueueRule, Sim};
 
 impl Sim {
@@ -419,7 +419,68 @@ impl Sim {
             }
         };
         self.deliver(b, cpu, m);
+        if let (true, Some(p), Some(c)) = (structural && want > m, plan, target) {
+            let more = self.follow_add(b, want - m, rps, p, c);
+            return (Step { fate, structural }, m + more);
+        }
         (Step { fate, structural }, m)
+    }
+
+    /// The packets after a structural step whose `set_rps_cpu` call added an entry in the
+    /// driver, up to `want` of them, taken at once (returns how many; 0 leaves them to the
+    /// next step). Their path is known without deciding it again: the sock table is as it was
+    /// (no read in between: `want` stops at the read), so `get_rps_cpu` finds the same entry
+    /// and switches again (the add re-pointed the target queue's entry, not this one; its
+    /// look at the old CPU's head is done at this instant), and the driver now finds the new
+    /// entry: `Skip` ([`crate::arfs::Arfs::after_add`]). That call changes nothing, and the target entry
+    /// already holds the CPU and the filter, so the step is not structural: what `steer`
+    /// would do for them as one step. Not under 6.18, whose active-flow check reads the stamp
+    /// the add left; not when the add's entry is the one switched (then there is no switch).
+    #[inline(never)]
+    fn follow_add(&mut self, b: &Burst, want: u64, rps: RpsChoice, plan: Switch, c: u16) -> u64 {
+        let Some((req, added)) = plan.call else {
+            return 0;
+        };
+        if b.tc || self.xdp.is_some() || self.cfg.kernel.active_flow_check() || plan.loc == plan.from {
+            return 0;
+        }
+        let Some(skip) = self.arfs.after_add(&req, &added) else {
+            return 0;
+        };
+        let (q, irq) = (b.q, b.irq);
+        let (qi, ci) = (usize::from(q), usize::from(c));
+        let ring = self.queues[qi].budget;
+        let stale = self.cpus[ci].backlog.qlen();
+        if ring == 0 || stale >= b.free_below {
+            return 0;
+        }
+        let m = want.min(ring).min(b.free_below - stale);
+        let plan = Switch {
+            call: Some((req, skip)),
+            structural: false,
+            ..plan
+        };
+        debug_assert!({
+            let again = self.plan_set_rps_cpu(plan.from, plan.next_cpu, b.f);
+            let answer = |p: &Switch| p.call.map(|(_, d)| d.answer);
+            (again.loc, again.structural, answer(&again)) == (plan.loc, false, answer(&plan))
+        });
+        let rxq = &mut self.queues[qi];
+        rxq.budget -= m;
+        rxq.stats.packets += m;
+        self.charge(irq, Stage::DriverRx, m);
+        let (_, stamp, _) = self.apply_rps(m, rps, Some(plan));
+        let (elapsed, each) = (self.elapsed, self.backlog_ns());
+        let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
+        if let Some(at) = stamp {
+            self.entry_mut(at).last_qtail = tail;
+        }
+        if c != irq && woke {
+            self.wake_backlog(irq, ci);
+        }
+        self.charge(c, Stage::RpsEnqueue, m);
+        self.deliver(b, c, m);
+        m
     }
 
     /// Most bursts, whole in one step of [`Sim::steer`]'s: all `m` packets to one backlog,
