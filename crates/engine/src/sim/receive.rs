@@ -103,13 +103,6 @@ impl Sim {
         let irq = self.queues[usize::from(q)].irq_cpu;
         let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
         let rc = reader_cpu.unwrap_or(irq);
-        // enqueue_to_backlog: a packet is taken while qlen <= netdev_max_backlog (qlen
-        // before it, of `input_pkt_queue` alone: [`crate::backlog::Backlog::qlen`]); from
-        // qlen >= max / 2 on, `skb_flow_limit` samples each packet when the enqueuing CPU (the
-        // IRQ's) has a flow-limit table.
-        let max = u64::from(self.cfg.netdev_max_backlog);
-        let limited = self.cpus[usize::from(irq)].flow_limit.is_some();
-        let node = |c: u16| self.nodes[usize::from(c)];
         Burst {
             f,
             reader,
@@ -119,14 +112,8 @@ impl Sim {
             irq,
             reader_cpu,
             rc,
-            node_irq: node(irq),
-            node_rc: node(rc),
             wakeable: reader_cpu.is_some() && self.reader_sleeps(f),
             sleeps: self.reader_sleeps(f),
-            rps: self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass),
-            free_below: if limited { max / 2 } else { max + 1 },
-            limited,
-            tc: self.tc.is_some(),
         }
     }
 
@@ -182,10 +169,11 @@ impl Sim {
         // upper bound of the queue now: when even that is below the mark, the run may go on
         // that far (a shorter run than the exact room gives the same results; only where the
         // limit lies must be exact).
+        let free_below = self.queues[usize::from(b.q)].free_below;
         let stale = self.cpus[usize::from(cpu)].backlog.qlen();
-        if stale < b.free_below {
+        if stale < free_below {
             return Admit {
-                room: b.free_below - stale,
+                room: free_below - stale,
                 sample: false,
             };
         }
@@ -197,16 +185,17 @@ impl Sim {
     #[inline(never)]
     fn backlog_admit_now(&mut self, cpu: u16, b: &Burst) -> Admit {
         self.head_now(cpu);
+        let rxq = &self.queues[usize::from(b.q)];
         let qlen = self.cpus[usize::from(cpu)].backlog.qlen();
-        if qlen < b.free_below {
+        if qlen < rxq.free_below {
             return Admit {
-                room: b.free_below - qlen,
+                room: rxq.free_below - qlen,
                 sample: false,
             };
         }
         Admit {
             room: (u64::from(self.cfg.netdev_max_backlog) + 1).saturating_sub(qlen),
-            sample: b.limited,
+            sample: rxq.flow_limited,
         }
     }
 
@@ -317,7 +306,7 @@ impl Sim {
     fn steer(&mut self, b: &Burst, want: u64) -> (Step, u64) {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
-        let tc = if b.tc { self.tc_classify(b.f) } else { None };
+        let tc = if self.tc.is_some() { self.tc_classify(b.f) } else { None };
         if let Some(c) = tc.filter(|c| c.sw == SwResult::DroppedInHw) {
             return self.tc_hw_drop(&c, want);
         }
@@ -328,7 +317,7 @@ impl Sim {
             return self.ring_drop(qi, want);
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
-        let rps = if b.rps {
+        let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
             self.get_rps_cpu(q, b.hash)
         } else {
             RpsChoice::INLINE
@@ -441,7 +430,7 @@ impl Sim {
         let Some((req, added)) = plan.call else {
             return 0;
         };
-        if b.tc || self.xdp.is_some() || self.cfg.kernel.active_flow_check() || plan.loc == plan.from {
+        if self.tc.is_some() || self.xdp.is_some() || self.cfg.kernel.active_flow_check() || plan.loc == plan.from {
             return 0;
         }
         let Some(skip) = self.arfs.after_add(&req, &added) else {
@@ -449,12 +438,12 @@ impl Sim {
         };
         let (q, irq) = (b.q, b.irq);
         let (qi, ci) = (usize::from(q), usize::from(c));
-        let ring = self.queues[qi].budget;
+        let (ring, free_below) = (self.queues[qi].budget, self.queues[qi].free_below);
         let stale = self.cpus[ci].backlog.qlen();
-        if ring == 0 || stale >= b.free_below {
+        if ring == 0 || stale >= free_below {
             return 0;
         }
-        let m = want.min(ring).min(b.free_below - stale);
+        let m = want.min(ring).min(free_below - stale);
         let plan = Switch {
             call: Some((req, skip)),
             structural: false,
@@ -492,7 +481,9 @@ impl Sim {
     #[inline(always)]
     fn steady_burst(&mut self, b: &Burst, m: u64) -> bool {
         let qi = usize::from(b.q);
-        if b.tc || self.xdp.is_some() || self.queues[qi].budget < m {
+        let rxq = &self.queues[qi];
+        let free_below = rxq.free_below;
+        if self.tc.is_some() || self.xdp.is_some() || rxq.budget < m {
             return false;
         }
         let rps = self.get_rps_cpu(b.q, b.hash);
@@ -501,7 +492,7 @@ impl Sim {
         };
         let ci = usize::from(c);
         let stale = self.cpus[ci].backlog.qlen();
-        if stale >= b.free_below || b.free_below - stale < m {
+        if stale >= free_below || free_below - stale < m {
             return false;
         }
         let rxq = &mut self.queues[qi];
@@ -533,8 +524,8 @@ impl Sim {
                 self.counters.arfs_missteered += m;
             }
         }
-        let node = self.nodes[usize::from(cpu)];
-        let crossings = u64::from(b.node_irq != node) + u64::from(node != b.node_rc);
+        let node = |c: u16| self.nodes[usize::from(c)];
+        let crossings = u64::from(node(irq) != node(cpu)) + u64::from(node(cpu) != node(rc));
         // A reader that sleeps between its packets is woken by the first packet of each NAPI
         // poll that carries its data (`sk_data_ready` -> `sock_def_readable` ->
         // `try_to_wake_up`; the poll's later packets find it awake and `ttwu_state_match`
@@ -655,15 +646,4 @@ struct Burst {
     sleeps: bool,
     /// It has a reader and that reader sleeps: packets processed elsewhere wake it.
     wakeable: bool,
-    /// The NUMA nodes of `irq` and `rc`.
-    node_irq: u16,
-    node_rc: u16,
-    /// RPS runs: no XDP program, or one that passes the packets.
-    rps: bool,
-    /// A backlog takes every packet while its queue is shorter than this
-    /// ([`Sim::backlog_admit`]), and the IRQ CPU has a flow-limit table.
-    free_below: u64,
-    limited: bool,
-    /// There is a tc ingress block.
-    tc: bool,
 }

@@ -138,8 +138,15 @@ impl Sim {
             None => costs.driver_rx_ps + costs.stack_rx_ns * 1000,
         };
         let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns * 1000 / per_pkt_ps.max(1);
+        // enqueue_to_backlog: a packet is taken while qlen <= netdev_max_backlog (qlen before
+        // it, of `input_pkt_queue` alone: [`crate::backlog::Backlog::qlen`]); from
+        // qlen >= max / 2 on, `skb_flow_limit` samples each packet when the enqueuing CPU (the
+        // IRQ's) has a flow-limit table. Both change only between ticks.
+        let max = u64::from(self.cfg.netdev_max_backlog);
         for q in &mut self.queues {
             q.budget = ring_budget;
+            q.flow_limited = self.cpus[usize::from(q.irq_cpu)].flow_limit.is_some();
+            q.free_below = if q.flow_limited { max / 2 } else { max + 1 };
         }
         t1
     }
