@@ -324,7 +324,7 @@ impl Sim {
         };
         let plan = rps
             .switch
-            .map(|(next_cpu, from)| self.plan_set_rps_cpu(from, next_cpu, f));
+            .map(|(next_cpu, from)| self.plan_set_rps_cpu(from, next_cpu, f, b.hash));
         let mut m = want.min(ring);
         if plan.is_some_and(|p| p.structural) {
             m = 1;
@@ -450,7 +450,7 @@ impl Sim {
             ..plan
         };
         debug_assert!({
-            let again = self.plan_set_rps_cpu(plan.from, plan.next_cpu, b.f);
+            let again = self.plan_set_rps_cpu(plan.from, plan.next_cpu, b.f, b.hash);
             let answer = |p: &Switch| p.call.map(|(_, d)| d.answer);
             (again.loc, again.structural, answer(&again)) == (plan.loc, false, answer(&plan))
         });

@@ -167,10 +167,10 @@ impl Sim {
     // Out of line, like `set_rps_cpu`: inlined into `steer`, they cost the steady path more
     // instructions (measured with cachegrind) than the call costs a switch.
     #[inline(never)]
-    pub(super) fn plan_set_rps_cpu(&mut self, from: (u16, u32), next_cpu: u16, f: usize) -> Switch {
+    pub(super) fn plan_set_rps_cpu(&mut self, from: (u16, u32), next_cpu: u16, f: usize, hash: u32) -> Switch {
         let kernel = self.cfg.kernel;
-        let hash = self.flows[f].skb_hash;
         let q = from.0;
+        let cur = self.entry(from);
         let mut plan = Switch {
             from,
             next_cpu,
@@ -178,6 +178,8 @@ impl Sim {
             loc: from,
             structural: false,
         };
+        // The CPU of the entry that represents the flow afterwards, as it is now.
+        let mut loc_cpu = cur.cpu;
         if usize::from(next_cpu) < self.cpus.len() {
             let rxq_index = self.rmap[usize::from(next_cpu)];
             let arfs_on = self.cfg.ntuple && self.arfs.supported();
@@ -214,10 +216,11 @@ impl Sim {
                     plan.structural |= decision.changes_state();
                     if let Some(rc) = decision.answer.filter() {
                         // The old entry lets go of the filter; the target entry takes it.
-                        plan.structural |= self.entry(from).filter == rc;
+                        plan.structural |= cur.filter == rc;
                         let new_hash = if kernel.active_flow_check() { hash } else { tmp.hash };
                         plan.structural |= tmp.filter != rc || tmp.hash != new_hash;
                         plan.loc = (rxq_index, flow_id);
+                        loc_cpu = tmp.cpu;
                     }
                     plan.call = Some((req, decision));
                 }
@@ -226,7 +229,7 @@ impl Sim {
             // so the next packet may take another path.
             plan.structural |= kernel.active_flow_check() && plan.loc != from;
         }
-        plan.structural |= self.entry(plan.loc).cpu != next_cpu;
+        plan.structural |= loc_cpu != next_cpu;
         plan
     }
 
@@ -236,6 +239,7 @@ impl Sim {
     pub(super) fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> (u16, u32) {
         let (from, loc, next_cpu) = (plan.from, plan.loc, plan.next_cpu);
         self.counters.cpu_switches += m;
+        let mut filter = None;
         if let Some((req, decision)) = plan.call {
             let irq = self.queues[usize::from(from.0)].irq_cpu;
             self.counters.arfs_calls += m;
@@ -248,20 +252,23 @@ impl Sim {
                 self.timers.ice_schedule(Nanos(self.now.0 + self.elapsed));
             }
             if let Some(rc) = result.filter() {
+                // The old entry lets go of the filter; the target entry takes it (below).
                 let old = self.entry_mut(from);
                 if old.filter == rc {
                     old.filter = NO_FILTER;
                 }
-                let active_check = self.cfg.kernel.active_flow_check();
-                let e = self.entry_mut(loc);
-                e.filter = rc;
-                if active_check {
-                    e.hash = req.hash;
-                }
+                let hash = self.cfg.kernel.active_flow_check().then_some(req.hash);
+                filter = Some((rc, hash));
             }
         }
         let head = (usize::from(next_cpu) < self.cpus.len()).then(|| self.head_now(next_cpu));
         let e = self.entry_mut(loc);
+        if let Some((rc, hash)) = filter {
+            e.filter = rc;
+            if let Some(hash) = hash {
+                e.hash = hash;
+            }
+        }
         if let Some(head) = head {
             e.last_qtail = head;
         }
