@@ -26,7 +26,19 @@ use super::{Cpu, RxQueue, Sim};
 struct ExpiryView<'a> {
     kernel: Kernel,
     queues: &'a [RxQueue],
-    cpus: &'a [Cpu],
+    /// Each CPU's published `input_queue_head` ([`crate::backlog::Backlog::head`]): a walk
+    /// reads it for every entry, and it does not change during the walk.
+    heads: &'a [u32],
+}
+
+impl Sim {
+    /// Every CPU's head now, read once into `expiry_heads` for a walk's [`ExpiryView`] (its
+    /// room is kept: no allocation per walk).
+    fn read_expiry_heads(&mut self) {
+        self.expiry_heads.clear();
+        self.expiry_heads
+            .extend(self.cpus.iter().map(|c: &Cpu| c.backlog.head()));
+    }
 }
 
 impl ExpiryOracle for ExpiryView<'_> {
@@ -39,10 +51,10 @@ impl ExpiryOracle for ExpiryView<'_> {
         let Some(r) = t.flows.get(flow_id as usize) else {
             return true;
         };
-        if r.filter != filter_id || usize::from(r.cpu) >= self.cpus.len() {
+        let Some(head) = self.heads.get(usize::from(r.cpu)).filter(|_| r.filter == filter_id) else {
             return true;
-        }
-        let since = self.cpus[usize::from(r.cpu)].backlog.head().wrapping_sub(r.last_qtail) as i32;
+        };
+        let since = head.wrapping_sub(r.last_qtail) as i32;
         since >= active_window(self.kernel, t.log)
     }
 }
@@ -220,10 +232,13 @@ impl Sim {
         }
         if self.timers.ice_run_due(now) {
             let expire = self.timers.ice_expiry_due(self.now);
+            if expire {
+                self.read_expiry_heads();
+            }
             let view = ExpiryView {
                 kernel: self.cfg.kernel,
                 queues: &self.queues,
-                cpus: &self.cpus,
+                heads: &self.expiry_heads,
             };
             let walked = self.arfs.ice_sync(now, &view, expire);
             let costs = self.cfg.costs;
@@ -253,10 +268,11 @@ impl Sim {
         }
         if self.cfg.driver == Driver::Mlx5 {
             let writes = self.arfs.counters.hw_writes;
+            self.read_expiry_heads();
             let view = ExpiryView {
                 kernel: self.cfg.kernel,
                 queues: &self.queues,
-                cpus: &self.cpus,
+                heads: &self.expiry_heads,
             };
             let walks = self.arfs.mlx5_work(&view);
             self.charge_service(writes);
