@@ -14,26 +14,19 @@
 //! each time that queue runs dry, so packets already taken for processing no longer count
 //! towards `netdev_max_backlog` or the flow limit's half-full mark ([`Backlog::qlen`]).
 
-use alloc::vec::Vec;
-
 /// Packets one `process_backlog` call processes before it returns and publishes them:
 /// `dev_rx_weight` = `weight_p` (64) × `dev_weight_rx_bias` (1), net/core/hotdata.c.
 pub const BACKLOG_QUOTA: u32 = 64;
 
-/// Consecutive backlog packets processed back to back. A run of `n` packets is dequeued packet
-/// by packet as time passes, so one run of `n` and `n` runs of one give the same head at every
-/// instant (packet and aggregate modes agree).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Run {
-    /// Time (ns from the tick's start) the first packet's processing starts.
-    begin: u64,
-    /// `input_queue_tail` before the run.
-    tail0: u32,
-    /// Packets in the run not yet dequeued.
-    n: u32,
-}
-
 /// One CPU's backlog within a tick (times are ns from the tick's start).
+///
+/// Packets are processed back to back from when a run of them is queued behind the work before
+/// it, so the backlog is runs of packets; the sandbox keeps only the last one. Every time it
+/// is asked about is the present of the tick (the flows run in order, each at its instant), so
+/// when a run starts after an idle gap, every run before it is processed by then: those
+/// packets are kept as a count (`done`) until the next [`Backlog::head_at`] dequeues them. A
+/// run of `n` packets is dequeued packet by packet as time passes, so one run of `n` and `n`
+/// runs of one give the same head at every instant (packet and aggregate modes agree).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Backlog {
     /// Packets processed so far (the head a per-packet kernel would show).
@@ -51,9 +44,12 @@ pub struct Backlog {
     splice_at: Option<u64>,
     /// When the work queued so far ends.
     work_end: u64,
-    /// This tick's runs, in order; those before `first` are dequeued.
-    runs: Vec<Run>,
-    first: u32,
+    /// Packets of earlier runs, all processed before the last run began, not yet dequeued.
+    done: u32,
+    /// The last run's packets not yet dequeued (they end the queue: the first is packet
+    /// `tail - n`), and when the first of them starts.
+    n: u32,
+    begin: u64,
 }
 
 /// What an enqueue did.
@@ -69,8 +65,9 @@ pub struct Enqueued {
 impl Backlog {
     /// `input_queue_head` as last published ([`Backlog::head_at`] advances it): the packets of
     /// finished polls, whole quotas while the backlog is busy, everything once it is idle.
+    #[inline]
     pub fn head(&self) -> u32 {
-        if self.first as usize >= self.runs.len() {
+        if self.n == 0 {
             return self.head;
         }
         let done = self.head.wrapping_sub(self.busy_from);
@@ -87,6 +84,7 @@ impl Backlog {
     /// `netdev_max_backlog` (net/core/dev.c): the packets enqueued since the last splice, as
     /// of the last [`Backlog::head_at`] or [`Backlog::enqueue`] (splices only shorten it as
     /// time passes, so this is an upper bound of the length at any later instant).
+    #[inline]
     pub fn qlen(&self) -> u64 {
         u64::from(self.tail.wrapping_sub(self.spliced))
     }
@@ -97,6 +95,7 @@ impl Backlog {
     /// (`napi_complete`). Packets enqueued at a splice's own instant join it, so a burst
     /// enqueued at one instant counts whole against the limit whether it is applied packet by
     /// packet or as one run.
+    #[inline]
     fn splice_until(&mut self, now: u64, each: u64) {
         while let Some(at) = self.splice_at {
             if at >= now {
@@ -108,10 +107,12 @@ impl Backlog {
         }
     }
 
-    /// `enqueue_to_backlog` of `m` packets at time `at` (the caller dequeued up to `at` and
-    /// checked `qlen`): they are processed after everything queued before them, `each` ns
-    /// apiece.
+    /// `enqueue_to_backlog` of `m` packets (at least one) at time `at`, the present (the
+    /// caller dequeued up to `at` and checked `qlen`): they are processed after everything
+    /// queued before them, `each` ns apiece.
+    #[inline]
     pub fn enqueue(&mut self, at: u64, each: u64, m: u64) -> Enqueued {
+        debug_assert!(m > 0);
         self.splice_until(at, each);
         // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this enqueue
         // schedules the backlog again.
@@ -123,45 +124,39 @@ impl Backlog {
             // The poll it schedules splices what it finds when it starts.
             self.splice_at = Some(at);
         }
-        let tail0 = self.tail;
         self.tail = self.tail.wrapping_add(m as u32);
         let begin = self.work_end.max(at);
-        // The last pending run ends at `work_end`: packets that start there extend it.
-        let extends = begin == self.work_end && self.runs.len() > self.first as usize;
-        self.work_end = begin + each * m;
-        match self.runs.last_mut() {
-            Some(r) if extends => r.n += m as u32,
-            _ => self.runs.push(Run {
-                begin,
-                tail0,
-                n: m as u32,
-            }),
+        // The last run ends at `work_end`: packets that start there extend it. Otherwise the
+        // backlog was idle since `work_end`, before `begin`: every queued packet is processed.
+        if begin == self.work_end && self.n > 0 {
+            self.n += m as u32;
+        } else {
+            self.done += self.n;
+            (self.begin, self.n) = (begin, m as u32);
         }
+        self.work_end = begin + each * m;
         Enqueued { tail: self.tail, woke }
     }
 
-    /// `input_queue_head` at time `now` ([`Backlog::head`]): the runs whose processing has ended
-    /// by then are dequeued (`process_backlog`). Returns the head and how many packets this
-    /// dequeued.
+    /// `input_queue_head` at time `now`, the present ([`Backlog::head`]): the packets whose
+    /// processing has ended by then are dequeued (`process_backlog`). Returns the head and how
+    /// many packets this dequeued.
+    #[inline]
     pub fn head_at(&mut self, now: u64, each: u64) -> (u32, u64) {
         self.splice_until(now, each);
-        let mut dequeued = 0;
-        while let Some(r) = self.runs.get_mut(self.first as usize) {
-            let done = if now >= r.begin + each * u64::from(r.n) {
-                r.n
-            } else {
-                (now.saturating_sub(r.begin) / each) as u32
-            };
-            r.begin += u64::from(done) * each;
-            r.tail0 = r.tail0.wrapping_add(done);
-            r.n -= done;
-            dequeued += u64::from(done);
-            self.head = r.tail0;
-            if r.n > 0 {
-                break;
-            }
-            self.first += 1;
+        if self.n == 0 {
+            return (self.head, 0);
         }
+        // The earlier runs ended before the last one began, at or before `now`.
+        let processed = if now >= self.begin + each * u64::from(self.n) {
+            self.n
+        } else {
+            (now.saturating_sub(self.begin) / each) as u32
+        };
+        let dequeued = u64::from(core::mem::take(&mut self.done)) + u64::from(processed);
+        self.begin += u64::from(processed) * each;
+        self.n -= processed;
+        self.head = self.tail.wrapping_sub(self.n);
         (self.head(), dequeued)
     }
 
@@ -173,8 +168,7 @@ impl Backlog {
         self.spliced = self.tail;
         self.splice_at = None;
         self.work_end = 0;
-        self.runs.clear();
-        self.first = 0;
+        (self.done, self.n, self.begin) = (0, 0, 0);
         n
     }
 }

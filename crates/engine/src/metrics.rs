@@ -143,13 +143,32 @@ impl Default for Digest {
     }
 }
 
+/// The FNV-1a 64-bit prime.
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// `FNV_PRIME` to the powers 0 to 8: a zero byte only multiplies (`(h ^ 0) · p`), so a word's
+/// high zero bytes are one multiply by `p^k`.
+const FNV_POWERS: [u64; 9] = {
+    let mut p = [1u64; 9];
+    let mut i = 1;
+    while i < 9 {
+        p[i] = p[i - 1].wrapping_mul(FNV_PRIME);
+        i += 1;
+    }
+    p
+};
+
 impl Digest {
-    /// Adds one event of words.
+    /// Adds one event of words: each word's 8 bytes, little-endian, byte by byte (its high zero
+    /// bytes folded at once, the same value).
     pub fn event(&mut self, words: &[u64]) {
-        for w in words {
-            for b in w.to_le_bytes() {
-                self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        for &w in words {
+            let bytes = 8 - (w.leading_zeros() / 8) as usize;
+            let mut h = self.0;
+            for b in &w.to_le_bytes()[..bytes] {
+                h = (h ^ u64::from(*b)).wrapping_mul(FNV_PRIME);
             }
+            self.0 = h.wrapping_mul(FNV_POWERS[8 - bytes]);
         }
     }
 
@@ -171,4 +190,35 @@ pub struct Series {
     pub t: Vec<u64>,
     /// One value per sample.
     pub v: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Folding a word's high zero bytes at once gives FNV-1a byte by byte.
+    #[test]
+    fn the_digest_is_fnv_1a_over_every_byte() {
+        let words = [
+            0,
+            1,
+            0xff,
+            0x100,
+            0x1234_5678,
+            1 << 40,
+            u64::MAX,
+            0x9e37_79b9_7f4a_7c15,
+            1 << 63,
+        ];
+        let mut reference = 0xcbf2_9ce4_8422_2325u64;
+        for w in words {
+            for b in w.to_le_bytes() {
+                reference = (reference ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+            }
+        }
+        let mut d = Digest::default();
+        d.event(&words[..4]);
+        d.event(&words[4..]);
+        assert_eq!(d.value(), reference);
+    }
 }

@@ -64,6 +64,9 @@ pub struct Session {
     /// The learner's speed while Run to end runs at the fastest: given back where it stops
     /// or when the learner takes over (Pause, a seek, a command).
     speed_before_run: Option<usize>,
+    /// While a permalink restores: the progress (per mille) the last view showed, `None`
+    /// before the restore's first view ([`Session::view_due`]).
+    restore_shown: Option<u32>,
     out: Vec<ToPage>,
 }
 
@@ -85,6 +88,7 @@ impl Session {
             stop_at: None,
             run_ended: false,
             speed_before_run: None,
+            restore_shown: None,
             out: Vec::new(),
         };
         s.note_length();
@@ -495,12 +499,29 @@ impl Session {
             }
         }
         let mut out = std::mem::take(&mut self.out);
-        if self.view_wanted && self.changed {
+        if self.view_wanted && self.changed && self.view_due() {
             out.push(ToPage::View(Box::new(self.view())));
             self.view_wanted = false;
             self.changed = false;
         }
         out
+    }
+
+    /// Whether a view is worth building now. While a permalink restores, the page gets one
+    /// as the restore starts and then only as its progress passes each tenth (the page shows
+    /// just the progress bar until the restore lands), not one a frame: building and sending
+    /// a view of a big host costs much of the engine's slice between two frames, and the
+    /// replay runs at engine speed without them.
+    fn view_due(&mut self) -> bool {
+        let Some(p) = self.hosts[0].c.restore_progress() else {
+            self.restore_shown = None;
+            return true;
+        };
+        let due = self.restore_shown.is_none_or(|shown| p >= shown + 100);
+        if due {
+            self.restore_shown = Some(p);
+        }
+        due
     }
 
     /// The view of every host now.
@@ -852,6 +873,34 @@ mod tests {
         drive(&mut fresh, &mut t, 0.01, 0.0, u64::MAX, 100_000);
         let native = steerlab_scenario::load("rss-basics", &[]).unwrap().run().unwrap();
         assert_eq!(digest(&fresh), native.snapshot().digest.hex());
+    }
+
+    /// A restore replays at engine speed: the page gets a view as it starts, then one as
+    /// its progress passes each tenth, then the view where it lands, and no other.
+    #[test]
+    fn a_restore_builds_a_view_per_tenth_of_its_progress() {
+        let mut c = Controller::for_lesson("arfs-collision").unwrap();
+        c.run_for(Nanos::from_secs(2));
+        let (link, at) = (c.permalink(), c.sim().snapshot().digest.hex());
+        let mut s = Session::default();
+        let mut t = 0.0;
+        s.apply(Action::Restore(link));
+        let mut shown: Vec<_> = views(&s.take()).iter().map(|v| v.hosts[0].restoring).collect();
+        for _ in 0..10_000 {
+            s.apply(Action::ViewShown);
+            // About a tick (a twentieth of the link) a pump.
+            let next = s.pump(&mut clock(&mut t, 5.0), 8.0);
+            shown.extend(views(&s.take()).iter().map(|v| v.hosts[0].restoring));
+            if next == Next::Idle {
+                break;
+            }
+        }
+        s.apply(Action::ViewShown);
+        shown.extend(views(&s.take()).iter().map(|v| v.hosts[0].restoring));
+        assert!((3..=12).contains(&shown.len()), "{shown:?}");
+        assert_eq!(shown.first(), Some(&Some(0)), "{shown:?}");
+        assert_eq!(shown.last(), Some(&None), "the view where it lands: {shown:?}");
+        assert_eq!(digest(&s), at);
     }
 
     /// Playing never stops by itself: at the fastest speed time passes 4.5 times the

@@ -33,7 +33,7 @@ impl Arfs {
         let Model::Ice { buckets, entries, .. } = &mut self.model else {
             return 0;
         };
-        let mut adds = Vec::new();
+        let mut adds = core::mem::take(&mut self.adds);
         if !expire {
             // Only INACTIVE entries change: those an add or update left since the last walk.
             for i in self.pending.drain(..) {
@@ -72,6 +72,7 @@ impl Arfs {
         }
         // ice_arfs_del_flow_rules, then ice_arfs_add_flow_rules.
         self.writes.append(&mut adds);
+        self.adds = adds;
         walked
     }
 

@@ -228,6 +228,8 @@ pub struct Arfs {
     /// ice: the hardware writes of the run in progress, deletes first: (flow, queue or
     /// `None` for a delete).
     writes: Vec<(u32, Option<u16>)>,
+    /// ice: a run's adds while it walks (they follow its deletes); kept to reuse its room.
+    adds: Vec<(u32, Option<u16>)>,
     /// Driver counters.
     pub counters: ArfsCounters,
     /// The same per RX queue (grown on first use; counters only, never read by the model).
@@ -331,6 +333,7 @@ impl Arfs {
             last_id,
             pending: Vec::new(),
             writes: Vec::new(),
+            adds: Vec::new(),
             counters: ArfsCounters::default(),
             per_queue: Vec::new(),
         }
@@ -440,6 +443,27 @@ impl Arfs {
             }
         };
         Decision { answer, entry, avoided }
+    }
+
+    /// What [`Arfs::decide`] answers `req` again right after `d`, its answer, was carried
+    /// out, when `d` added an entry: the driver finds that entry (ice puts it at its bucket's
+    /// head, INACTIVE until the service task programs it; mlx5's rule is pending until its
+    /// work runs) and has nothing to do, `Skip` with the new filter id. `None` for any other
+    /// answer. (Checked against `decide` in debug builds.)
+    pub fn after_add(&self, req: &SteerRequest, d: &Decision) -> Option<Decision> {
+        let Steer::Add(id) = d.answer else {
+            return None;
+        };
+        let skip = Decision {
+            answer: Steer::Skip(id),
+            entry: NONE,
+            avoided: false,
+        };
+        debug_assert!({
+            let again = self.decide(req);
+            again.answer == skip.answer && !again.avoided
+        });
+        Some(skip)
     }
 
     /// `ndo_rx_flow_steer`. Returns the outcome and whether any state other than counters

@@ -87,4 +87,12 @@ impl Sim {
     pub(super) fn record(&mut self, event: Event) {
         event.fold(self.now, &mut self.digest);
     }
+
+    /// Records a structural step of flow `flow`'s path. Out of line: inlined into the tick
+    /// loop, the digest's unrolled byte loop had its words split into bytes ahead of every flow
+    /// (loop-invariant code motion), for an event that most steps never record.
+    #[inline(never)]
+    pub(super) fn record_step(&mut self, flow: usize, fate: Fate) {
+        self.record(Event::Step { flow, fate });
+    }
 }

@@ -116,6 +116,8 @@ pub struct Sim {
     prices: Prices,
     /// Time within the current tick of the flow being processed (ns from the tick's start).
     elapsed: u64,
+    /// Room for each CPU's head during an expiry walk (`tick.rs`, `ExpiryView`).
+    expiry_heads: Vec<u32>,
     /// A tick in progress: its end, its flow count, the next flow to run.
     partial: Option<(Nanos, u32, u32)>,
     counters: Counters,
@@ -174,6 +176,7 @@ impl Sim {
             txq_packets: vec![0; usize::from(cfg.tx_queues)],
             prices: Prices::new(&cfg.costs),
             elapsed: 0,
+            expiry_heads: Vec::new(),
             partial: None,
             counters: Counters::default(),
             digest: Digest::default(),

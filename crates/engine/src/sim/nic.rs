@@ -410,11 +410,23 @@ impl Sim {
     #[inline]
     pub(super) fn rx_queue(&self, f: usize) -> (u16, QueueRule) {
         let flow = &self.flows[f];
-        match (flow.ntuple_queue, self.arfs.hw_queue(f), flow.atr_queue) {
+        self.queue_rule(f, flow.nic_hash, flow.ntuple_queue, flow.atr_queue)
+    }
+
+    /// [`Sim::rx_queue`] from the flow's fields, read by the caller.
+    #[inline]
+    pub(super) fn queue_rule(
+        &self,
+        f: usize,
+        nic_hash: u32,
+        ntuple_queue: Option<u16>,
+        atr_queue: Option<u16>,
+    ) -> (u16, QueueRule) {
+        match (ntuple_queue, self.arfs.hw_queue(f), atr_queue) {
             (Some(q), _, _) => (q, QueueRule::Ntuple),
             (None, Some(q), _) => (q, QueueRule::Arfs),
             (None, None, Some(q)) => (q, QueueRule::Atr),
-            (None, None, None) => (self.reta.queue(flow.nic_hash), QueueRule::Rss),
+            (None, None, None) => (self.reta.queue(nic_hash), QueueRule::Rss),
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::time::Nanos;
 use crate::xdp::XdpAction;
 
 use super::event::Event;
-use super::records::{Admit, EntryAt, Fate, RpsChoice, Step};
+use super::records::{Admit, EntryAt, Fate, RpsChoice, Step, Switch};
 use super::{QueueRule, Sim};
 
 impl Sim {
@@ -30,7 +30,7 @@ impl Sim {
     /// the first half sees whoever read last, the second half sees this reader.
     #[inline]
     pub(super) fn run_flow(&mut self, f: usize, t1: Nanos) {
-        let flow = &self.flows[f];
+        let flow = &mut self.flows[f];
         // A send-only flow, or a closed one (whose `sent` stays for the views' rates).
         if flow.rate_pps == 0 {
             return;
@@ -44,35 +44,37 @@ impl Sim {
         if left == 0 {
             return;
         }
-        self.flows[f].sent = due;
+        flow.sent = due;
+        let (readers, first_reader) = (flow.readers, flow.first_reader);
         self.counters.offered += left;
-        let reader = match self.flows[f].readers {
-            0 | 1 => self.flows[f].first_reader,
+        let reader = match readers {
+            0 | 1 => first_reader,
             n => self.info[f].readers[self.rng.below(n) as usize],
         };
         self.flows[f].reader = reader;
-        let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
+        let b = self.burst(f, reader);
         let aggregate = self.cfg.mode == Mode::Aggregate;
         // Packets before the read, and whether any packet of the burst reached the socket and
         // has not been read yet. When the read cannot change the sock table (the entry already
         // holds this reader's CPU, or there is no table or reader), where it falls in the
-        // burst changes nothing: the burst runs whole and the read follows it.
-        let mut before_read = if self.read_changes_nothing(f, reader_cpu) {
-            0
-        } else {
-            left - left / 2
-        };
+        // burst changes nothing: the burst runs whole and the read follows it, and neither
+        // that read nor a later one records anything (nothing else writes the table
+        // meanwhile).
+        let record = !self.read_changes_nothing(&b);
+        if !record && aggregate && self.steady_burst(&b, left) {
+            self.flows[f].last_drop = None;
+            self.recvmsg(&b, left, false);
+            return;
+        }
+        let mut before_read = if record { left - left / 2 } else { 0 };
         // Packets that reached the socket since the last read.
         let (mut unread, mut last) = (0, Fate::RingDrop);
         while left > 0 {
             let cap = if before_read > 0 { before_read } else { left };
-            let (step, m) = self.steer(f, if aggregate { cap } else { 1 }, reader_cpu);
+            let (step, m) = self.steer(&b, if aggregate { cap } else { 1 });
             last = step.fate;
             if step.structural {
-                self.record(Event::Step {
-                    flow: f,
-                    fate: step.fate,
-                });
+                self.record_step(f, step.fate);
             }
             if matches!(step.fate, Fate::Inline { .. } | Fate::Backlog { .. }) {
                 unread += m;
@@ -81,13 +83,37 @@ impl Sim {
             if before_read > 0 {
                 before_read -= m;
                 if before_read == 0 && unread > 0 {
-                    self.recvmsg(f, core::mem::take(&mut unread));
+                    self.recvmsg(&b, core::mem::take(&mut unread), record);
                 }
             }
         }
         self.flows[f].last_drop = last.drop_point();
         if unread > 0 {
-            self.recvmsg(f, unread);
+            self.recvmsg(&b, unread, record);
+        }
+    }
+
+    /// What all of flow `f`'s packets of this tick share, read once: nothing a step does
+    /// changes it. The NIC's filters change only between flows (ice's service task writes
+    /// between them, mlx5's work at the tick's end, ATR before the flows), a queue's IRQ CPU,
+    /// a thread's CPU and tc's filters only between ticks.
+    #[inline]
+    fn burst(&self, f: usize, reader: u32) -> Burst {
+        let (q, rule) = self.rx_queue(f);
+        let irq = self.queues[usize::from(q)].irq_cpu;
+        let reader_cpu = self.threads.get(reader as usize).map(|t| t.cpu);
+        let rc = reader_cpu.unwrap_or(irq);
+        Burst {
+            f,
+            reader,
+            hash: self.flows[f].skb_hash,
+            q,
+            rule,
+            irq,
+            reader_cpu,
+            rc,
+            wakeable: reader_cpu.is_some() && self.reader_sleeps(f),
+            sleeps: self.reader_sleeps(f),
         }
     }
 
@@ -138,14 +164,12 @@ impl Sim {
     /// `skb_flow_limit` samples each packet when the enqueuing CPU `irq` has a flow-limit
     /// table. Dequeues what the time has processed.
     #[inline]
-    pub(super) fn backlog_admit(&mut self, cpu: u16, irq: u16) -> Admit {
-        let max = u64::from(self.cfg.netdev_max_backlog);
-        let limited = self.cpus[usize::from(irq)].flow_limit.is_some();
-        // Below this queue length every packet is simply taken.
-        let free_below = if limited { max / 2 } else { max + 1 };
-        // The queue as last dequeued is an upper bound of the queue now: when even that is
-        // below the mark, the run may go on that far (a shorter run than the exact room gives
-        // the same results; only where the limit lies must be exact).
+    fn backlog_admit(&mut self, cpu: u16, b: &Burst) -> Admit {
+        // Below `free_below` every packet is simply taken. The queue as last dequeued is an
+        // upper bound of the queue now: when even that is below the mark, the run may go on
+        // that far (a shorter run than the exact room gives the same results; only where the
+        // limit lies must be exact).
+        let free_below = self.queues[usize::from(b.q)].free_below;
         let stale = self.cpus[usize::from(cpu)].backlog.qlen();
         if stale < free_below {
             return Admit {
@@ -153,17 +177,25 @@ impl Sim {
                 sample: false,
             };
         }
+        self.backlog_admit_now(cpu, b)
+    }
+
+    /// [`Sim::backlog_admit`] when the queue as last dequeued is at or past the mark: the
+    /// queue now decides.
+    #[inline(never)]
+    fn backlog_admit_now(&mut self, cpu: u16, b: &Burst) -> Admit {
         self.head_now(cpu);
+        let rxq = &self.queues[usize::from(b.q)];
         let qlen = self.cpus[usize::from(cpu)].backlog.qlen();
-        if qlen < free_below {
+        if qlen < rxq.free_below {
             return Admit {
-                room: free_below - qlen,
+                room: rxq.free_below - qlen,
                 sample: false,
             };
         }
         Admit {
-            room: (max + 1).saturating_sub(qlen),
-            sample: limited,
+            room: (u64::from(self.cfg.netdev_max_backlog) + 1).saturating_sub(qlen),
+            sample: rxq.flow_limited,
         }
     }
 
@@ -198,14 +230,13 @@ impl Sim {
             .is_some_and(|fl| fl.sample(hash))
     }
 
-    /// Whether the reader's read of flow `f` would leave `rps_sock_flow_table` as it is.
+    /// Whether the reader's read of the burst's flow would leave `rps_sock_flow_table` as it is.
     #[inline]
-    pub(super) fn read_changes_nothing(&self, f: usize, reader_cpu: Option<u16>) -> bool {
-        let (Some(sock), Some(cpu), true) = (&self.sock, reader_cpu, self.flows[f].established) else {
+    fn read_changes_nothing(&self, b: &Burst) -> bool {
+        let (Some(sock), Some(cpu), true) = (&self.sock, b.reader_cpu, self.flows[b.f].established) else {
             return true;
         };
-        let hash = self.flows[f].skb_hash;
-        sock.ents[sock.index(hash)] == SockFlowTable::value(hash, cpu, self.cpu_mask)
+        sock.ents[sock.index(b.hash)] == SockFlowTable::value(b.hash, cpu, self.cpu_mask)
     }
 
     /// The reader's reads of flow `f`'s `delivered` packets: user and sys time per read, one
@@ -215,22 +246,25 @@ impl Sim {
     /// `_sock_rps_record_flow` records only a socket in `TCP_ESTABLISHED` (a TCP connection or
     /// a connected UDP socket): an unconnected UDP server socket leaves the table alone, and
     /// its packets follow plain RPS.
+    /// `record`: the burst's first read could change the table (else `record_flow` would
+    /// find its entry already holding the reader's CPU, and return).
     #[inline]
-    pub(super) fn recvmsg(&mut self, f: usize, delivered: u64) {
-        let reader = self.flows[f].reader as usize;
-        let Some(cpu) = self.threads.get(reader).map(|t| t.cpu) else {
+    fn recvmsg(&mut self, b: &Burst, delivered: u64, record: bool) {
+        let Some(cpu) = b.reader_cpu else {
             return;
         };
-        let reads = if self.reader_sleeps(f) {
+        let reads = if b.sleeps {
             delivered
         } else {
             // The packets came over `delivered / rate` s; a read takes `app_read_ns`.
-            let per_read = u128::from(self.flows[f].rate_pps) * u128::from(self.cfg.costs.app_read_ns);
+            let per_read = u128::from(self.flows[b.f].rate_pps) * u128::from(self.cfg.costs.app_read_ns);
             ((u128::from(delivered) * 1_000_000_000 / per_read) as u64).max(1)
         };
         self.charge(cpu, Stage::AppRead, reads);
         self.charge(cpu, Stage::SysRead, reads);
-        self.record_flow(f, reader, cpu);
+        if record {
+            self.record_flow(b.f, b.reader as usize, cpu);
+        }
     }
 
     /// `sock_rps_record_flow` for flow `f`'s socket from thread `tid` on `cpu`: a read
@@ -262,69 +296,42 @@ impl Sim {
         self.record(Event::SockRecord { flow: f, cpu });
     }
 
-    /// Up to `want` packets of flow `f` along one path; returns the step and how many packets
-    /// took it. The path is decided before anything changes, and the run is cut where the
-    /// next packet could take another: where the ring or the target backlog fills, and after
-    /// one packet when the planned `set_rps_cpu` changes state other than counters and stamps
-    /// (a call the driver skips repeats as it is). Packet mode asks for one packet at a time;
-    /// both modes give the same counters and digest (tested).
+    /// Up to `want` packets of the burst's flow along one path; returns the step and how many
+    /// packets took it. The path is decided before anything changes, and the run is cut where
+    /// the next packet could take another: where the ring or the target backlog fills, and
+    /// after one packet when the planned `set_rps_cpu` changes state other than counters and
+    /// stamps (a call the driver skips repeats as it is). Packet mode asks for one packet at a
+    /// time; both modes give the same counters and digest (tested).
     #[inline]
-    pub(super) fn steer(&mut self, f: usize, want: u64, reader_cpu: Option<u16>) -> (Step, u64) {
+    fn steer(&mut self, b: &Burst, want: u64) -> (Step, u64) {
         // The block's decision for this flow; filter hit counters are booked only for packets
         // that reach the point where each part runs (the NIC's filters now, software later).
-        let tc = self.tc.as_ref().map(|b| b.classify(&self.info[f].key));
-        if let Some(Classify {
-            sw: SwResult::DroppedInHw,
-            ..
-        }) = tc
-        {
-            let m = want;
-            // An offloaded filter (in_hw) dropped the packet in the NIC: no queue, no CPU.
-            if let (Some(b), Some(c)) = (self.tc.as_mut(), &tc) {
-                b.count(c, m);
-            }
-            self.counters.tc_drop += m;
-            self.counters.tc_hw_drop += m;
-            return (
-                Step {
-                    fate: Fate::TcHwDrop,
-                    structural: false,
-                },
-                m,
-            );
+        let tc = if self.tc.is_some() { self.tc_classify(b.f) } else { None };
+        if let Some(c) = tc.filter(|c| c.sw == SwResult::DroppedInHw) {
+            return self.tc_hw_drop(&c, want);
         }
-        let (q, rule) = self.rx_queue(f);
+        let (f, q, irq) = (b.f, b.q, b.irq);
         let qi = usize::from(q);
         let ring = self.queues[qi].budget;
         if ring == 0 {
-            // The ring is full: the NIC drops (rx_missed / rx_dropped), nothing else runs.
-            let m = want;
-            self.counters.ring_full += m;
-            self.queues[qi].stats.drops += m;
-            return (
-                Step {
-                    fate: Fate::RingDrop,
-                    structural: false,
-                },
-                m,
-            );
+            return self.ring_drop(qi, want);
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
         let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
-            self.get_rps_cpu(q, f)
+            self.get_rps_cpu(q, b.hash)
         } else {
             RpsChoice::INLINE
         };
         let plan = rps
             .switch
-            .map(|(next_cpu, from)| self.plan_set_rps_cpu(from, next_cpu, f));
+            .map(|(next_cpu, from)| self.plan_set_rps_cpu(from, next_cpu, f, b.hash));
         let mut m = want.min(ring);
         if plan.is_some_and(|p| p.structural) {
             m = 1;
         }
         // enqueue_to_backlog's limits as they stand at this instant: the run stops where the
         // queue would pass netdev_max_backlog, or reach the flow limit's half-full mark.
-        let admit = rps.cpu.map(|c| self.backlog_admit(c, self.queues[qi].irq_cpu));
+        let admit = rps.cpu.map(|c| self.backlog_admit(c, b));
         if let Some(a) = admit {
             if a.sample {
                 m = 1;
@@ -335,7 +342,6 @@ impl Sim {
         let rxq = &mut self.queues[qi];
         rxq.budget -= m;
         rxq.stats.packets += m;
-        let irq = rxq.irq_cpu;
         self.charge(irq, Stage::DriverRx, m);
         if self.xdp.is_some() {
             if let Some(fate) = self.run_xdp(irq, q, m) {
@@ -371,7 +377,10 @@ impl Sim {
             }
         }
         let (cpu, fate) = match target {
-            None => (irq, Fate::Inline { queue: q }),
+            None => {
+                self.counters.delivered += m;
+                (irq, Fate::Inline { queue: q })
+            }
             Some(c) => {
                 let ci = usize::from(c);
                 if backlog_drop {
@@ -398,14 +407,120 @@ impl Sim {
                 (c, Fate::Backlog { queue: q, cpu: c })
             }
         };
-        if matches!(fate, Fate::Inline { .. }) {
-            self.counters.delivered += m;
+        self.deliver(b, cpu, m);
+        if let (true, Some(p), Some(c)) = (structural && want > m, plan, target) {
+            let more = self.follow_add(b, want - m, rps, p, c);
+            return (Step { fate, structural }, m + more);
         }
-        let rc = reader_cpu.unwrap_or(irq);
+        (Step { fate, structural }, m)
+    }
+
+    /// The packets after a structural step whose `set_rps_cpu` call added an entry in the
+    /// driver, up to `want` of them, taken at once (returns how many; 0 leaves them to the
+    /// next step). Their path is known without deciding it again: the sock table is as it was
+    /// (no read in between: `want` stops at the read), so `get_rps_cpu` finds the same entry
+    /// and switches again (the add re-pointed the target queue's entry, not this one; its
+    /// look at the old CPU's head is done at this instant), and the driver now finds the new
+    /// entry: `Skip` ([`crate::arfs::Arfs::after_add`]). That call changes nothing, and the target entry
+    /// already holds the CPU and the filter, so the step is not structural: what `steer`
+    /// would do for them as one step. Not under 6.18, whose active-flow check reads the stamp
+    /// the add left; not when the add's entry is the one switched (then there is no switch).
+    #[inline(never)]
+    fn follow_add(&mut self, b: &Burst, want: u64, rps: RpsChoice, plan: Switch, c: u16) -> u64 {
+        let Some((req, added)) = plan.call else {
+            return 0;
+        };
+        if self.tc.is_some() || self.xdp.is_some() || self.cfg.kernel.active_flow_check() || plan.loc == plan.from {
+            return 0;
+        }
+        let Some(skip) = self.arfs.after_add(&req, &added) else {
+            return 0;
+        };
+        let (q, irq) = (b.q, b.irq);
+        let (qi, ci) = (usize::from(q), usize::from(c));
+        let (ring, free_below) = (self.queues[qi].budget, self.queues[qi].free_below);
+        let stale = self.cpus[ci].backlog.qlen();
+        if ring == 0 || stale >= free_below {
+            return 0;
+        }
+        let m = want.min(ring).min(free_below - stale);
+        let plan = Switch {
+            call: Some((req, skip)),
+            structural: false,
+            ..plan
+        };
+        debug_assert!({
+            let again = self.plan_set_rps_cpu(plan.from, plan.next_cpu, b.f, b.hash);
+            let answer = |p: &Switch| p.call.map(|(_, d)| d.answer);
+            (again.loc, again.structural, answer(&again)) == (plan.loc, false, answer(&plan))
+        });
+        let rxq = &mut self.queues[qi];
+        rxq.budget -= m;
+        rxq.stats.packets += m;
+        self.charge(irq, Stage::DriverRx, m);
+        let (_, stamp, _) = self.apply_rps(m, rps, Some(plan));
+        let (elapsed, each) = (self.elapsed, self.backlog_ns());
+        let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
+        if let Some(at) = stamp {
+            self.entry_mut(at).last_qtail = tail;
+        }
+        if c != irq && woke {
+            self.wake_backlog(irq, ci);
+        }
+        self.charge(c, Stage::RpsEnqueue, m);
+        self.deliver(b, c, m);
+        m
+    }
+
+    /// Most bursts, whole in one step of [`Sim::steer`]'s: all `m` packets to one backlog,
+    /// chosen by RPS or RFS without a switch, with room for them all, and no tc or XDP on the
+    /// way. This is `steer`'s path for them with its general cases left out. Returns false
+    /// when the burst is not of that kind, having done only what `steer` does again with the
+    /// same result (`get_rps_cpu`'s look at a backlog head dequeues what the time has
+    /// processed, which a second look at the same instant finds done).
+    #[inline(always)]
+    fn steady_burst(&mut self, b: &Burst, m: u64) -> bool {
+        let qi = usize::from(b.q);
+        let rxq = &self.queues[qi];
+        let free_below = rxq.free_below;
+        if self.tc.is_some() || self.xdp.is_some() || rxq.budget < m {
+            return false;
+        }
+        let rps = self.get_rps_cpu(b.q, b.hash);
+        let (Some(c), None) = (rps.cpu, rps.switch) else {
+            return false;
+        };
+        let ci = usize::from(c);
+        let stale = self.cpus[ci].backlog.qlen();
+        if stale >= free_below || free_below - stale < m {
+            return false;
+        }
+        let rxq = &mut self.queues[qi];
+        rxq.budget -= m;
+        rxq.stats.packets += m;
+        self.charge(b.irq, Stage::DriverRx, m);
+        let (elapsed, each) = (self.elapsed, self.backlog_ns());
+        let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
+        if let Some(at) = rps.stamp {
+            self.entry_mut(at).last_qtail = tail;
+        }
+        if c != b.irq && woke {
+            self.wake_backlog(b.irq, ci);
+        }
+        self.charge(c, Stage::RpsEnqueue, m);
+        self.deliver(b, c, m);
+        true
+    }
+
+    /// The accounting of `m` packets of the burst processed on `cpu`: where they went
+    /// against the reader's CPU, NUMA crossings, the reader's wake-ups.
+    #[inline(always)]
+    fn deliver(&mut self, b: &Burst, cpu: u16, m: u64) {
+        let (q, irq, rc) = (b.q, b.irq, b.rc);
         if irq != rc {
             // Seed 000's measure: the NIC put the packet on a queue whose CPU is not the reader's.
             self.counters.wrong_queue += m;
-            if rule == QueueRule::Arfs && reader_cpu.is_some() && self.rmap[usize::from(rc)] != q {
+            if b.rule == QueueRule::Arfs && b.reader_cpu.is_some() && self.rmap[usize::from(rc)] != q {
                 self.counters.arfs_missteered += m;
             }
         }
@@ -415,8 +530,8 @@ impl Sim {
         // poll that carries its data (`sk_data_ready` -> `sock_def_readable` ->
         // `try_to_wake_up`; the poll's later packets find it awake and `ttwu_state_match`
         // returns early). From another CPU, see [`Sim::remote_wakes`].
-        let wakes = if cpu != rc && reader_cpu.is_some() && self.reader_sleeps(f) {
-            self.remote_wakes(f, m)
+        let wakes = if cpu != rc && b.wakeable {
+            self.remote_wakes(b.f, m)
         } else {
             0
         };
@@ -439,14 +554,54 @@ impl Sim {
         }
         if crossings > 0 {
             row.add(Stage::CrossNuma, crossings * m);
-            self.counters.cross_numa_bytes += crossings * u64::from(self.flows[f].bytes) * m;
+            self.counters.cross_numa_bytes += crossings * u64::from(self.flows[b.f].bytes) * m;
         }
         // `last_queue` and `last_cpu` are read only by the views, never by the path: setting
         // them is not structural.
-        let flow = &mut self.flows[f];
+        let flow = &mut self.flows[b.f];
         flow.last_queue = q;
         flow.last_cpu = cpu;
-        (Step { fate, structural }, m)
+    }
+
+    /// The tc block's decision for flow `f` (it depends on the tuple and the filters).
+    #[inline(never)]
+    fn tc_classify(&self, f: usize) -> Option<Classify> {
+        self.tc.as_ref().map(|t| t.classify(&self.info[f].key))
+    }
+
+    /// An offloaded tc filter (in_hw) dropped the packets in the NIC: no queue, no CPU.
+    #[cold]
+    #[inline(never)]
+    fn tc_hw_drop(&mut self, c: &Classify, m: u64) -> (Step, u64) {
+        if let Some(b) = self.tc.as_mut() {
+            b.count(c, m);
+        }
+        self.counters.tc_drop += m;
+        self.counters.tc_hw_drop += m;
+        let fate = Fate::TcHwDrop;
+        (
+            Step {
+                fate,
+                structural: false,
+            },
+            m,
+        )
+    }
+
+    /// The ring is full: the NIC drops (rx_missed / rx_dropped), nothing else runs.
+    #[cold]
+    #[inline(never)]
+    fn ring_drop(&mut self, qi: usize, m: u64) -> (Step, u64) {
+        self.counters.ring_full += m;
+        self.queues[qi].stats.drops += m;
+        let fate = Fate::RingDrop;
+        (
+            Step {
+                fate,
+                structural: false,
+            },
+            m,
+        )
     }
 
     /// The flow entry at `at`.
@@ -467,4 +622,28 @@ impl Sim {
             .expect("stamped entries live in a table")
             .flows[at.slot as usize]
     }
+}
+
+/// What all of a flow's packets of a tick share ([`Sim::burst`]), read once before its first
+/// step.
+#[derive(Clone, Copy, Debug)]
+struct Burst {
+    f: usize,
+    /// The reading thread of this tick (`u32::MAX` when none).
+    reader: u32,
+    /// `skb_get_hash`.
+    hash: u32,
+    /// The RX queue the NIC picks, and why.
+    q: u16,
+    rule: QueueRule,
+    /// The queue's IRQ CPU (the driver's poll).
+    irq: u16,
+    /// The reader's CPU, if the socket has a reader.
+    reader_cpu: Option<u16>,
+    /// The reader's CPU, else the IRQ CPU: packets processed there count as local.
+    rc: u16,
+    /// The reader sleeps between its packets ([`Sim::reader_sleeps`]).
+    sleeps: bool,
+    /// It has a reader and that reader sleeps: packets processed elsewhere wake it.
+    wakeable: bool,
 }

@@ -80,6 +80,11 @@ pub(super) struct RxQueue {
     pub(super) table: Option<DevFlowTable>,
     /// Packets the ring and its NAPI poll still take this tick.
     pub(super) budget: u64,
+    /// `enqueue_to_backlog` from this queue's poll (as of the tick's start): a backlog takes
+    /// every packet while its queue is shorter than this (`Sim::backlog_admit`), and whether
+    /// the IRQ CPU has a flow-limit table.
+    pub(super) free_below: u64,
+    pub(super) flow_limited: bool,
     pub(super) stats: QueueStats,
 }
 
@@ -93,6 +98,8 @@ impl RxQueue {
             rps_map,
             table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)),
             budget: 0,
+            free_below: 0,
+            flow_limited: false,
             stats: QueueStats::default(),
         }
     }

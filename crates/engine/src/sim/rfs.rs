@@ -101,12 +101,11 @@ pub(super) fn decide_rps(
 }
 
 impl Sim {
-    /// `get_rps_cpu` for a packet of flow `f` on queue `q`, decided before anything changes
+    /// `get_rps_cpu` for a packet with `hash` on queue `q`, decided before anything changes
     /// ([`decide_rps`]). Only `head_now` moves, and it only dequeues what the time already
     /// processed.
-    #[inline]
-    pub(super) fn get_rps_cpu(&mut self, q: u16, f: usize) -> RpsChoice {
-        let hash = self.flows[f].skb_hash;
+    #[inline(always)]
+    pub(super) fn get_rps_cpu(&mut self, q: u16, hash: u32) -> RpsChoice {
         let (elapsed, each) = (self.elapsed, self.backlog_ns());
         let (cpus, delivered) = (&mut self.cpus, &mut self.counters.delivered);
         let head = |c: u16| head_at(&mut cpus[usize::from(c)], delivered, elapsed, each);
@@ -169,10 +168,10 @@ impl Sim {
     // Out of line, like `set_rps_cpu`: inlined into `steer`, they cost the steady path more
     // instructions (measured with cachegrind) than the call costs a switch.
     #[inline(never)]
-    pub(super) fn plan_set_rps_cpu(&mut self, from: EntryAt, next_cpu: u16, f: usize) -> Switch {
+    pub(super) fn plan_set_rps_cpu(&mut self, from: EntryAt, next_cpu: u16, f: usize, hash: u32) -> Switch {
         let kernel = self.cfg.kernel;
-        let hash = self.flows[f].skb_hash;
         let q = from.queue;
+        let cur = self.entry(from);
         let mut plan = Switch {
             from,
             next_cpu,
@@ -180,6 +179,8 @@ impl Sim {
             loc: from,
             structural: false,
         };
+        // The CPU of the entry that represents the flow afterwards, as it is now.
+        let mut loc_cpu = cur.cpu;
         if usize::from(next_cpu) < self.cpus.len() {
             let rxq_index = self.rmap[usize::from(next_cpu)];
             let arfs_on = self.cfg.ntuple && self.arfs.supported();
@@ -206,7 +207,8 @@ impl Sim {
                     };
                     // ice_arfs_is_perfect_flow_set: not while a partial-mask ntuple rule
                     // holds the flow type's input set (the driver answers -EOPNOTSUPP).
-                    let refused = self.partial_input_set[self.info[f].key.flow_type().index()];
+                    let refused = self.partial_input_set.contains(&true)
+                        && self.partial_input_set[self.info[f].key.flow_type().index()];
                     let decision = if refused {
                         Decision::refused()
                     } else {
@@ -215,13 +217,14 @@ impl Sim {
                     plan.structural |= decision.changes_state();
                     if let Some(rc) = decision.answer.filter() {
                         // The old entry lets go of the filter; the target entry takes it.
-                        plan.structural |= self.entry(from).filter == rc;
+                        plan.structural |= cur.filter == rc;
                         let new_hash = if kernel.active_flow_check() { hash } else { tmp.hash };
                         plan.structural |= tmp.filter != rc || tmp.hash != new_hash;
                         plan.loc = EntryAt {
                             queue: rxq_index,
                             slot: flow_id,
                         };
+                        loc_cpu = tmp.cpu;
                     }
                     plan.call = Some((req, decision));
                 }
@@ -230,7 +233,7 @@ impl Sim {
             // so the next packet may take another path.
             plan.structural |= kernel.active_flow_check() && plan.loc != from;
         }
-        plan.structural |= self.entry(plan.loc).cpu != next_cpu;
+        plan.structural |= loc_cpu != next_cpu;
         plan
     }
 
@@ -240,6 +243,7 @@ impl Sim {
     pub(super) fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> EntryAt {
         let (from, loc, next_cpu) = (plan.from, plan.loc, plan.next_cpu);
         self.counters.cpu_switches += m;
+        let mut filter = None;
         if let Some((req, decision)) = plan.call {
             let irq = self.queues[usize::from(from.queue)].irq_cpu;
             self.counters.arfs_calls += m;
@@ -252,20 +256,23 @@ impl Sim {
                 self.timers.ice_schedule(Nanos(self.now.0 + self.elapsed));
             }
             if let Some(rc) = result.filter() {
+                // The old entry lets go of the filter; the target entry takes it (below).
                 let old = self.entry_mut(from);
                 if old.filter == rc {
                     old.filter = NO_FILTER;
                 }
-                let active_check = self.cfg.kernel.active_flow_check();
-                let e = self.entry_mut(loc);
-                e.filter = rc;
-                if active_check {
-                    e.hash = req.hash;
-                }
+                let hash = self.cfg.kernel.active_flow_check().then_some(req.hash);
+                filter = Some((rc, hash));
             }
         }
         let head = (usize::from(next_cpu) < self.cpus.len()).then(|| self.head_now(next_cpu));
         let e = self.entry_mut(loc);
+        if let Some((rc, hash)) = filter {
+            e.filter = rc;
+            if let Some(hash) = hash {
+                e.hash = hash;
+            }
+        }
         if let Some(head) = head {
             e.last_qtail = head;
         }

@@ -26,7 +26,19 @@ use super::{Cpu, RxQueue, Sim};
 struct ExpiryView<'a> {
     kernel: Kernel,
     queues: &'a [RxQueue],
-    cpus: &'a [Cpu],
+    /// Each CPU's published `input_queue_head` ([`crate::backlog::Backlog::head`]): a walk
+    /// reads it for every entry, and it does not change during the walk.
+    heads: &'a [u32],
+}
+
+impl Sim {
+    /// Every CPU's head now, read once into `expiry_heads` for a walk's [`ExpiryView`] (its
+    /// room is kept: no allocation per walk).
+    fn read_expiry_heads(&mut self) {
+        self.expiry_heads.clear();
+        self.expiry_heads
+            .extend(self.cpus.iter().map(|c: &Cpu| c.backlog.head()));
+    }
 }
 
 impl ExpiryOracle for ExpiryView<'_> {
@@ -39,10 +51,10 @@ impl ExpiryOracle for ExpiryView<'_> {
         let Some(r) = t.flows.get(flow_id as usize) else {
             return true;
         };
-        if r.filter != filter_id || usize::from(r.cpu) >= self.cpus.len() {
+        let Some(head) = self.heads.get(usize::from(r.cpu)).filter(|_| r.filter == filter_id) else {
             return true;
-        }
-        let since = self.cpus[usize::from(r.cpu)].backlog.head().wrapping_sub(r.last_qtail) as i32;
+        };
+        let since = head.wrapping_sub(r.last_qtail) as i32;
         since >= active_window(self.kernel, t.log)
     }
 }
@@ -99,11 +111,12 @@ impl Sim {
         // without a division per flow. tick_ns <= 1e9 and f < 1e6: the products fit in u64.
         let (tick, count) = (self.cfg.tick_ns, u64::from(n.max(1)));
         let (mut at, mut frac) = (tick * u64::from(first) / count, tick * u64::from(first) % count);
+        let (step, step_frac) = (tick / count, tick % count);
         for f in first..last {
             self.elapsed = at;
             self.service_task_due();
             self.run_flow(f as usize, t1);
-            (at, frac) = (at + tick / count, frac + tick % count);
+            (at, frac) = (at + step, frac + step_frac);
             if frac >= count {
                 (at, frac) = (at + 1, frac - count);
             }
@@ -137,8 +150,15 @@ impl Sim {
             None => costs.driver_rx_ps + costs.stack_rx_ns * 1000,
         };
         let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns * 1000 / per_pkt_ps.max(1);
+        // enqueue_to_backlog: a packet is taken while qlen <= netdev_max_backlog (qlen before
+        // it, of `input_pkt_queue` alone: [`crate::backlog::Backlog::qlen`]); from
+        // qlen >= max / 2 on, `skb_flow_limit` samples each packet when the enqueuing CPU (the
+        // IRQ's) has a flow-limit table. Both change only between ticks.
+        let max = u64::from(self.cfg.netdev_max_backlog);
         for q in &mut self.queues {
             q.budget = ring_budget;
+            q.flow_limited = self.cpus[usize::from(q.irq_cpu)].flow_limit.is_some();
+            q.free_below = if q.flow_limited { max / 2 } else { max + 1 };
         }
         t1
     }
@@ -193,9 +213,18 @@ impl Sim {
     /// `ICE_SERVICE_SCHED` go; a queued run walks the list (arfs.rs `ice_sync`) and lasts its
     /// walk plus its hardware writes. The kworker's time is system time on CPU 0; the walk holds
     /// `arfs_lock`, which every `ice_rx_flow_steer` takes (the tick's end prices the wait).
-    #[inline]
+    #[inline(always)]
     pub(super) fn service_task_due(&mut self) {
         let now = Nanos(self.now.0 + self.elapsed);
+        if self.timers.ice_maybe_due(now) {
+            self.service_task_run(now);
+        }
+    }
+
+    /// [`Sim::service_task_due`] when a run starts or ends by `now`: out of line, so that the
+    /// per-flow check stays one compare.
+    #[inline(never)]
+    fn service_task_run(&mut self, now: Nanos) {
         if self.timers.ice_end_due(now) {
             let writes = self.arfs.counters.hw_writes;
             self.arfs.ice_writes_done();
@@ -203,10 +232,13 @@ impl Sim {
         }
         if self.timers.ice_run_due(now) {
             let expire = self.timers.ice_expiry_due(self.now);
+            if expire {
+                self.read_expiry_heads();
+            }
             let view = ExpiryView {
                 kernel: self.cfg.kernel,
                 queues: &self.queues,
-                cpus: &self.cpus,
+                heads: &self.expiry_heads,
             };
             let walked = self.arfs.ice_sync(now, &view, expire);
             let costs = self.cfg.costs;
@@ -236,10 +268,11 @@ impl Sim {
         }
         if self.cfg.driver == Driver::Mlx5 {
             let writes = self.arfs.counters.hw_writes;
+            self.read_expiry_heads();
             let view = ExpiryView {
                 kernel: self.cfg.kernel,
                 queues: &self.queues,
-                cpus: &self.cpus,
+                heads: &self.expiry_heads,
             };
             let walks = self.arfs.mlx5_work(&view);
             self.charge_service(writes);

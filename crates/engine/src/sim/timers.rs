@@ -26,6 +26,9 @@ pub(super) struct Timers {
     ice_end: Option<Nanos>,
     /// Start of the tick whose entries a run last checked for expiry.
     ice_expired_in: Option<Nanos>,
+    /// The earlier of `ice_run` and `ice_end` (`NEVER` without either): the tick loop asks
+    /// before every flow whether the service task has something due, and one compare answers.
+    ice_next: Nanos,
 }
 
 impl Timers {
@@ -38,6 +41,7 @@ impl Timers {
             ice_run: None,
             ice_end: None,
             ice_expired_in: None,
+            ice_next: NEVER,
         }
     }
 
@@ -80,7 +84,19 @@ impl Timers {
         if !self.ice_sched {
             self.ice_sched = true;
             self.ice_run = Some(now);
+            self.ice_next_update();
         }
+    }
+
+    /// Whether the service task may have something due by `now` (a run to start or to end).
+    #[inline(always)]
+    pub(super) fn ice_maybe_due(&self, now: Nanos) -> bool {
+        self.ice_next <= now
+    }
+
+    fn ice_next_update(&mut self) {
+        let at = |t: Option<Nanos>| t.unwrap_or(NEVER);
+        self.ice_next = at(self.ice_run).min(at(self.ice_end));
     }
 
     /// Whether a queued run starts by `now` (it is then running).
@@ -88,6 +104,7 @@ impl Timers {
         let due = self.ice_run.is_some_and(|at| at <= now);
         if due {
             self.ice_run = None;
+            self.ice_next_update();
         }
         due
     }
@@ -103,6 +120,7 @@ impl Timers {
     /// The running task ends at `at`.
     pub(super) fn ice_run_ends(&mut self, at: Nanos) {
         self.ice_end = Some(at);
+        self.ice_next_update();
     }
 
     /// Whether the running task has ended by `now`; then `ICE_SERVICE_SCHED` clears.
@@ -111,6 +129,7 @@ impl Timers {
         if due {
             self.ice_end = None;
             self.ice_sched = false;
+            self.ice_next_update();
         }
         due
     }
@@ -118,6 +137,7 @@ impl Timers {
     /// The driver changed: no task is queued or running.
     pub(super) fn ice_reset(&mut self) {
         (self.ice_sched, self.ice_run, self.ice_end) = (false, None, None);
+        self.ice_next = NEVER;
     }
 }
 
