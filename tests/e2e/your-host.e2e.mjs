@@ -182,7 +182,7 @@ export const tests = [
       // The capture script, offered as a download: the repository's own text.
       const link = page.getByTestId("your-host-script");
       expect((await link.getAttribute("download")) === "capture-host.sh", "a download named capture-host.sh");
-      const script = decodeURIComponent((await link.getAttribute("href")).split(",").slice(1).join(","));
+      const script = await (await fetch(new URL(await link.getAttribute("href"), page.url()))).text();
       const ours = readFileSync(new URL("../../scripts/capture-host.sh", import.meta.url), "utf8");
       expect(script === ours, "the download is scripts/capture-host.sh");
       expect((await text(page, "your-host-private")).includes("never leaves this browser"), "the paste stays in the browser");

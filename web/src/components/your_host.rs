@@ -15,7 +15,9 @@ use steerlab_scenario::predict::Predicted;
 use yew::prelude::*;
 
 /// The script that prints the capture (scripts/capture-host.sh), offered as a download.
-const CAPTURE_SCRIPT: &str = include_str!("../../../scripts/capture-host.sh");
+/// The capture script, copied into the site beside the page (index.html, `copy-file`): a
+/// download of its own rather than text in the module every learner fetches.
+const CAPTURE_SCRIPT: &str = "capture-host.sh";
 
 /// What the worker sent back for the last host built.
 #[derive(Clone, Debug)]
@@ -161,12 +163,6 @@ pub fn YourHost(p: &YourHostProps) -> Html {
             corrections.set(String::new());
         })
     };
-    let script_href = use_memo((), |_| {
-        format!(
-            "data:text/x-shellscript;charset=utf-8,{}",
-            String::from(js_sys::encode_uri_component(CAPTURE_SCRIPT))
-        )
-    });
     let on_scroll = {
         let top = top.clone();
         Callback::from(move |e: Event| {
@@ -225,7 +221,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
     });
     html! {
         <section class="panel your-host" data-testid="your-host" aria-label="your host">
-            { intro(&script_href) }
+            { intro() }
             <div class="your-host-inputs">
                 <label>{ "Capture" }
                     <textarea data-testid="your-host-capture" rows="6" spellcheck="false" value={(*capture).clone()} oninput={capture_input}
@@ -257,13 +253,13 @@ fn assumption(a: &Assumption) -> Html {
 
 /// The panel's heading and how to capture a host: the script to run there (offered as a
 /// download), and that the paste stays in the browser.
-fn intro(script_href: &str) -> Html {
+fn intro() -> Html {
     html! {
         <>
             <h2>{ "Your host: where will each flow land?" }</h2>
             <p class="muted">
                 { "On the machine: " }<code>{ "sh scripts/capture-host.sh IFACE > host.txt" }</code>
-                { " (read only; " }<a data-testid="your-host-script" download="capture-host.sh" href={script_href.to_string()}>{ "download the script" }</a>
+                { " (read only; " }<a data-testid="your-host-script" download="capture-host.sh" href={CAPTURE_SCRIPT}>{ "download the script" }</a>
                 { "). Paste its output (or any of it) or load the file, add the flows to ask about (PROTO SRC:SPORT DST:DPORT as the NIC receives them, or " }
                 <code>{ "ss -tn" }</code>{ " output taken there), and build. The same answers as " }<code>{ "steerlab predict host.txt" }</code>{ "." }
                 <span data-testid="your-host-private">{ " Your paste never leaves this browser (Share puts the host in the link)." }</span>
