@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::controller::frame::Kept;
 use crate::controller::{decode, encode, Action, Event, SessionView, ToPage};
 
 /// The first screen's worker, adopted by the page (web/boot.js `adopt`).
@@ -111,9 +112,21 @@ struct Link {
     /// Messages waiting for Ready: encoded actions (and an adopted worker's first-screen
     /// messages, web/boot.js's JSON strings).
     queue: Vec<JsValue>,
+    /// Each host's rare parts as last received (`controller/frame.rs`).
+    kept: Vec<Kept>,
 }
 
 impl Link {
+    /// A frame as the page draws it: each host with its rare parts, new or kept.
+    fn view(&mut self, mut frame: SessionView) -> SessionView {
+        self.kept.resize_with(frame.hosts.len(), Kept::default);
+        let rare = std::mem::take(&mut frame.rare);
+        for ((host, parts), kept) in frame.hosts.iter_mut().zip(rare).zip(&mut self.kept) {
+            kept.fill(host, parts);
+        }
+        frame
+    }
+
     fn send(&mut self, action: &Action) {
         let msg = message(action);
         match (&self.worker, self.ready) {
@@ -190,6 +203,7 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
         worker: None,
         ready: false,
         queue: vec![message(&open)],
+        kept: Vec::new(),
     });
     {
         let (view, link, open_for_effect) = (view.clone(), link.clone(), open.clone());
@@ -206,6 +220,7 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
                         } else {
                             queue.extend(l.queue.drain(..).skip(1));
                         }
+                        queue.push(message(&Action::SendAll));
                         queue.push(message(&Action::ViewShown));
                         l.queue = queue;
                         l.worker = Some(w.clone());
@@ -231,7 +246,8 @@ pub fn use_session(open: Action, on_event: Callback<Event>) -> SessionHandle {
                     Ok(ToPage::View(v)) => {
                         let received = now_ms();
                         first_screen_done();
-                        view.set(Some(Rc::new(*v)));
+                        let v = l.borrow_mut().view(*v);
+                        view.set(Some(Rc::new(v)));
                         after_paint(&l, received);
                     }
                     Ok(ToPage::Event(Event::Ready)) => l.borrow_mut().ready(),

@@ -78,7 +78,7 @@ fn LocalPage() -> Html {
             view.set(Rc::new(s.view()));
         })
     };
-    html! { <Page view={(*view).clone()} error={(*error).clone()} {dispatch} embed={false} scenario_json="" /> }
+    html! { <Page view={(*view).clone()} error={(*error).clone()} {dispatch} embed={false} /> }
 }
 
 #[wasm_bindgen_test]

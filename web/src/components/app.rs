@@ -299,9 +299,6 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             move || drop(interval)
         });
     }
-    // The scenario's JSON comes with the first view after a load; the page keeps it.
-    let scenario_json = use_mut_ref(|| AttrValue::from(""));
-
     let embed = props.embed;
     let Some(view) = session.view else {
         if error.is_none() && crate::client::first_screen_shown() {
@@ -316,11 +313,7 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             </main>
         };
     };
-    if let Some(json) = &view.hosts[0].scenario_json {
-        *scenario_json.borrow_mut() = AttrValue::from(json.clone());
-    }
-    let scenario_json = scenario_json.borrow().clone();
-    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} {scenario_json} copied={*copied} built={(*built).clone()} host_error={(*host_error).clone()} /> }
+    html! { <Page {view} error={(*error).clone()} {dispatch} {embed} copied={*copied} built={(*built).clone()} host_error={(*host_error).clone()} /> }
 }
 
 /// Hosts with more CPUs show their queue and CPU chips on demand only.
@@ -351,8 +344,6 @@ pub struct PageProps {
     pub dispatch: Callback<Action>,
     /// Embed mode.
     pub embed: bool,
-    /// The scenario's JSON (the download).
-    pub scenario_json: AttrValue,
     /// The share link was just copied.
     #[prop_or_default]
     pub copied: bool,
@@ -616,7 +607,7 @@ pub fn Page(p: &PageProps) -> Html {
             <div class="lesson-col">
                 <LessonPanel lesson={v.lesson.clone()} on_select={on_lesson.clone()} {on_next} on_run={on_command.clone()}
                     {on_predict} {on_hint} on_open={on_lesson} {on_challenge} />
-                <Console lines={v.console.clone()} typed={v.typed.clone()} on_command={on_command.clone()} />
+                <Console view={v.console.clone()} on_command={on_command.clone()} />
                 if !embed && !your_host_open {
                     <p class="your-host-teaser">
                         <button data-testid="open-your-host" onclick={to_your_host}>{ "Your host…" }</button>
@@ -673,8 +664,8 @@ pub fn Page(p: &PageProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "Features and scenario" }</h2>
-                <Features ntuple={v.ntuple} answered={format!("{} {}", v.console.len(), v.console.last().map_or("", |l| l.command.as_str()))} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
-                    {on_commands} scenario_json={p.scenario_json.clone()} {on_upload} />
+                <Features ntuple={v.ntuple} answered={format!("{} {}", v.console.lines.len(), v.console.lines.last().map_or("", |l| l.command.as_str()))} sock_entries={v.sock_entries} rx_queues={v.queues.len() as u16} cpus={ncpus}
+                    {on_commands} scenario_json={AttrValue::Rc(v.scenario_json.clone())} {on_upload} />
             </section>
             <section class="panel">
                 <h2>{ "Trace a flow" }</h2>

@@ -45,7 +45,7 @@ fn side((label, id, host): (&'static str, &'static str, HostId), v: &ViewModel, 
                 <Host queues={v.queues.clone()} cpus={v.cpus.clone()} on_migrate={Callback::noop()} />
             }
             <Chart testid={format!("chart-rxq-{id}")} label={format!("packets per RX queue, host {label}")} data={rxq} />
-            <Console lines={v.console.clone()} typed={v.typed.clone()} {on_command}
+            <Console view={v.console.clone()} {on_command}
                 testid={format!("console-{id}")} title={format!("Console, host {label}")} />
         </section>
     }

@@ -4,15 +4,15 @@
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::controller::ConsoleLine;
+use std::rc::Rc;
+
+use crate::controller::ConsoleView;
 
 /// Properties of [`Console`].
 #[derive(Properties, PartialEq)]
 pub struct ConsoleProps {
-    /// Entries so far.
-    pub lines: Vec<ConsoleLine>,
-    /// Commands typed so far (for recall).
-    pub typed: Vec<String>,
+    /// Entries so far, and the commands typed (for recall).
+    pub view: Rc<ConsoleView>,
     /// A command line to run.
     pub on_command: Callback<String>,
     /// Prefix of the `data-testid`s (`PREFIX-input`, `PREFIX-output`): one console per host
@@ -32,14 +32,20 @@ pub fn Console(p: &ConsoleProps) -> Html {
     let output = use_node_ref();
     {
         let output = output.clone();
-        use_effect_with(p.lines.len(), move |_| {
+        // A new console is a new `Rc` (it comes only when it changed).
+        use_effect_with(Rc::as_ptr(&p.view) as usize, move |_| {
             if let Some(el) = output.cast::<web_sys::Element>() {
                 el.set_scroll_top(el.scroll_height());
             }
         });
     }
     let onkeydown = {
-        let (input, recall, typed, cb) = (input.clone(), recall.clone(), p.typed.clone(), p.on_command.clone());
+        let (input, recall, typed, cb) = (
+            input.clone(),
+            recall.clone(),
+            p.view.typed.clone(),
+            p.on_command.clone(),
+        );
         Callback::from(move |e: KeyboardEvent| {
             let Some(el) = input.cast::<HtmlInputElement>() else {
                 return;
@@ -85,7 +91,7 @@ pub fn Console(p: &ConsoleProps) -> Html {
         <section class="panel console" id={format!("{}-panel", p.testid)} aria-label={p.title.clone()}>
             <h2>{ p.title.clone() }</h2>
             <pre class="console-output" data-testid={format!("{}-output", p.testid)} ref={output} tabindex="0" aria-live="polite">
-                { for p.lines.iter().map(|l| html! {
+                { for p.view.lines.iter().map(|l| html! {
                     <span class={classes!("entry", l.undone.then_some("undone"))}
                         title={l.undone.then_some("undone: time went back to before this command")}>
                         <span class="prompt">{ format!("# {}\n", l.command) }</span>

@@ -2,6 +2,8 @@
 //! commands to type, and what the kernel did), see when the goal is met or undone, and the
 //! lesson's evidence strip: its key figures before the last change and now.
 
+use std::rc::Rc;
+
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -13,7 +15,7 @@ use steerlab_scenario::Better;
 #[derive(Properties, PartialEq)]
 pub struct LessonProps {
     /// The lesson.
-    pub lesson: LessonView,
+    pub lesson: Rc<LessonView>,
     /// Another lesson id.
     pub on_select: Callback<String>,
     /// Next step.

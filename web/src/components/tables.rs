@@ -1,6 +1,8 @@
 //! The RFS tables (the global `rps_sock_flow_table` and one queue's `rps_dev_flow_table`) and
 //! the XPS map, as the kernel holds them.
 
+use std::rc::Rc;
+
 use yew::prelude::*;
 
 use crate::controller::{RfsView, XpsRow};
@@ -51,7 +53,7 @@ pub fn RfsTables(p: &RfsProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct XpsProps {
     /// One row per TX queue.
-    pub rows: Vec<XpsRow>,
+    pub rows: Rc<Vec<XpsRow>>,
 }
 
 /// The XPS map: `xps_cpus` as `cat tx-N/xps_cpus` prints it (a hex mask), the same CPUs as a

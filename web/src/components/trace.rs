@@ -2,6 +2,8 @@
 //! Toeplitz bit-walk: click input bits and watch each set bit's 32-bit key window XOR into
 //! the hash.
 
+use std::rc::Rc;
+
 use steerlab_engine::FlowTrace;
 use yew::prelude::*;
 
@@ -9,7 +11,7 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct TraceProps {
     /// Flows to choose from: (index, label).
-    pub flows: Vec<(u32, String)>,
+    pub flows: Rc<Vec<(u32, String)>>,
     /// The chosen flow.
     pub selected: u32,
     /// Its trace.

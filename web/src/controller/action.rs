@@ -85,6 +85,10 @@ pub enum Action {
     Share,
     /// The page has drawn the last view: the next may come.
     ViewShown,
+    /// The page holds none of the views' rare parts (it has just adopted the first screen's
+    /// worker, whose earlier frames it never saw): the next frame carries all of them
+    /// (`frame.rs`).
+    SendAll,
     /// "Your host": a real host's capture (`scripts/capture-host.sh`) and flows on it (lines
     /// or `ss -tn` output, may be empty), with the learner's corrections of what was assumed
     /// (`FIELD=VALUE`, as `steerlab import --set`): the host is built with the flows to play,
@@ -103,8 +107,11 @@ pub enum Action {
 /// What the page draws: every host, and the one transport they share.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SessionView {
-    /// The hosts (one; two in the compare view).
+    /// The hosts (one; two in the compare view), without their rare parts: those the frame
+    /// carries are in `rare`, one per host, and the page fills them in (client.rs).
     pub hosts: Vec<ViewModel>,
+    /// Each host's rare parts that changed since the last frame (`frame.rs`).
+    pub rare: Vec<super::frame::RareParts>,
     /// Time runs.
     pub playing: bool,
     /// Index into `SPEEDS`.

@@ -1,7 +1,7 @@
 //! The console's log: each command with its output or error, and the commands typed (for
 //! up/down recall). Bounded: the oldest lines go first.
 
-use std::collections::VecDeque;
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
@@ -25,21 +25,32 @@ pub struct ConsoleLine {
     pub undone: bool,
 }
 
-/// A host's console: what was run and what it answered.
+/// The console as the page shows it: the lines, oldest first, and the commands typed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleView {
+    /// Entries, oldest first.
+    pub lines: Vec<ConsoleLine>,
+    /// Commands typed, oldest first (up/down recall).
+    pub typed: Vec<String>,
+}
+
+/// A host's console: what was run and what it answered. Held as the view itself, shared:
+/// a frame takes it without a copy, and only a change copies it (copy on write) while the
+/// last frame still holds the old one (`frame.rs` sends it only then).
 #[derive(Clone, Debug, Default)]
 pub struct ConsoleLog {
-    lines: VecDeque<ConsoleLine>,
-    typed: Vec<String>,
+    view: Rc<ConsoleView>,
 }
 
 impl ConsoleLog {
     /// Records a command and its answer at simulated time `at_ns`, and the command for recall
     /// (once if repeated).
     pub fn record(&mut self, command: &str, output: Result<String, String>, at_ns: u64) {
-        if self.typed.last().map(String::as_str) != Some(command) {
-            self.typed.push(command.to_string());
-            if self.typed.len() > TYPED {
-                self.typed.remove(0);
+        let typed = &mut Rc::make_mut(&mut self.view).typed;
+        if typed.last().map(String::as_str) != Some(command) {
+            typed.push(command.to_string());
+            if typed.len() > TYPED {
+                typed.remove(0);
             }
         }
         self.note(command, output, at_ns);
@@ -48,21 +59,22 @@ impl ConsoleLog {
     /// Records a line that is not a typed command (a timeline error, a refused command while
     /// a link restores).
     pub fn note(&mut self, command: &str, output: Result<String, String>, at_ns: u64) {
-        self.lines.push_back(ConsoleLine {
+        let lines = &mut Rc::make_mut(&mut self.view).lines;
+        lines.push(ConsoleLine {
             command: command.to_string(),
             output,
             at_ns,
             note: None,
             undone: false,
         });
-        while self.lines.len() > CONSOLE_LINES {
-            self.lines.pop_front();
+        if lines.len() > CONSOLE_LINES {
+            lines.drain(..lines.len() - CONSOLE_LINES);
         }
     }
 
     /// Adds steerlab's remark to the last line.
     pub fn remark(&mut self, text: &str) {
-        if let Some(l) = self.lines.back_mut() {
+        if let Some(l) = Rc::make_mut(&mut self.view).lines.last_mut() {
             l.note = Some(text.to_string());
         }
     }
@@ -70,19 +82,31 @@ impl ConsoleLog {
     /// Time went back to `t`: the commands that ran after it are undone (still listed, so the
     /// learner sees what the state no longer holds).
     pub fn undo_after(&mut self, t: u64) {
-        for l in self.lines.iter_mut().filter(|l| l.at_ns > t && l.output.is_ok()) {
-            l.undone = true;
+        if self
+            .view
+            .lines
+            .iter()
+            .any(|l| l.at_ns > t && l.output.is_ok() && !l.undone)
+        {
+            for l in Rc::make_mut(&mut self.view).lines.iter_mut() {
+                l.undone |= l.at_ns > t && l.output.is_ok();
+            }
         }
     }
 
     /// The lines, oldest first.
     pub fn lines(&self) -> impl Iterator<Item = &ConsoleLine> {
-        self.lines.iter()
+        self.view.lines.iter()
     }
 
     /// Commands typed, oldest first.
     pub fn typed(&self) -> &[String] {
-        &self.typed
+        &self.view.typed
+    }
+
+    /// The view of it (shared, not copied).
+    pub fn view(&self) -> Rc<ConsoleView> {
+        self.view.clone()
     }
 }
 

@@ -19,6 +19,7 @@
 mod action;
 mod console;
 mod evidence;
+pub mod frame;
 mod history;
 #[cfg(all(any(test, feature = "learner"), not(target_arch = "wasm32")))]
 pub mod learner;
@@ -39,7 +40,7 @@ use steerlab_scenario::permalink::{Applied, Source};
 use steerlab_scenario::Scenario;
 
 pub use action::{decode, encode, Action, Event, HostId, Origin, SessionView, ToPage};
-pub use console::{ConsoleLine, ConsoleLog};
+pub use console::{ConsoleLine, ConsoleLog, ConsoleView};
 pub use evidence::{ratio_text, EvidenceView, Trend};
 pub use history::{History, SAMPLE_NS};
 pub use lesson::{ChallengeView, CompleteView, PredictView, Progress};
@@ -300,6 +301,11 @@ impl Controller {
     /// The scenario's JSON as loaded.
     pub fn scenario_json(&self) -> &str {
         &self.scenario_json
+    }
+
+    /// How many commands the learner applied (a permalink names each).
+    pub fn applied_count(&self) -> usize {
+        self.applied.len()
     }
 
     /// The engine (read only: changes go through [`Controller::command`]).
@@ -757,7 +763,7 @@ mod tests {
             while c.view().lesson.step < p.step {
                 c.next_step();
             }
-            let v = c.view().lesson.predict.expect("the step asks its question");
+            let v = c.view().lesson.predict.clone().expect("the step asks its question");
             assert_eq!((v.chosen, v.engine, v.measuring), (None, None, false), "{id}: open");
             c.predict(answer);
             for line in &lesson.steps[p.step].commands {
@@ -765,14 +771,14 @@ mod tests {
             }
             c.predict((answer + 1) % p.choices.len());
             assert_eq!(
-                c.view().lesson.predict.unwrap().chosen,
+                c.view().lesson.predict.clone().unwrap().chosen,
                 Some(answer),
                 "{id}: no change of mind once run"
             );
             run(&mut c, 1000);
-            assert!(c.view().lesson.predict.unwrap().measuring, "{id}: measuring");
+            assert!(c.view().lesson.predict.clone().unwrap().measuring, "{id}: measuring");
             run(&mut c, 1500);
-            let v = c.view().lesson.predict.expect("still shown after the step");
+            let v = c.view().lesson.predict.clone().expect("still shown after the step");
             assert_eq!(v.engine, Some(Some(answer)), "{id}: the engine's answer");
             assert!(
                 !v.explain.is_empty() && v.why.len() == p.choices.len(),
@@ -790,11 +796,11 @@ mod tests {
         c.set_challenge(true);
         run(&mut c, 2000);
         let v = c.view().lesson;
-        let ch = v.challenge.expect("the challenge form");
+        let ch = v.challenge.clone().expect("the challenge form");
         assert!(ch.goal.contains("RX queue 3") && ch.hints.is_empty() && ch.hints_total == 3);
         c.hint();
         c.hint();
-        assert_eq!(c.view().lesson.challenge.unwrap().hints.len(), 2);
+        assert_eq!(c.view().lesson.challenge.clone().unwrap().hints.len(), 2);
         assert!(v.complete.is_none());
         c.command("ethtool -x eth0").unwrap();
         run(&mut c, 500);
@@ -802,7 +808,7 @@ mod tests {
         run(&mut c, 2500);
         let v = c.view().lesson;
         assert_eq!(v.goal_met, Some(true), "{:?}", v.evidence);
-        let done = v.complete.expect("the ending");
+        let done = v.complete.clone().expect("the ending");
         assert_eq!(done.next.map(|(id, _)| id).as_deref(), Some("arfs-collision"));
         assert!(done.learned.lines().count() == 2, "two lines: {}", done.learned);
         // "before" is the learner's first change: rx-3 carried the elephant then.
@@ -837,7 +843,7 @@ mod tests {
         );
         c.command("nic driver ice").unwrap();
         run(&mut c, 2000);
-        let ev = c.view().lesson.evidence;
+        let ev = c.view().lesson.evidence.clone();
         let updates = &ev[0];
         assert_eq!(updates.label, "aRFS updates");
         assert!(updates.before.ends_with("/s") && updates.before != "0/s", "{updates:?}");

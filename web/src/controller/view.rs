@@ -3,11 +3,13 @@
 //! only what the panels show: the aRFS table's scroll window rather than every filter, the
 //! ledger and the figures rather than the whole run report.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 use steerlab_engine::{CpuSet, Driver, FlowView, NamedEnum, Nanos};
 use steerlab_scenario::Report;
 
-use super::console::ConsoleLine;
+use super::console::ConsoleView;
 use super::Controller;
 
 /// aRFS filter rows sent per view: the table's scroll window and its overscan.
@@ -74,7 +76,7 @@ pub struct FilterRow {
 }
 
 /// The lesson panel.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LessonView {
     /// Lesson id.
     pub id: String,
@@ -163,7 +165,8 @@ pub struct Series {
     pub values: Vec<f64>,
 }
 
-/// Everything the page shows, derived from the engine's snapshot.
+/// Everything the page shows, derived from the engine's snapshot. The fields serde skips are
+/// the rare parts a frame carries only when they change ([`super::frame`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ViewModel {
     /// Simulated time, e.g. `1.250s`.
@@ -199,12 +202,12 @@ pub struct ViewModel {
     pub filters_first: u32,
     /// Live filters in total.
     pub filters_total: usize,
-    /// The lesson.
-    pub lesson: LessonView,
-    /// Console history, oldest first.
-    pub console: Vec<ConsoleLine>,
-    /// Commands typed, oldest first (up/down recall).
-    pub typed: Vec<String>,
+    /// The lesson (rare: [`super::frame`]).
+    #[serde(skip)]
+    pub lesson: Rc<LessonView>,
+    /// The console (rare).
+    #[serde(skip)]
+    pub console: Rc<ConsoleView>,
     /// aRFS add/update/skip/expire per second, per sample.
     pub arfs_series: Vec<Series>,
     /// Local and remote packets per second, per sample.
@@ -216,12 +219,15 @@ pub struct ViewModel {
     pub marks: Vec<f64>,
     /// The ledger and the XDP, XPS and tc figures the panels show (not the whole report).
     pub figures: Figures,
-    /// The permalink fragment value (`#s=` + this) of the current state.
-    pub permalink: String,
+    /// The permalink fragment value (`#s=` + this) of the state: the session sets it when
+    /// a frame is due one (rare: [`super::frame`]).
+    #[serde(skip)]
+    pub permalink: Rc<str>,
     /// Simulated time, ns.
     pub now_ns: u64,
-    /// Flows for the trace select (the first 256): index and tuple.
-    pub flow_labels: Vec<(u32, String)>,
+    /// Flows for the trace select (the first 256): index and tuple (rare).
+    #[serde(skip)]
+    pub flow_labels: Rc<Vec<(u32, String)>>,
     /// The traced flow.
     pub traced: u32,
     /// Its path now.
@@ -232,15 +238,16 @@ pub struct ViewModel {
     pub ntuple: bool,
     /// `rps_sock_flow_entries` in force.
     pub sock_entries: u32,
-    /// The scenario's JSON as loaded (the download), in the first view after a load only:
-    /// the page keeps it.
-    pub scenario_json: Option<String>,
+    /// The scenario's JSON as loaded (the download) (rare).
+    #[serde(skip)]
+    pub scenario_json: Rc<str>,
     /// RFS tables: the socket table's size and used entries, and one queue's flow table.
     pub rfs: RfsView,
     /// The lesson's table rows for this host, totals since the start.
     pub table: Vec<TableRow>,
-    /// XPS map per TX queue (the first 64).
-    pub xps: Vec<XpsRow>,
+    /// XPS map per TX queue (the first 64) (rare).
+    #[serde(skip)]
+    pub xps: Rc<Vec<XpsRow>>,
     /// A small host's flows packet by packet (`None`: drawn by density only).
     pub wire: Option<std::rc::Rc<crate::wire::WireView>>,
     /// A bigger host's queue × CPU picture (`None` when the wire view draws it).
@@ -513,7 +520,7 @@ impl Controller {
             filters,
             filters_first,
             filters_total,
-            lesson: LessonView {
+            lesson: Rc::new(LessonView {
                 id: self.scenario.id.clone(),
                 title: l.title.clone(),
                 goal: super::texts::fill(&l.goal, self.history.samples()),
@@ -554,9 +561,8 @@ impl Controller {
                 challenge: self.progress.challenge_view(l),
                 has_challenge: l.challenge.is_some(),
                 complete: self.progress.complete_view(l),
-            },
-            console: self.console.lines().cloned().collect(),
-            typed: self.console.typed().to_vec(),
+            }),
+            console: self.console.view(),
             arfs_series: self.rate_series(&[
                 ("add", "arfs.add"),
                 ("update", "arfs.update"),
@@ -609,36 +615,39 @@ impl Controller {
                     }
                 })
                 .collect(),
-            // Every view carries its link (a few µs of deflate for a learner's commands): the
-            // share link and the embed's "open full sandbox" are real links while time runs too;
-            // the share button asks for the state at its click.
-            permalink: self.permalink(),
+            // Set by the session when due (`Session::view`): a deflate of the learner's
+            // commands, not worth a frame while time runs.
+            permalink: Rc::default(),
             now_ns: snap.now.0,
-            flow_labels: (0..sim.flow_count().min(256))
-                .filter(|&f| !sim.flow_closed(f))
-                .filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}"))))
-                .collect(),
+            flow_labels: Rc::new(
+                (0..sim.flow_count().min(256))
+                    .filter(|&f| !sim.flow_closed(f))
+                    .filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}"))))
+                    .collect(),
+            ),
             traced: self.traced,
             trace: sim.trace_flow(self.traced),
             rss_key: sim.rss_key().to_vec(),
             ntuple: sim.config().ntuple,
             sock_entries: sim.sock_flow_entries(),
-            scenario_json: None,
+            scenario_json: self.scenario_json.clone(),
             rfs: self.rfs_view(),
-            xps: (0..sim.config().tx_queues.min(64))
-                .map(|q| {
-                    let cpus = sim.xps_cpus(q);
-                    XpsRow {
-                        queue: q,
-                        cpus_mask: cpus.map_or_else(
-                            || CpuSet::default().to_hex(sim.config().cpus),
-                            |s| s.to_hex(sim.config().cpus),
-                        ),
-                        cpus: cpus.map(|s| s.to_list()).unwrap_or_default(),
-                        rxqs: sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default(),
-                    }
-                })
-                .collect(),
+            xps: Rc::new(
+                (0..sim.config().tx_queues.min(64))
+                    .map(|q| {
+                        let cpus = sim.xps_cpus(q);
+                        XpsRow {
+                            queue: q,
+                            cpus_mask: cpus.map_or_else(
+                                || CpuSet::default().to_hex(sim.config().cpus),
+                                |s| s.to_hex(sim.config().cpus),
+                            ),
+                            cpus: cpus.map(|s| s.to_list()).unwrap_or_default(),
+                            rxqs: sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default(),
+                        }
+                    })
+                    .collect(),
+            ),
             matrix: wire.is_none().then(|| std::rc::Rc::new(self.matrix_view(&flow_views))),
             wire,
             restoring: self.restore_progress(),
