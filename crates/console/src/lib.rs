@@ -75,13 +75,56 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("help", "help [COMMAND]"),
 ];
 
+/// What a command that succeeded did, in the words of the embedding page's events
+/// (`steerlab:event`'s `kind`, product brief): decided by the console's own parse of the line,
+/// so `taskset -p 1` (a query) is a command and `taskset -p 2 1` a migration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `flow add`.
+    FlowAdded,
+    /// `flow close`.
+    FlowClosed,
+    /// `thread migrate`, or `taskset -p` with a new set.
+    ThreadMigrated,
+    /// Anything else.
+    Command,
+}
+
+impl Kind {
+    /// The event's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::FlowAdded => "flow-added",
+            Kind::FlowClosed => "flow-closed",
+            Kind::ThreadMigrated => "thread-migrated",
+            Kind::Command => "command",
+        }
+    }
+
+    /// The kind of a lone tool command, by its words as the shell expanded them.
+    fn of(words: &[&str]) -> Kind {
+        match words {
+            ["flow", "add", ..] => Kind::FlowAdded,
+            ["flow", "close", ..] => Kind::FlowClosed,
+            ["thread", "migrate", ..] => Kind::ThreadMigrated,
+            ["taskset", args @ ..] if taskset::sets_affinity(args) => Kind::ThreadMigrated,
+            _ => Kind::Command,
+        }
+    }
+}
+
 /// Runs one command line against `sim`; returns its output (possibly empty) or the error
 /// text the real tool would print, plus a `hint:` line with the accepted form. On `Err` the
 /// host is unchanged.
 pub fn execute(sim: &mut Sim, line: &str) -> Result<String, String> {
+    run(sim, line).map(|(output, _)| output)
+}
+
+/// [`execute`], with what the command did.
+pub fn run(sim: &mut Sim, line: &str) -> Result<(String, Kind), String> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
-        return Ok(String::new());
+        return Ok((String::new(), Kind::Command));
     }
     shell::run(sim, line)
 }

@@ -15,8 +15,23 @@ use crate::hinted;
 pub(crate) const FORMS: &str = "taskset -pc [CPULIST] TID   (CPULIST like 0-3,8)\n\
 taskset -p [MASK] TID   (MASK in hex, like f0)";
 
-/// Runs `taskset ARGS`.
-pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
+/// `taskset`'s arguments as util-linux reads them.
+struct Args<'a> {
+    /// `-c`: CPU lists, not masks.
+    list: bool,
+    /// The new set, if one is given.
+    set: Option<&'a str>,
+    /// The thread.
+    pid: &'a str,
+}
+
+/// Whether `taskset ARGS` asks for a new affinity (else it prints the current one).
+pub(crate) fn sets_affinity(args: &[&str]) -> bool {
+    parse(args).is_ok_and(|a| a.set.is_some())
+}
+
+/// Reads the options and the positional words, as taskset.c does before any system call.
+fn parse<'a>(args: &[&'a str]) -> Result<Args<'a>, String> {
     let (mut pid_mode, mut list, mut rest) = (false, false, Vec::new());
     for &a in args {
         match a {
@@ -49,6 +64,12 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             ))
         }
     };
+    Ok(Args { list, set, pid })
+}
+
+/// Runs `taskset ARGS`.
+pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
+    let Args { list, set, pid } = parse(args)?;
     // In taskset.c's order: the pid, the new set, then the current affinity.
     let tid: u32 = pid
         .parse()

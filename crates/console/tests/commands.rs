@@ -662,3 +662,30 @@ fn irq_affinity_files_and_grep() {
     }
     assert_eq!((sim.snapshot(), sim.irq_cpu(1)), (before, Some(5)));
 }
+
+/// The embedding page's event kind comes from the console's own parse (issue 33): a taskset
+/// query is a command, a new set a migration, whatever the spelling.
+#[test]
+fn each_command_says_what_it_did() {
+    use steerlab_console::{run, Kind};
+    let mut sim = host();
+    for (line, kind) in [
+        ("taskset -p 1", Kind::Command),
+        ("taskset -pc 1", Kind::Command),
+        ("taskset -p 2 1", Kind::ThreadMigrated),
+        ("sudo taskset -c -p 0-1 1", Kind::ThreadMigrated),
+        ("thread migrate 1 0", Kind::ThreadMigrated),
+        ("thread policy 1 pin", Kind::Command),
+        ("flow add tcp 10.0.0.1:1000 10.0.0.2:80", Kind::FlowAdded),
+        ("flow close 0", Kind::FlowClosed),
+        ("flow random 2", Kind::Command),
+        ("echo 2 > /sys/class/net/eth0/queues/rx-0/rps_cpus", Kind::Command),
+        (
+            "for q in 0 1; do echo 0 > /sys/class/net/eth0/queues/rx-$q/rps_cpus; done",
+            Kind::Command,
+        ),
+        ("ethtool -x eth0", Kind::Command),
+    ] {
+        assert_eq!(run(&mut sim, line).map(|(_, k)| k), Ok(kind), "{line}");
+    }
+}

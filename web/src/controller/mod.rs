@@ -360,7 +360,10 @@ impl Controller {
     /// Applies a console line now (between ticks) and records it for permalinks and replay.
     fn apply(&mut self, line: &str) -> Result<String, String> {
         self.finish_tick();
-        let out = steerlab_console::execute(&mut self.sim, line);
+        let (out, kind) = match steerlab_console::run(&mut self.sim, line) {
+            Ok((output, kind)) => (Ok(output), kind),
+            Err(e) => (Err(e), steerlab_console::Kind::Command),
+        };
         if let Ok(output) = &out {
             self.applied.push(Applied {
                 at_ns: self.sim.now().0,
@@ -369,14 +372,8 @@ impl Controller {
             let (lesson, samples) = (&self.scenario.lesson, self.history.samples());
             self.progress.command(lesson, line, self.sim.now().0, samples);
             self.progress.track_step(lesson, samples);
-            let kind = match line.split_whitespace().take(2).collect::<Vec<_>>().as_slice() {
-                ["flow", "add"] => "flow-added",
-                ["flow", "close"] => "flow-closed",
-                ["thread", "migrate"] | ["taskset", _] => "thread-migrated",
-                _ => "command",
-            };
             self.done.push(Done {
-                kind,
+                kind: kind.name(),
                 command: line.to_string(),
                 output: output.clone(),
             });

@@ -49,7 +49,7 @@ pub(crate) use plan::GREP_FORMS;
 
 use steerlab_engine::Sim;
 
-use crate::{cat, dispatch, sysfs};
+use crate::{cat, dispatch, sysfs, Kind};
 
 /// The accepted forms of `tee`.
 pub(crate) const TEE_FORMS: &str =
@@ -138,7 +138,7 @@ enum Step {
 
 /// Runs a command line: a lone command of a tool directly, anything else planned and checked
 /// whole, then run.
-pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<String, String> {
+pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<(String, Kind), String> {
     let tokens = syntax::lex(line)?;
     let script = syntax::parse(&tokens)?;
     if let (None, [pipe]) = (&script.each, script.body.as_slice()) {
@@ -150,7 +150,8 @@ pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<String, String> {
                 .first()
                 .is_some_and(|w| !matches!(w.as_str(), "echo" | "cat" | "grep" | "tee" | "do" | "done"))
             {
-                return dispatch(sim, &flatten(&cmd));
+                let words = flatten(&cmd);
+                return dispatch(sim, &words).map(|out| (out, Kind::of(&words)));
             }
         }
     }
@@ -172,7 +173,8 @@ pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<String, String> {
             plan::plan_pipe(sim, &cmds, &mut plan)?;
         }
     }
-    run_plan(sim, &plan)
+    // echo, cat, grep and tee: files read and written.
+    run_plan(sim, &plan).map(|out| (out, Kind::Command))
 }
 
 /// A command of another tool gets its words as before, `>` and its target included (it will
