@@ -270,6 +270,55 @@ fn compact(v: f64) -> String {
     format!("{x:.digits$}{unit}")
 }
 
+/// A series' colour: "remote" always in the warning colour, the others by their place.
+fn colour(k: usize, s: &Series) -> RGBColor {
+    if s.name == "remote" {
+        PALETTE[5]
+    } else {
+        PALETTE[k % 5]
+    }
+}
+
+/// The lines' legend, top left in the plot (`area`: its pixel ranges; the newest values are
+/// on the right). Drawn here: plotters' series labels measure each label by adding a span to
+/// the page (a forced layout per label per frame).
+fn legend(
+    root: &DrawingArea<Canvas, plotters::coord::Shift>,
+    (xs, ys): (std::ops::Range<i32>, std::ops::Range<i32>),
+    series: &[Series],
+    scale: f64,
+) -> Result<(), String> {
+    if series.is_empty() {
+        return Ok(());
+    }
+    let px = |v: f64| (v * scale) as i32;
+    let text = TextStyle::from(("sans-serif", 11.0 * scale)).pos(pb::text_anchor::Pos::new(
+        pb::text_anchor::HPos::Left,
+        pb::text_anchor::VPos::Center,
+    ));
+    let label_w = series
+        .iter()
+        .filter_map(|s| root.estimate_text_size(&s.name, &text).ok())
+        .map(|(w, _)| w as i32)
+        .max()
+        .unwrap_or(0);
+    let (row, pad) = (px(16.0), px(6.0));
+    let (w, h) = (label_w + 3 * pad + px(16.0), row * series.len() as i32 + pad);
+    let (x0, y0) = (xs.start + pad, ys.start + pad);
+    let boxed = |style: ShapeStyle| Rectangle::new([(x0, y0), (x0 + w, y0 + h)], style);
+    root.draw(&boxed(WHITE.mix(0.8).filled())).map_err(|e| e.to_string())?;
+    root.draw(&boxed(BLACK.into())).map_err(|e| e.to_string())?;
+    for (k, s) in series.iter().enumerate() {
+        let y = y0 + pad / 2 + row * k as i32 + row / 2;
+        let stroke = colour(k, s).stroke_width(px(3.0) as u32);
+        root.draw(&PathElement::new(vec![(x0 + pad, y), (x0 + pad + px(16.0), y)], stroke))
+            .map_err(|e| e.to_string())?;
+        root.draw_text(&s.name, &text, (x0 + 2 * pad + px(16.0), y))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// A chart's frame on `root`: its title, room for the axes' labels and names, and the axes
 /// over `xs` × `ys` (`scale`: device pixels per CSS pixel).
 fn frame<'a>(
@@ -406,7 +455,6 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                     ))
                     .map_err(|e| e.to_string())?;
             }
-            let colour = |k: usize, s: &Series| if s.name == "remote" { PALETTE[5] } else { PALETTE[k % 5] };
             for (k, s) in series.iter().enumerate() {
                 chart
                     .draw_series(LineSeries::new(
@@ -415,40 +463,7 @@ pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Res
                     ))
                     .map_err(|e| e.to_string())?;
             }
-            // The legend, top left in the plot (the newest values are on the right). Drawn
-            // here: plotters' series labels measure each label by adding a span to the page (a
-            // forced layout per label per frame).
-            if series.is_empty() {
-                return root.present().map_err(|e| e.to_string());
-            }
-            let (xs, ys) = chart.plotting_area().get_pixel_range();
-            let text = TextStyle::from(font(11.0)).pos(pb::text_anchor::Pos::new(
-                pb::text_anchor::HPos::Left,
-                pb::text_anchor::VPos::Center,
-            ));
-            let label_w = series
-                .iter()
-                .filter_map(|s| root.estimate_text_size(&s.name, &text).ok())
-                .map(|(w, _)| w as i32)
-                .max()
-                .unwrap_or(0);
-            let (row, pad) = (px(16.0) as i32, px(6.0) as i32);
-            let (w, h) = (label_w + 3 * pad + px(16.0) as i32, row * series.len() as i32 + pad);
-            let (x0, y0) = (xs.start + pad, ys.start + pad);
-            let boxed = |style: ShapeStyle| Rectangle::new([(x0, y0), (x0 + w, y0 + h)], style);
-            root.draw(&boxed(WHITE.mix(0.8).filled())).map_err(|e| e.to_string())?;
-            root.draw(&boxed(BLACK.into())).map_err(|e| e.to_string())?;
-            for (k, s) in series.iter().enumerate() {
-                let y = y0 + pad / 2 + row * k as i32 + row / 2;
-                let stroke = colour(k, s).stroke_width(px(3.0));
-                root.draw(&PathElement::new(
-                    vec![(x0 + pad, y), (x0 + pad + px(16.0) as i32, y)],
-                    stroke,
-                ))
-                .map_err(|e| e.to_string())?;
-                root.draw_text(&s.name, &text, (x0 + 2 * pad + px(16.0) as i32, y))
-                    .map_err(|e| e.to_string())?;
-            }
+            legend(&root, chart.plotting_area().get_pixel_range(), series, scale)?;
         }
     }
     root.present().map_err(|e| e.to_string())?;

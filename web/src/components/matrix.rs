@@ -356,19 +356,6 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
         })
     };
     let described = hover.or(m.selected).or(p.mark).map(|(q, c)| describe(&m, q, c));
-    let f = m.fates;
-    let fates = [
-        ("own", "by their own aRFS filter", f.own_filter),
-        (
-            "wrong",
-            "by an aRFS filter to a queue not their reader's",
-            f.wrong_filter,
-        ),
-        ("rss", "by RSS", f.rss),
-        ("other", "by another NIC rule", f.other_filter),
-        ("dropped", "dropped", f.dropped),
-    ];
-    let total = fates.iter().map(|x| x.2).sum::<u32>().max(1);
     html! {
         <div class="matrix">
             <canvas ref={canvas} class="host-matrix" data-testid={p.testid.clone()} role="img" tabindex="0" {onmousemove} {onmouseleave} {onclick} {onkeydown}
@@ -386,14 +373,7 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
                 if m.nodes > 1 { <li><span class="chip dash"></span>{ "NUMA boundary" }</li> }
                 <li data-testid="sock-writes-now">{ format!("socket-table writes: {} in the last {} ms", m.sock_writes_now, m.now_ms) }</li>
             </ul>
-            <div class="fates" data-testid="flow-fates" aria-label="flows by what steers them">
-                <div class="fate-bar" aria-hidden="true">
-                    { for fates.iter().filter(|x| x.2 > 0).map(|(k, _, n)| html! { <span class={classes!("fate", *k)} style={format!("width:{}%", f64::from(*n) * 100.0 / f64::from(total))}></span> }) }
-                </div>
-                <ul>
-                    { for fates.iter().map(|(k, label, n)| html! { <li><span class={classes!("chip", *k)}></span>{ format!("{} {label}", crate::components::count(*n, "flow")) }</li> }) }
-                </ul>
-            </div>
+            { fates_view(&m.fates) }
             if let Some((q, c)) = m.selected {
                 <div class="cell-flows" data-testid="matrix-cell-flows">
                     <strong>{ format!("rx-{q} → CPU {c}: busiest flows ") }</strong>
@@ -411,6 +391,32 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
                     </ul>
                 </div>
             }
+        </div>
+    }
+}
+
+/// The flows by what steers them: a stacked bar and its counts.
+fn fates_view(f: &crate::controller::Fates) -> Html {
+    let fates = [
+        ("own", "by their own aRFS filter", f.own_filter),
+        (
+            "wrong",
+            "by an aRFS filter to a queue not their reader's",
+            f.wrong_filter,
+        ),
+        ("rss", "by RSS", f.rss),
+        ("other", "by another NIC rule", f.other_filter),
+        ("dropped", "dropped", f.dropped),
+    ];
+    let total = fates.iter().map(|x| x.2).sum::<u32>().max(1);
+    html! {
+        <div class="fates" data-testid="flow-fates" aria-label="flows by what steers them">
+            <div class="fate-bar" aria-hidden="true">
+                { for fates.iter().filter(|x| x.2 > 0).map(|(k, _, n)| html! { <span class={classes!("fate", *k)} style={format!("width:{}%", f64::from(*n) * 100.0 / f64::from(total))}></span> }) }
+            </div>
+            <ul>
+                { for fates.iter().map(|(k, label, n)| html! { <li><span class={classes!("chip", *k)}></span>{ format!("{} {label}", crate::components::count(*n, "flow")) }</li> }) }
+            </ul>
         </div>
     }
 }

@@ -153,7 +153,8 @@ pub struct LedgerProps {
 pub fn Ledger(p: &LedgerProps) -> Html {
     let stages = &p.figures.ledger;
     let total: u64 = stages.iter().map(|(_, n)| n).sum::<u64>().max(1);
-    let f = |path: &str| p.figures.get(path).to_string();
+    let (xdp, xps) = (p.figures.xdp, p.figures.xps);
+    let no_program = || "no program".to_string();
     html! {
         <div class="ledger" tabindex="0" role="region" aria-label="where the time goes">
             <table data-testid="cost-ledger" class="ledger-table">
@@ -169,22 +170,13 @@ pub fn Ledger(p: &LedgerProps) -> Html {
                 </tbody>
             </table>
             <dl class="figures">
-                <div><dt>{ "XDP ns/pkt" }</dt><dd data-testid="xdp-ns">{ no_program(f("xdp.ns_per_pkt")) }</dd></div>
-                <div><dt>{ "XDP Mpps/core" }</dt><dd>{ no_program(f("xdp.mpps_per_core")) }</dd></div>
-                <div><dt>{ "TX hash picks" }</dt><dd data-testid="xps-hash-picks">{ f("xps.hash_picks") }</dd></div>
-                <div><dt>{ "TX map picks" }</dt><dd>{ f("xps.map_picks") }</dd></div>
-                <div><dt>{ "TX msgs/s" }</dt><dd>{ f("xps.msgs_per_sec") }</dd></div>
+                <div><dt>{ "XDP ns/pkt" }</dt><dd data-testid="xdp-ns">{ xdp.map_or_else(no_program, |x| x.ns_per_pkt.to_string()) }</dd></div>
+                <div><dt>{ "XDP Mpps/core" }</dt><dd>{ xdp.map_or_else(no_program, |x| x.mpps_per_core.to_string()) }</dd></div>
+                <div><dt>{ "TX hash picks" }</dt><dd data-testid="xps-hash-picks">{ xps.hash_picks }</dd></div>
+                <div><dt>{ "TX map picks" }</dt><dd>{ xps.map_picks }</dd></div>
+                <div><dt>{ "TX msgs/s" }</dt><dd>{ xps.msgs_per_sec }</dd></div>
             </dl>
         </div>
-    }
-}
-
-/// An XDP figure, or "no program" when none is loaded (the report has no value).
-fn no_program(v: String) -> String {
-    if v == "—" {
-        "no program".to_string()
-    } else {
-        v
     }
 }
 
@@ -198,17 +190,16 @@ pub struct TcProps {
 /// The tc ingress block's counters and the bypass decision (seed 001).
 #[component]
 pub fn TcCounters(p: &TcProps) -> Html {
-    let f = |path: &str| p.figures.get(path).to_string();
-    let bypass = p.figures.get("tc.bypass_sw") == "true";
-    let missed: u64 = p.figures.get("tc.sw_missed").parse().unwrap_or(0);
+    let tc = &p.figures.tc;
+    let missed = tc.sw_missed;
     html! {
         <dl data-testid="tc-counters" class={classes!("figures", "tc", (missed > 0).then_some("warn"))}>
-            <div><dt>{ "counting" }</dt><dd>{ f("tc.counting") }</dd></div>
-            <div><dt>{ "filtercnt" }</dt><dd>{ f("tc.filtercnt") }</dd></div>
-            <div><dt>{ "skipswcnt" }</dt><dd>{ f("tc.skipswcnt") }</dd></div>
-            <div><dt>{ "useswcnt" }</dt><dd>{ f("tc.useswcnt") }</dd></div>
-            <div><dt>{ "software bypass" }</dt><dd data-testid="tc-bypass">{ if bypass { "yes: tc_run skips classification" } else { "no: filters run in software" } }</dd></div>
-            <div><dt>{ "classified in software (total)" }</dt><dd>{ f("tc.sw_classified") }</dd></div>
+            <div><dt>{ "counting" }</dt><dd>{ &tc.counting }</dd></div>
+            <div><dt>{ "filtercnt" }</dt><dd>{ tc.filtercnt }</dd></div>
+            <div><dt>{ "skipswcnt" }</dt><dd>{ tc.skipswcnt }</dd></div>
+            <div><dt>{ "useswcnt" }</dt><dd>{ tc.useswcnt }</dd></div>
+            <div><dt>{ "software bypass" }</dt><dd data-testid="tc-bypass">{ if tc.bypass_sw { "yes: tc_run skips classification" } else { "no: filters run in software" } }</dd></div>
+            <div><dt>{ "classified in software (total)" }</dt><dd>{ tc.sw_classified }</dd></div>
             <div><dt>{ "missed by the bypass (total)" }</dt><dd data-testid="tc-sw-missed">{ missed }</dd></div>
         </dl>
     }

@@ -1,0 +1,350 @@
+//! The pieces of a host's view, each built from the engine and the controller's history:
+//! queues, CPUs and threads, the aRFS table's window, the lesson panel, the charts' series,
+//! the lesson's table, the XPS map, the wire view, the XDP bar and the RFS tables.
+
+use steerlab_engine::{CpuSet, FlowView, Snapshot};
+use steerlab_scenario::Report;
+
+use super::{
+    CpuView, FilterRow, LessonView, QueueView, RfsView, Series, StepView, TableRow, ThreadView, XdpView, XpsRow,
+    FILTER_WINDOW,
+};
+use crate::controller::Controller;
+
+impl Controller {
+    /// Each metric's change per sample, divided by `per` of that sample (its seconds, its
+    /// packets).
+    pub(super) fn delta_series(
+        &self,
+        paths: &[(&str, &str)],
+        per: impl Fn(u64, &Report, &Report) -> f64,
+    ) -> Vec<Series> {
+        paths
+            .iter()
+            .map(|&(name, path)| {
+                let values = self
+                    .history
+                    .samples()
+                    .iter()
+                    .zip(self.history.samples().iter().skip(1))
+                    .map(|((t0, a), (t1, b))| {
+                        (b.int(path).saturating_sub(a.int(path))) as f64 / per(t1 - t0, a, b).max(1e-9)
+                    })
+                    .collect();
+                Series {
+                    name: name.to_string(),
+                    values,
+                }
+            })
+            .collect()
+    }
+
+    /// Per second.
+    pub(super) fn rate_series(&self, paths: &[(&str, &str)]) -> Vec<Series> {
+        self.delta_series(paths, |dt, _, _| dt as f64 / 1e9)
+    }
+
+    /// The wire view, for hosts small enough to draw flow by flow, from the view's flows,
+    /// queues and CPUs.
+    pub(super) fn wire_view(
+        &self,
+        flows: &[(u32, FlowView)],
+        queues: &[QueueView],
+        cpus: &[CpuView],
+    ) -> Option<std::rc::Rc<crate::wire::WireView>> {
+        use crate::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
+        if flows.len() > MAX_FLOWS as usize || queues.len() > MAX_QUEUES || cpus.len() > MAX_QUEUES {
+            return None;
+        }
+        let reta = self.sim.reta();
+        Some(std::rc::Rc::new(WireView {
+            flows: flows
+                .iter()
+                .map(|&(index, view)| WireFlow {
+                    index,
+                    reta_index: reta.index(view.hash),
+                    view,
+                    kind: self
+                        .sim
+                        .flow_key(index)
+                        .map(|k| crate::controller::pictures::short_kind(&k))
+                        .unwrap_or_default(),
+                })
+                .collect(),
+            reta: reta.entries().to_vec(),
+            queues: queues.iter().map(|q| q.irq_cpu).collect(),
+            cpus: cpus.iter().map(|c| (c.node, c.threads.clone())).collect(),
+            cell: self.matrix_cell,
+        }))
+    }
+
+    /// The loaded XDP program's cost per packet, part by part (`xdp.rs` `parts`).
+    pub(super) fn xdp_view(&self) -> Option<XdpView> {
+        use steerlab_engine::xdp;
+        let p = self.sim.xdp_program()?;
+        let c = &self.sim.config().costs;
+        let parts = xdp::parts(p, self.sim.config().driver)
+            .into_iter()
+            .filter(|part| !matches!(part, xdp::Part::Refused(_)))
+            .map(|part| {
+                let ps = xdp::part_ps(part, c.xdp_kfunc_call_ps, c.xdp_fallback_ps);
+                (part.name().to_string(), ps as f64 / 1000.0)
+            })
+            .collect();
+        Some(XdpView {
+            program: p.name.clone(),
+            strategy: p.strategy.name().to_string(),
+            base_ns: c.driver_rx_ps as f64 / 1000.0,
+            parts,
+        })
+    }
+
+    /// The RFS tables panel: the socket table's size and use, and one queue's flow table.
+    pub(super) fn rfs_view(&self) -> RfsView {
+        use steerlab_engine::rps::{NO_CPU, NO_FILTER};
+        let sim = &self.sim;
+        let sock = sim.sock_flow_table();
+        let table = sim.dev_flow_table(self.rfs_queue);
+        RfsView {
+            sock_size: sock.map_or(0, |t| t.mask + 1),
+            sock_used: sock.map_or(0, |t| t.used()),
+            queue: self.rfs_queue,
+            table_size: table.map_or(0, |t| t.flows.len() as u32),
+            entries: table.map_or(Vec::new(), |t| {
+                t.flows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.cpu != NO_CPU)
+                    .take(128)
+                    .map(|(i, e)| {
+                        (
+                            i as u32,
+                            e.cpu,
+                            (e.filter != NO_FILTER).then_some(e.filter),
+                            e.last_qtail,
+                        )
+                    })
+                    .collect()
+            }),
+        }
+    }
+
+    /// Scrolls the aRFS table's window so that it starts at row `first`.
+    pub fn show_filters_from(&mut self, first: u32) {
+        self.filters_first = first;
+    }
+
+    /// The RX queues as drawn: counters, the rate of the last sample, flows arriving now.
+    pub(super) fn queue_views(&self, snap: &Snapshot) -> Vec<QueueView> {
+        let sim = &self.sim;
+        let mut flows = vec![0u32; snap.queues.len()];
+        for f in 0..sim.flow_count() {
+            if let Some(q) = sim.flow_queue_now(f) {
+                flows[usize::from(q)] += 1;
+            }
+        }
+        let rates = self.history.queue_rates();
+        snap.queues
+            .iter()
+            .enumerate()
+            .map(|(i, q)| QueueView {
+                index: i as u16,
+                packets: q.packets,
+                pps: rates.get(i).copied().unwrap_or(0),
+                drops: q.drops,
+                flows: flows[i],
+                irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0),
+            })
+            .collect()
+    }
+
+    /// The threads, each with its CPU and cpuset.
+    pub(super) fn thread_views(&self) -> Vec<ThreadView> {
+        let sim = &self.sim;
+        (0..sim.thread_count())
+            .filter_map(|t| {
+                sim.thread(t).map(|(cpu, set)| ThreadView {
+                    id: t,
+                    cpu,
+                    cpuset: set.to_list(),
+                })
+            })
+            .collect()
+    }
+
+    /// The CPUs as drawn: softirq load over the last sample window, and their threads.
+    pub(super) fn cpu_views(&self, snap: &Snapshot, threads: &[ThreadView]) -> Vec<CpuView> {
+        let before = self.history.softirq_before();
+        let window = before.map_or(1, |(t, _)| snap.now.0.saturating_sub(t).max(1));
+        snap.cpus
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let before = before.and_then(|(_, a)| a.get(i).copied()).unwrap_or(0);
+                let load = (c.softirq_ns.saturating_sub(before) as u128 * 1000 / u128::from(window)).min(1000) as u32;
+                CpuView {
+                    index: i as u16,
+                    node: self.sim.node_of(i as u16),
+                    softirq_permille: load,
+                    packets: c.packets,
+                    threads: threads
+                        .iter()
+                        .filter(|t| usize::from(t.cpu) == i)
+                        .map(|t| t.id)
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
+    /// The aRFS table's scroll window (colliding flow_ids first): its rows, the index of the
+    /// first, and how many filters there are in all.
+    pub(super) fn filter_window(&self) -> (Vec<FilterRow>, u32, usize) {
+        let all = self.sim.arfs_filters();
+        let mut per_slot = std::collections::BTreeMap::<u32, u32>::new();
+        for f in &all {
+            *per_slot.entry(f.flow_id).or_default() += 1;
+        }
+        let mut filters: Vec<FilterRow> = all
+            .iter()
+            .map(|f| FilterRow {
+                id: f.id,
+                flow: f.flow,
+                flow_id: f.flow_id,
+                queue: f.queue,
+                pending: f.pending,
+                collision: per_slot[&f.flow_id] > 1,
+            })
+            .collect();
+        filters.sort_by_key(|f| (!f.collision, f.flow_id, f.id));
+        let total = filters.len();
+        let first = self.filters_first.min(total as u32);
+        let window = filters.drain(first as usize..).take(FILTER_WINDOW as usize).collect();
+        (window, first, total)
+    }
+
+    /// The lesson panel: its texts filled with the run's figures, the step, the goal, the
+    /// evidence, the question and the challenge.
+    pub(super) fn lesson_view(&self) -> LessonView {
+        let l = &self.scenario.lesson;
+        let samples = self.history.samples();
+        let goal_met = self.goal_met();
+        LessonView {
+            id: self.scenario.id.clone(),
+            title: l.title.clone(),
+            goal: crate::controller::texts::fill(&l.goal, samples),
+            steps: l
+                .steps
+                .iter()
+                .zip(self.progress.steps_done())
+                .enumerate()
+                .map(|(k, (s, done))| StepView {
+                    text: self.progress.step_text(l, k, samples),
+                    commands: s.commands.clone(),
+                    kernel: s.kernel.clone(),
+                    done,
+                    cell: s.cell.map(|[q, c]| (q, c)),
+                })
+                .collect(),
+            step: self.progress.step,
+            lesson_ids: steerlab_scenario::lesson_ids().map(String::from).collect(),
+            kernel_files: l.kernel_files.clone(),
+            source: l.source.clone(),
+            goal_met,
+            goal_undone_by: (self.progress.met_once && goal_met != Some(true))
+                .then(|| self.progress.undone_by().map(String::from))
+                .flatten(),
+            evidence: self
+                .progress
+                .evidence(l, samples, self.applied.last().map(|a| a.at_ns), !self.playing),
+            chart: if l.chart.is_empty() {
+                "chart-locality".to_string()
+            } else {
+                l.chart.clone()
+            },
+            highlight: l.highlight.get(self.progress.step).filter(|h| !h.is_empty()).cloned(),
+            predict: self.progress.predict_view(l),
+            challenge: self.progress.challenge_view(l),
+            has_challenge: l.challenge.is_some(),
+            complete: self.progress.complete_view(l),
+        }
+    }
+
+    /// The learner's commands within the series' span, in seconds from its first sample.
+    pub(super) fn marks(&self) -> Vec<f64> {
+        let span = self.history.samples();
+        let (t0, t1) = (span.get(1).map_or(0, |s| s.0), span.last().map_or(0, |s| s.0));
+        self.applied
+            .iter()
+            .filter(|a| a.at_ns >= t0 && a.at_ns <= t1)
+            .map(|a| (a.at_ns - t0) as f64 / 1e9)
+            .collect()
+    }
+
+    /// CPU time per packet the host processed (ring drops never reached a CPU): what a host
+    /// pays for each packet, by account.
+    pub(super) fn cost_series(&self) -> Vec<Series> {
+        self.delta_series(
+            &[
+                ("softirq", "cpu.softirq_ns"),
+                ("sys", "cpu.sys_ns"),
+                ("user", "cpu.user_ns"),
+            ],
+            |_, a, b| {
+                let processed = |r: &Report| {
+                    r.int("packets.offered")
+                        .saturating_sub(r.int("packets.dropped.ring_full"))
+                };
+                processed(b).saturating_sub(processed(a)) as f64
+            },
+        )
+    }
+
+    /// The lesson's own table (as `steerlab run --vary` prints it) for this host.
+    pub(super) fn table_rows(&self, totals: &Report) -> Vec<TableRow> {
+        let samples = self.history.samples();
+        let now = samples.last().map_or(0, |s| s.0);
+        self.scenario
+            .lesson
+            .table
+            .iter()
+            .map(|(label, path)| {
+                let counter = totals.get(path).and_then(serde_json::Value::as_u64).is_some();
+                TableRow {
+                    label: label.clone(),
+                    value: steerlab_scenario::compare::cell(totals, path),
+                    raw: totals.get(path).and_then(serde_json::Value::as_f64),
+                    per_s: counter
+                        .then(|| steerlab_scenario::teach::figure(samples, path, true, now))
+                        .flatten(),
+                }
+            })
+            .collect()
+    }
+
+    /// The XPS map of the first 64 TX queues.
+    pub(super) fn xps_rows(&self) -> Vec<XpsRow> {
+        let sim = &self.sim;
+        let ncpus = sim.config().cpus;
+        (0..sim.config().tx_queues.min(64))
+            .map(|q| {
+                let cpus = sim.xps_cpus(q);
+                XpsRow {
+                    queue: q,
+                    cpus_mask: cpus.map_or_else(|| CpuSet::default().to_hex(ncpus), |s| s.to_hex(ncpus)),
+                    cpus: cpus.map(|s| s.to_list()).unwrap_or_default(),
+                    rxqs: sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// The trace select's flows: the first 256 open ones, with their tuple.
+    pub(super) fn flow_labels(&self) -> Vec<(u32, String)> {
+        let sim = &self.sim;
+        (0..sim.flow_count().min(256))
+            .filter(|&f| !sim.flow_closed(f))
+            .filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}"))))
+            .collect()
+    }
+}
