@@ -289,7 +289,8 @@ impl Controller {
                 .collect();
             view.sock_writes_now = last.sock_writes.saturating_sub(prev.sock_writes);
         }
-        listed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Busiest first, then by flow id (unique: no ties for an unstable sort to reorder).
+        listed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         view.selected_flows = listed
             .into_iter()
             .take(CELL_FLOWS)

@@ -248,14 +248,15 @@ impl Controller {
         let (total, off): (u64, u64) = queues.values().fold((0, 0), |a, q| (a.0 + q.0, a.1 + q.1));
         let pct = |part: u64, of: u64| part * 100 / of.max(1);
         let mut busiest: Vec<(u16, (u64, u64))> = queues.into_iter().filter(|(_, q)| q.0 > 0).collect();
-        busiest.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+        // Queue and CPU numbers break ties: unstable sorts order these as stable ones would.
+        busiest.sort_unstable_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
         let queues_text: Vec<String> = busiest
             .iter()
             .take(6)
             .map(|(q, (n, r))| format!("rx-{q} {n}/s ({} % off the reader's CPU)", pct(*r, *n)))
             .collect();
         let mut hot: Vec<&super::CpuView> = cpus.iter().filter(|c| c.softirq_permille > 0).collect();
-        hot.sort_by(|a, b| b.softirq_permille.cmp(&a.softirq_permille).then(a.index.cmp(&b.index)));
+        hot.sort_unstable_by(|a, b| b.softirq_permille.cmp(&a.softirq_permille).then(a.index.cmp(&b.index)));
         let cpus_text: Vec<String> = hot
             .iter()
             .take(4)

@@ -58,7 +58,8 @@ impl Scenario {
 
     fn timeline_sorted(&self) -> Vec<(usize, &TimedCommand)> {
         let mut cmds: Vec<(usize, &TimedCommand)> = self.timeline.iter().enumerate().collect();
-        cmds.sort_by_key(|(i, c)| (c.at_ms, *i));
+        // The index breaks ties: the unstable sort is as stable here.
+        cmds.sort_unstable_by_key(|(i, c)| (c.at_ms, *i));
         cmds
     }
 }

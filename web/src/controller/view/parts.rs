@@ -216,7 +216,8 @@ impl Controller {
                 collision: per_slot[&f.flow_id] > 1,
             })
             .collect();
-        filters.sort_by_key(|f| (!f.collision, f.flow_id, f.id));
+        // Filter ids are unique: the unstable sort is as stable here.
+        filters.sort_unstable_by_key(|f| (!f.collision, f.flow_id, f.id));
         let total = filters.len();
         let first = self.filters_first.min(total as u32);
         let window = filters.drain(first as usize..).take(FILTER_WINDOW as usize).collect();
