@@ -3,12 +3,10 @@
 //! (tc-bypass), and the transmit path from the sending thread's CPU through XPS or
 //! `skb_tx_hash` to a TX queue (xps-pick-tx). The XDP cost bar's data is [`super::XdpView`].
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use steerlab_engine::tc::{Action, Classify, SwResult};
 use steerlab_engine::xps::Pick;
-use steerlab_engine::{FlowKey, Proto};
+use steerlab_engine::{FlowKey, FlowView, Proto};
 use steerlab_scenario::teach::figure;
 
 use super::Controller;
@@ -148,28 +146,29 @@ fn end_of(c: &Classify) -> TcEnd {
 }
 
 impl Controller {
-    /// Packets per second of each open flow over the last second, by flow id.
-    fn flow_rates(&self) -> BTreeMap<u32, u64> {
-        let views = super::view::open_flows(&self.sim);
-        let Some((start_ns, sent)) = self.matrix.start_sent(self.sim.now().0) else {
-            return BTreeMap::new();
-        };
+    /// Packets per second of each of `flows` (the open flows, `view::open_flows`) over the
+    /// last second, in their order (`None` before the matrix has a second's sample).
+    fn flow_rates(&self, flows: &[(u32, FlowView)]) -> Option<Vec<u64>> {
+        let (start_ns, sent) = self.matrix.start_sent(self.sim.now().0)?;
         let span = (self.sim.now().0 - start_ns).max(1);
-        views
-            .into_iter()
-            .map(|(f, v)| {
-                let n = v.packets.saturating_sub(sent.get(f as usize).copied().unwrap_or(0));
-                (f, (u128::from(n) * 1_000_000_000 / u128::from(span)) as u64)
-            })
-            .collect()
+        Some(
+            flows
+                .iter()
+                .map(|&(f, v)| {
+                    let n = v.packets.saturating_sub(sent.get(f as usize).copied().unwrap_or(0));
+                    (u128::from(n) * 1_000_000_000 / u128::from(span)) as u64
+                })
+                .collect(),
+        )
     }
 
-    /// The ingress block's picture (`None` without an ingress qdisc).
-    pub(super) fn tc_picture(&self) -> Option<TcPicture> {
+    /// The ingress block's picture (`None` without an ingress qdisc); `flows` are the open
+    /// flows.
+    pub(super) fn tc_picture(&self, flows: &[(u32, FlowView)]) -> Option<TcPicture> {
         let block = self.sim.tc_block()?;
-        let rates = self.flow_rates();
+        let rates = self.flow_rates(flows).unwrap_or_default();
         let mut kinds: Vec<(FlowKey, FlowKind)> = Vec::new();
-        for (&f, &pps) in &rates {
+        for (&(f, _), &pps) in flows.iter().zip(&rates) {
             let Some(key) = self.sim.flow_key(f) else { continue };
             let label = kind_label(&key);
             match kinds.iter_mut().find(|(_, k)| k.label == label) {
@@ -233,21 +232,22 @@ impl Controller {
     /// The host in words, for a screen reader (the wire view and the matrix are pictures):
     /// the traffic of the last second, its busiest RX queues with their share processed off
     /// the reader's CPU, the busiest CPUs' softirq load, and aRFS's activity.
-    pub(super) fn host_text(&self, cpus: &[super::CpuView]) -> String {
-        let rates = self.flow_rates();
-        let views = super::view::open_flows(&self.sim);
-        let mut queues: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
-        for (f, v) in &views {
-            let pps = rates.get(f).copied().unwrap_or(0);
-            let q = queues.entry(v.queue).or_default();
+    /// `flows` are the open flows (`view::open_flows`).
+    pub(super) fn host_text(&self, cpus: &[super::CpuView], flows: &[(u32, FlowView)]) -> String {
+        let rates = self.flow_rates(flows);
+        // Per RX queue: packets per second, and of them processed off the reader's CPU.
+        let mut queues = vec![(0u64, 0u64); flows.iter().map(|(_, v)| usize::from(v.queue) + 1).max().unwrap_or(0)];
+        for (i, (_, v)) in flows.iter().enumerate() {
+            let pps = rates.as_ref().map_or(0, |r| r[i]);
+            let q = &mut queues[usize::from(v.queue)];
             q.0 += pps;
             if v.away_from_reader() {
                 q.1 += pps;
             }
         }
-        let (total, off): (u64, u64) = queues.values().fold((0, 0), |a, q| (a.0 + q.0, a.1 + q.1));
+        let (total, off): (u64, u64) = queues.iter().fold((0, 0), |a, q| (a.0 + q.0, a.1 + q.1));
         let pct = |part: u64, of: u64| part * 100 / of.max(1);
-        let mut busiest: Vec<(u16, (u64, u64))> = queues.into_iter().filter(|(_, q)| q.0 > 0).collect();
+        let mut busiest: Vec<(u16, (u64, u64))> = (0u16..).zip(queues).filter(|(_, q)| q.0 > 0).collect();
         // Queue and CPU numbers break ties: unstable sorts order these as stable ones would.
         busiest.sort_unstable_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
         let queues_text: Vec<String> = busiest
@@ -274,7 +274,7 @@ impl Controller {
         let rate = |m: &str| figure(samples, m, true, now).unwrap_or(0.0).max(0.0) as u64;
         let mut text = format!(
             "Host: {} flows, {total} packets/s over the last second, {} % processed off their reader's CPU.",
-            views.len(),
+            flows.len(),
             pct(off, total)
         );
         if !queues_text.is_empty() {

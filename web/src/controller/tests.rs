@@ -425,3 +425,27 @@ fn odd_tick_lengths_advance_and_sample() {
         );
     }
 }
+
+/// The aRFS table's window: colliding flow_ids first, then by flow_id and filter id, and a row
+/// is marked colliding exactly when another live filter has its flow_id (seed 000's host,
+/// where the hash-only driver collides).
+#[test]
+fn the_filter_window_lists_collisions_first_in_order() {
+    let mut c = Controller::for_lesson("arfs-collision").unwrap();
+    c.run_for(Nanos::from_ms(2000));
+    let all = c.sim().arfs_filters();
+    let shared = |flow_id: u32| all.iter().filter(|f| f.flow_id == flow_id).count() > 1;
+    let mut seen = 0;
+    for first in [0, 40, all.len() as u32 / 2, all.len() as u32 - 10] {
+        c.show_filters_from(first);
+        let v = c.view();
+        assert_eq!(v.filters_total, all.len());
+        let keys: Vec<_> = v.filters.iter().map(|f| (!f.collision, f.flow_id, f.id)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "in order from row {first}");
+        for f in &v.filters {
+            assert_eq!(f.collision, shared(f.flow_id), "filter {}", f.id);
+        }
+        seen += v.filters.iter().filter(|f| f.collision).count();
+    }
+    assert!(seen > 0, "the hash-only driver's table has collisions");
+}

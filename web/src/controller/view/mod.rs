@@ -312,7 +312,7 @@ impl Controller {
         // draw them (a closed flow has no path).
         let flow_views = open_flows(sim);
         let wire = self.wire_view(&flow_views, &queues, &cpus);
-        let host_text = self.host_text(&cpus);
+        let host_text = self.host_text(&cpus, &flow_views);
         let totals = Report::totals(&self.scenario, sim);
         let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
         ViewModel {
@@ -362,7 +362,7 @@ impl Controller {
             wire,
             restoring: self.restore_progress(),
             xdp: self.xdp_view(),
-            tc: self.tc_picture(),
+            tc: self.tc_picture(&flow_views),
             tx: self.tx_picture(),
             host_text,
         }

@@ -200,12 +200,9 @@ impl Controller {
     /// The aRFS table's scroll window (colliding flow_ids first): its rows, the index of the
     /// first, and how many filters there are in all.
     pub(super) fn filter_window(&self) -> (Vec<FilterRow>, u32, usize) {
-        let all = self.sim.arfs_filters();
-        let mut per_slot = std::collections::BTreeMap::<u32, u32>::new();
-        for f in &all {
-            *per_slot.entry(f.flow_id).or_default() += 1;
-        }
-        let mut filters: Vec<FilterRow> = all
+        let mut rows: Vec<FilterRow> = self
+            .sim
+            .arfs_filters()
             .iter()
             .map(|f| FilterRow {
                 id: f.id,
@@ -213,11 +210,19 @@ impl Controller {
                 flow_id: f.flow_id,
                 queue: f.queue,
                 pending: f.pending,
-                collision: per_slot[&f.flow_id] > 1,
+                collision: false,
             })
             .collect();
-        // Filter ids are unique: the unstable sort is as stable here.
-        filters.sort_unstable_by_key(|f| (!f.collision, f.flow_id, f.id));
+        // By flow_id (filter ids are unique: an unstable sort is as stable here), so that
+        // filters sharing a flow_id are neighbours; then the colliding ones first.
+        rows.sort_unstable_by_key(|f| (f.flow_id, f.id));
+        for i in 1..rows.len() {
+            if rows[i].flow_id == rows[i - 1].flow_id {
+                (rows[i].collision, rows[i - 1].collision) = (true, true);
+            }
+        }
+        let (mut filters, rest): (Vec<FilterRow>, Vec<FilterRow>) = rows.into_iter().partition(|f| f.collision);
+        filters.extend(rest);
         let total = filters.len();
         let first = self.filters_first.min(total as u32);
         let window = filters.drain(first as usize..).take(FILTER_WINDOW as usize).collect();
