@@ -21,6 +21,12 @@
   const screen = params.get("view") !== "compare" && params.get("start") !== "click"
     && !location.hash.startsWith("#s=") && Object.hasOwn(screens, lesson) ? screens[lesson] : null;
   const base = new URL(".", location.href).href;
+  // The module uses WebAssembly SIMD (.cargo/config.toml). This module of one function that
+  // returns a v128 constant validates only in a browser that has it (Chrome 91, Firefox 89,
+  // Safari 16.4 and later); elsewhere the page says so rather than stay blank.
+  const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0,
+    253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11]);
+  const runnable = typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
   // The lesson's whole text, for the worker (the first screen has its digest already).
   const text = screen ? fetch(`${base}lessons/${lesson}.json`).then((r) => (r.ok ? r.text() : null)).catch(() => null) : null;
 
@@ -38,6 +44,8 @@
      * its console asked (the page's start would hold the main thread that relays the
      * answer); at most 2 s after the module is compiled. Null without a module. */
     forPage() {
+      // Without SIMD the module cannot compile: the page does not start (the notice says why).
+      if (!runnable) return new Promise(() => {});
       if (!boot.module) return null;
       // Settled, then one frame for the answer to be painted before the page's start holds
       // the main thread.
@@ -156,13 +164,14 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
   // The lesson's first screen (title, goal, first step: inlined in the page by
   // scripts/first-screens.mjs) as soon as the body is parsed; the worker when its text is here.
   parsed(() => {
-    if (urls().wasm) boot.module = compile(urls().wasm).then((m) => (performance.mark("steerlab:compiled"), m));
+    if (runnable && urls().wasm) boot.module = compile(urls().wasm).then((m) => (performance.mark("steerlab:compiled"), m));
     if (screen && !boot.closed) {
       e.out = draw(screen, ask);
       performance.mark("steerlab:first-screen");
     }
+    if (!runnable) unsupported();
   });
-  if (screen) {
+  if (screen && runnable) {
     e.expected = true;
     text.then((t) => parsed(() => !boot.closed && begin(t)));
   }
@@ -211,6 +220,14 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
       el("div", { class: "stage" }));
     root.replaceChildren(main);
     return out;
+  }
+
+  /** The browser cannot run the engine: said at the top of the page, with what it needs. */
+  function unsupported() {
+    const root = document.getElementById("first-screen");
+    root?.querySelector("[data-testid=loading]")?.remove();
+    root?.prepend(el("p", { class: "error", role: "alert", "data-testid": "unsupported" },
+      "This browser cannot run the steerlab simulation: it needs WebAssembly SIMD (Chrome or Edge 91, Firefox 89, Safari 16.4 or later). The lesson's text is below; the sandbox needs a newer browser."));
   }
 
   function print(out, output, error) {

@@ -45,6 +45,28 @@ export const tests = [
     },
   },
   {
+    name: "first screen: a browser without WebAssembly SIMD is told what the sandbox needs, and still reads the lesson",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      // As in a browser before Chrome 91, Firefox 89 or Safari 16.4: boot.js's probe fails.
+      await page.addInitScript(() => {
+        WebAssembly.validate = () => false;
+      });
+      await page.goto(`${base}?lesson=tc-bypass`);
+      const notice = page.getByTestId("unsupported");
+      await notice.waitFor({ timeout: 5000 });
+      const said = await notice.textContent();
+      expect(said.includes("WebAssembly SIMD") && said.includes("Safari 16.4"), `the notice says what is needed: ${said}`);
+      expect((await page.locator("#first-screen #lesson-title").textContent()).startsWith("tc:"), "the lesson's text is still there");
+      await page.waitForTimeout(1500);
+      expect((await page.getByTestId("play").count()) === 0, "the page does not start a module that cannot compile");
+      for (const p of ["?view=compare&lesson=tc-bypass", "?embed=1&lesson=rss-basics#s=x"]) {
+        await page.goto(`${base}${p}`);
+        await page.getByTestId("unsupported").waitFor({ timeout: 5000 });
+      }
+    },
+  },
+  {
     name: "first screen: none for the compare view or an unknown lesson; the page opens them itself",
     timeoutMs: 60_000,
     async run(page, base) {
