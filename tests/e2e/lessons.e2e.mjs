@@ -131,9 +131,11 @@ export const tests = [
       await page.getByTestId("add-random-flows").click();
       await waitText(page, "flow-count", (t, n) => Number(t) === n + 1000, count);
       await waitText(page, "console-output", (t) => t.includes("flow random 1000"));
+      // From the bottom of the page (the random flows' panel): the new lesson opens at its top.
       await page.getByTestId("lesson-select").selectOption("tc-bypass");
       await waitText(page, "tc-counters", (t) => t.includes("legacy"));
       expect(page.url().includes("lesson=tc-bypass"), "the URL names the lesson");
+      await page.waitForFunction(() => window.scrollY === 0, null, { timeout: 5000 });
       await page.getByTestId("chart-cpu").waitFor();
       await page.getByTestId("chart-arfs").waitFor();
       await page.getByTestId("chart-locality").waitFor();

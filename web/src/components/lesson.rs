@@ -175,7 +175,9 @@ fn result(q: &PredictView) -> Html {
     html! {
         <div class={classes!("predict-result", verdict)} data-testid="lesson-predict-result" data-verdict={verdict} role="status">
             <p><strong>{ "Your prediction: " }</strong>{ yours.map_or_else(|| html! { "none (the commands ran first)" }, |y| rich(y)) }</p>
-            if q.engine.is_none() {
+            if q.engine.is_none() && q.paused && q.measuring {
+                <p class="notice" data-testid="lesson-predict-paused">{ "Time is paused: press Play, and the engine answers after a second for the change to settle and a second measured." }</p>
+            } else if q.engine.is_none() {
                 <p class="muted">{ "The engine is answering: a second for the change to settle, then a second measured…" }</p>
             } else {
                 <p><strong>{ match verdict { "right" => "✔ Right. ", "wrong" => "✘ Not this time. ", _ => "" } }{ "The kernel did: " }</strong>

@@ -23,6 +23,8 @@ pub struct PredictView {
     /// The step's commands have run: the engine is answering (a settling second, then a
     /// measured one).
     pub measuring: bool,
+    /// Time is paused (set by the view): a measuring answer waits for Play.
+    pub paused: bool,
     /// What the engine did: the answer it picked (`Some(None)`: none of them).
     pub engine: Option<Option<usize>>,
     /// Once answered: the kernel's explanation, and why each answer is right or wrong.
@@ -289,6 +291,7 @@ impl Progress {
             choices: p.choices.iter().map(|c| c.text.clone()).collect(),
             chosen: a.chosen,
             measuring: a.first_ns.is_some() && !resolved,
+            paused: false,
             engine: a.engine,
             explain: if resolved { p.explain.clone() } else { String::new() },
             why: if resolved {

@@ -220,6 +220,13 @@ fn every_lesson_asks_a_question_the_engine_answers() {
         );
         run(&mut c, 1000);
         assert!(c.view().lesson.predict.clone().unwrap().measuring, "{id}: measuring");
+        // Paused, the answer waits for Play, and the panel says so.
+        let playing = c.playing();
+        c.set_playing(false);
+        assert!(c.view().lesson.predict.clone().unwrap().paused, "{id}: paused");
+        c.set_playing(true);
+        assert!(!c.view().lesson.predict.clone().unwrap().paused, "{id}: playing");
+        c.set_playing(playing);
         run(&mut c, 1500);
         let v = c.view().lesson.predict.clone().expect("still shown after the step");
         assert_eq!(v.engine, Some(Some(answer)), "{id}: the engine's answer");

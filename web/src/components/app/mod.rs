@@ -92,9 +92,13 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
                 gloo::timers::callback::Timeout::new(2000, move || copied.set(false)).forget();
             }
             SimEvent::Lesson(id) => {
-                // Another lesson: the last captured host's predictions no longer apply.
+                // Another lesson: the last captured host's predictions no longer apply, and it
+                // opens at its top (its title and first step), wherever the page was scrolled.
                 built.set(None);
                 set_url_lesson(&id);
+                if let Some(w) = web_sys::window() {
+                    w.scroll_to_with_x_and_y(0.0, 0.0);
+                }
             }
             SimEvent::HostImported {
                 rows,

@@ -9,7 +9,7 @@ use super::{
     CpuView, FilterRow, LessonView, QueueView, RfsView, Series, StepView, TableRow, ThreadView, XdpView, XpsRow,
     FILTER_WINDOW,
 };
-use crate::controller::Controller;
+use crate::controller::{Controller, PredictView};
 
 impl Controller {
     /// Each metric's change per sample, divided by `per` of that sample (its seconds, its
@@ -269,7 +269,10 @@ impl Controller {
                 l.chart.clone()
             },
             highlight: l.highlight.get(self.progress.step).filter(|h| !h.is_empty()).cloned(),
-            predict: self.progress.predict_view(l),
+            predict: self.progress.predict_view(l).map(|p| PredictView {
+                paused: !self.playing,
+                ..p
+            }),
             challenge: self.progress.challenge_view(l),
             has_challenge: l.challenge.is_some(),
             complete: self.progress.complete_view(l),
