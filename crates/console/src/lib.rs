@@ -145,8 +145,31 @@ pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> 
         "taskset" => taskset::run(sim, rest),
         "tc" => tc::run(sim, rest),
         "xdp" | "flow" | "thread" | "nic" | "kernel" | "rfs" => own::run(sim, first, rest),
-        other => Err(hinted(format!("{other}: command not found"), "help lists the commands")),
+        other => Err(not_found(other)),
     }
+}
+
+/// `WORD: command not found`, with a hint at the command a learner meant when the word is
+/// one of steerlab's names: the lessons' texts name driver models, kernel generations, tc
+/// counting modes, RFS record policies and the stages of "Where the time goes", and a
+/// learner types them as read.
+fn not_found(word: &str) -> String {
+    use steerlab_engine::tc::Counting;
+    use steerlab_engine::{Driver, Kernel, RecordPolicy};
+    let meant = if Driver::from_name(word).is_some() {
+        format!("{word} is a driver model: nic driver {word}")
+    } else if Kernel::from_name(word).is_some() {
+        format!("{word} is a kernel generation: kernel {word}")
+    } else if Counting::from_name(word).is_some() {
+        format!("{word} is a tc counting rule: tc counting {word}")
+    } else if RecordPolicy::from_name(word).is_some() {
+        format!("{word} is an RFS record policy: rfs record {word}")
+    } else if steerlab_engine::ledger::Stage::ALL.iter().any(|s| s.name() == word) {
+        format!("{word} is a stage of the CPU time in \"Where the time goes\", not a command")
+    } else {
+        "help lists the commands".to_string()
+    };
+    hinted(format!("{word}: command not found"), &meant)
 }
 
 /// `cat FILE...`: procfs tables or the sysfs/sysctl files, concatenated.

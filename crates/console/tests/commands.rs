@@ -689,3 +689,23 @@ fn each_command_says_what_it_did() {
         assert_eq!(run(&mut sim, line).map(|(_, k)| k), Ok(kind), "{line}");
     }
 }
+
+/// A name from a lesson's text typed as a command: the hint says which command it belongs to.
+#[test]
+fn a_name_typed_as_read_points_at_its_command() {
+    let mut sim = host();
+    for (line, hint) in [
+        ("ice-hash-match", "nic driver ice-hash-match"),
+        ("6.18", "kernel 6.18"),
+        ("usesw", "tc counting usesw"),
+        ("cpuset", "rfs record cpuset"),
+        ("arfs_lock", "a stage of the CPU time"),
+        ("frob", "help lists the commands"),
+    ] {
+        let e = steerlab_console::execute(&mut sim, line).unwrap_err();
+        assert!(
+            e.starts_with(&format!("{line}: command not found\nhint: ")) && e.contains(hint),
+            "{line}: {e}"
+        );
+    }
+}
