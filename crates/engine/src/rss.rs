@@ -93,6 +93,21 @@ impl fmt::Display for HashFields {
     }
 }
 
+/// An RSS key as `ethtool -x` prints it and `ethtool -X hkey` takes it: hex byte pairs
+/// separated by colons (`6d:5a:56:…`); `None` for anything else. The length is the caller's
+/// rule (the device's key size).
+pub fn parse_key(text: &str) -> Option<Vec<u8>> {
+    text.split(':')
+        .map(|b| {
+            if b.len() == 2 {
+                u8::from_str_radix(b, 16).ok()
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 /// The hash input for `flow` under `fields`, in packet byte order: source address, destination
 /// address, source port, destination port, each only if selected. Returns the buffer and length.
 pub fn hash_input(flow: &FlowKey, fields: HashFields) -> ([u8; 36], usize) {

@@ -4,6 +4,9 @@
 //! off the fixture by this file's own code. Then the round trip: every host the console can
 //! build, captured with the console's own outputs, imports back into the same host.
 
+mod common;
+
+use common::said;
 use std::net::IpAddr;
 
 use proptest::prelude::*;
@@ -133,16 +136,6 @@ fn flows() -> Vec<FlowKey> {
         out.push(parse_flow(&line).unwrap());
     }
     out
-}
-
-/// Everything an import said, one assumption a line.
-fn said(imported: &steerlab_scenario::capture::Imported) -> String {
-    imported
-        .assumptions
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn host(text: &str) -> Sim {

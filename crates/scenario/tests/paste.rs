@@ -1,17 +1,11 @@
 //! Captures as people paste them (issue 30's classes): prompts of every shell, pipes, outputs
 //! in part, a spread vector, two ports, the drivers' defaults; each choice said with its line.
 
-use steerlab_scenario::capture::{import, Imported};
-use steerlab_scenario::predict::{self, parse_flow};
+mod common;
 
-fn said(imported: &Imported) -> String {
-    imported
-        .assumptions
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use common::said;
+use steerlab_scenario::capture::import;
+use steerlab_scenario::predict::{self, parse_flow};
 
 const ROOT_PROMPT: &str = "[root@dut ~]# ethtool -x eth1
 RX flow hash indirection table for eth1 with 4 RX ring(s):

@@ -3,10 +3,13 @@
 //! snippet itself shows: table, key, queues, rules, IRQ CPUs, CPU count, and what had to be
 //! said. A snippet is refused only where it says it is cut.
 
+mod common;
+
+use common::said;
 use std::collections::BTreeSet;
 
 use steerlab_engine::{NamedEnum, Sim};
-use steerlab_scenario::capture::{import, Imported};
+use steerlab_scenario::capture::import;
 use steerlab_scenario::predict::{self, parse_flow};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/real");
@@ -40,15 +43,6 @@ struct Expect {
     irq_cpus: &'static [(u16, u16)],
     /// Words each of which an assumption says.
     said: &'static [&'static str],
-}
-
-fn said(imported: &Imported) -> String {
-    imported
-        .assumptions
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn check(name: &str, e: &Expect) {

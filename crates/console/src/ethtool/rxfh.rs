@@ -133,17 +133,7 @@ pub(super) fn set_rxfh(sim: &mut Sim, args: &[&str], form: &str) -> Result<Strin
 /// `hkey xx:yy:...`, exactly the device's key size.
 fn parse_hkey(text: &str, size: usize) -> Result<Vec<u8>, String> {
     let form = format!("hkey takes {size} hex bytes separated by colons, e.g. 6d:5a:56:...");
-    let key = text
-        .split(':')
-        .map(|b| {
-            if b.len() == 2 {
-                u8::from_str_radix(b, 16).ok()
-            } else {
-                None
-            }
-        })
-        .collect::<Option<Vec<u8>>>()
-        .ok_or_else(|| hinted("Invalid RSS hash key format", &form))?;
+    let key = steerlab_engine::rss::parse_key(text).ok_or_else(|| hinted("Invalid RSS hash key format", &form))?;
     if key.len() != size {
         return Err(hinted(
             format!(

@@ -199,6 +199,23 @@ impl Sim {
         }
     }
 
+    /// `enqueue_to_backlog` of `m` packets on CPU `c` from the IRQ CPU `irq`: the backlog's
+    /// tail is stamped into the flow's `rps_dev_flow` (`stamp`, when RFS chose it), and a
+    /// backlog that was idle is woken from `irq` when that is another CPU (`rps_ipi_queued`).
+    #[inline(always)]
+    fn enqueue_backlog(&mut self, irq: u16, c: u16, m: u64, stamp: Option<EntryAt>) {
+        let ci = usize::from(c);
+        let (elapsed, each) = (self.elapsed, self.backlog_ns());
+        let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
+        if let Some(at) = stamp {
+            self.entry_mut(at).last_qtail = tail;
+        }
+        if c != irq && woke {
+            self.wake_backlog(irq, ci);
+        }
+        self.charge(c, Stage::RpsEnqueue, m);
+    }
+
     /// A remote backlog scheduled again by CPU `irq`'s poll (later packets find it busy):
     /// `rps_ipi_queued`, then `net_rps_send_ipi` at the end of the poll calls
     /// `smp_call_function_single_async` for it (net/core/dev.c). Its function,
@@ -395,15 +412,7 @@ impl Sim {
                         m,
                     );
                 }
-                let (elapsed, each) = (self.elapsed, self.backlog_ns());
-                let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
-                if let Some(at) = stamp {
-                    self.entry_mut(at).last_qtail = tail;
-                }
-                if c != irq && woke {
-                    self.wake_backlog(irq, ci);
-                }
-                self.charge(c, Stage::RpsEnqueue, m);
+                self.enqueue_backlog(irq, c, m, stamp);
                 (c, Fate::Backlog { queue: q, cpu: c })
             }
         };
@@ -459,15 +468,7 @@ impl Sim {
         rxq.stats.packets += m;
         self.charge(irq, Stage::DriverRx, m);
         let (_, stamp, _) = self.apply_rps(m, rps, Some(plan));
-        let (elapsed, each) = (self.elapsed, self.backlog_ns());
-        let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
-        if let Some(at) = stamp {
-            self.entry_mut(at).last_qtail = tail;
-        }
-        if c != irq && woke {
-            self.wake_backlog(irq, ci);
-        }
-        self.charge(c, Stage::RpsEnqueue, m);
+        self.enqueue_backlog(irq, c, m, stamp);
         self.deliver(b, c, m);
         m
     }

@@ -115,17 +115,7 @@ pub(super) fn hash_function_line(t: &str, n: usize) -> Result<(), ScenarioError>
     }
 }
 
-pub(super) fn parse_key(t: &str) -> Option<Vec<u8>> {
-    t.split(':')
-        .map(|b| {
-            if b.len() == 2 {
-                u8::from_str_radix(b, 16).ok()
-            } else {
-                None
-            }
-        })
-        .collect()
-}
+pub(super) use steerlab_engine::rss::parse_key;
 
 /// `ethtool -n`: `Total N rules`, then per rule `Filter: L` and tab-indented fields.
 pub(super) fn rule_line<'a>(

@@ -141,19 +141,7 @@ impl Scenario {
         if self.nic.rss_key.is_empty() {
             return Ok(None);
         }
-        let key = self
-            .nic
-            .rss_key
-            .split(':')
-            .map(|b| {
-                if b.len() == 2 {
-                    u8::from_str_radix(b, 16).ok()
-                } else {
-                    None
-                }
-            })
-            .collect::<Option<Vec<u8>>>();
-        match key {
+        match steerlab_engine::rss::parse_key(&self.nic.rss_key) {
             Some(k) if k.len() == 40 => Ok(Some(k)),
             _ => Err(err(
                 "nic.rss_key",
