@@ -34,7 +34,8 @@ import { gzipSync } from "node:zlib";
  * assumptions to correct) stayed in the default page. Issue 32's accessibility (the host's text
  * description, keyboard-driven matrix and wire) took it to 524.6 KB; the lessons' texts left
  * the module (-9.6 KB, fetched as JSON by the worker: the default lesson's file is counted).
- * What each part weighs now is printed below and quoted in the closing notes.
+ * The .gz files became zopfli's (-22.7 KB, 508.6 -> 485.9 KB: the module downloads 0.12 s sooner
+ * on the mobile profile). What each part weighs now is printed below and quoted in the closing notes.
  */
 const BUDGET_BYTES = 520 * 1024;
 
