@@ -292,7 +292,7 @@ fn legend(
         return Ok(());
     }
     let px = |v: f64| (v * scale) as i32;
-    let text = TextStyle::from(("sans-serif", 11.0 * scale)).pos(pb::text_anchor::Pos::new(
+    let text = TextStyle::from((FontFamily::SansSerif, 11.0 * scale)).pos(pb::text_anchor::Pos::new(
         pb::text_anchor::HPos::Left,
         pb::text_anchor::VPos::Center,
     ));
@@ -337,7 +337,7 @@ fn frame<'a>(
 > {
     let px = |v: f64| (v * scale) as u32;
     ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 14.0 * scale))
+        .caption(title, (FontFamily::SansSerif, 14.0 * scale))
         .margin(px(8.0))
         .x_label_area_size(px(38.0))
         .y_label_area_size(px(56.0))
@@ -348,7 +348,7 @@ fn frame<'a>(
 /// Draws `data` on `canvas`, whose CSS size is `css`.
 pub fn draw(canvas: HtmlCanvasElement, css: (f64, f64), data: &ChartData) -> Result<(), String> {
     let scale = fit_to_device_pixels(&canvas, css);
-    let font = |px: f64| ("sans-serif", px * scale);
+    let font = |px: f64| (FontFamily::SansSerif, px * scale);
     let ctx: CanvasRenderingContext2d = canvas
         .get_context("2d")
         .ok()
