@@ -48,7 +48,7 @@ if ! version_is trunk "trunk $TRUNK_VERSION"; then
 fi
 
 # 4. Node tools from package-lock.json: binaryen 132 (wasm-opt for trunk --release), terser (the
-#    glue JavaScript, scripts/minify-glue.mjs), zopfli (the .gz files, tests/e2e/precompress.mjs),
+#    glue JavaScript, scripts/post-build.mjs), zopfli (the .gz files, tests/e2e/precompress.mjs),
 #    playwright-core and axe-core (e2e).
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
