@@ -147,6 +147,7 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
       if (typeof m.data === "string") {
         const a = JSON.parse(m.data).answer;
         if (a && e.out) {
+          performance.mark("steerlab:answer-arrived");
           print(e.out, a.output, a.error);
           requestAnimationFrame(() => performance.mark("steerlab:first-answer"));
         }
@@ -155,7 +156,10 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
         // The worker's first binary message is its Ready; later ones are views for the page.
         performance.mark("steerlab:worker-ready");
         e.ready = true;
-        e.queue.splice(0).forEach((msg) => e.worker.postMessage(msg));
+        // What was queued meanwhile (the open, lines typed while the module downloaded) goes
+        // as one message: the worker applies it all before it starts playing (worker.rs).
+        const queued = e.queue.splice(0);
+        if (queued.length) e.worker.postMessage(queued.length === 1 ? queued[0] : `[${queued.join(",")}]`);
       }
       settle();
     };

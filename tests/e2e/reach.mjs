@@ -121,7 +121,7 @@ try {
         ` (median of ${RUNS}); downloaded: page ${kb(last.bytes.page)} KB, worker ${kb(last.bytes.worker)} KB`,
       );
       const mark = (k) => (last.marks[k] === undefined ? "-" : `${last.marks[k]}`);
-      console.log(`       (last run: module compiled ${mark("steerlab:compiled")} ms, worker ready ${mark("steerlab:worker-ready")} ms)`);
+      console.log(`       (last run: module compiled ${mark("steerlab:compiled")} ms, worker ready ${mark("steerlab:worker-ready")} ms, its answer arrived ${mark("steerlab:answer-arrived")} ms, painted ${mark("steerlab:first-answer")} ms)`);
       if (process.env.REACH_FILES) console.log(`       ${last.files.join("\n       ")}`);
       if (process.env.REACH_TIMELINE) console.log(`       ${last.requests.join("\n       ")}`);
       if (profile && (m("console") > TARGET_CONSOLE_MS || m("text") > TARGET_TEXT_MS)) {

@@ -154,16 +154,29 @@ async fn run_importer(capture: &str, flows: &str, sets: &str) -> Result<steerlab
 const LESSONS_URL: &str = "STEERLAB_LESSONS";
 
 /// What web/boot.js's first screen sends, as JSON text: `{open, text}`, the lesson it shows
-/// with the text it fetched, or `{command}`, a line typed in its console. Read with the
-/// browser's JSON parser (a serde type would add its field matchers to the module).
+/// with the text it fetched, or `{command}`, a line typed in its console; or an array of
+/// these, what it queued before the worker was ready, so that the worker applies them all
+/// before its first pump (a line typed while the module downloaded is answered as soon as
+/// the lesson is built, not after a pump or two of the playing lesson). Read with the browser's JSON parser (a serde type would add
+/// its field matchers to the module).
 struct FirstScreen;
 
 impl FirstScreen {
-    /// The action it asks for (a lesson's text is registered first), and whether it waits
-    /// for an answer in plain text.
-    fn action(text: &str) -> Result<(Action, bool), String> {
-        let m = js_sys::JSON::parse(text).map_err(|_| "a first-screen message is not JSON".to_string())?;
-        let field = |name: &str| js_sys::Reflect::get(&m, &name.into()).ok().and_then(|v| v.as_string());
+    /// The actions it asks for (a lesson's text is registered first), each with whether it
+    /// waits for an answer in plain text; each refused one on its own.
+    fn actions(text: &str) -> Vec<Result<(Action, bool), String>> {
+        let Ok(m) = js_sys::JSON::parse(text) else {
+            return vec![Err("a first-screen message is not JSON".into())];
+        };
+        if js_sys::Array::is_array(&m) {
+            js_sys::Array::from(&m).iter().map(|one| Self::action(&one)).collect()
+        } else {
+            vec![Self::action(&m)]
+        }
+    }
+
+    fn action(m: &JsValue) -> Result<(Action, bool), String> {
+        let field = |name: &str| js_sys::Reflect::get(m, &name.into()).ok().and_then(|v| v.as_string());
         match (field("open"), field("text"), field("command")) {
             (Some(id), Some(text), None) => {
                 steerlab_scenario::register(&id, text)?;
@@ -177,7 +190,7 @@ impl FirstScreen {
                 },
                 true,
             )),
-            _ => Err("a first-screen message is {open, text} or {command}".into()),
+            _ => Err("a first-screen message is {open, text}, {command} or an array of them".into()),
         }
     }
 }
@@ -348,13 +361,15 @@ pub fn run() {
     on_wake.forget(); // lives as long as the worker
     let w = worker.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        let action = match e.data().as_string() {
-            Some(text) => FirstScreen::action(&text),
-            None => decode::<Action>(&js_sys::Uint8Array::new(&e.data()).to_vec()).map(|a| (a, false)),
+        let actions = match e.data().as_string() {
+            Some(text) => FirstScreen::actions(&text),
+            None => vec![decode::<Action>(&js_sys::Uint8Array::new(&e.data()).to_vec()).map(|a| (a, false))],
         };
-        match action {
-            Ok(pending) => w.borrow_mut().pending.push_back(pending),
-            Err(why) => w.borrow().post(&ToPage::Event(Event::Banner(Some(why)))),
+        for action in actions {
+            match action {
+                Ok(pending) => w.borrow_mut().pending.push_back(pending),
+                Err(why) => w.borrow().post(&ToPage::Event(Event::Banner(Some(why)))),
+            }
         }
         drain(&w);
     });
