@@ -1,16 +1,20 @@
-// The page's first moments, before its wasm module has run (issue 32). Inlined into the
+// The page's first moments, before its wasm modules have run (issue 32). Inlined into the
 // HTML's head by Trunk, so it runs at once:
 //  - it fetches the requested lesson's text and draws the lesson's title, goal and first step
-//    and a console, in plain HTML, so a learner reads while the module downloads;
-//  - it compiles the module once (streaming, as it downloads) for both threads: the page's
-//    loader (Trunk.toml `pattern_script`) instantiates this compiled module, and every worker
-//    gets it by postMessage;
-//  - it starts the simulation worker as soon as the module is compiled, opens the lesson in it
-//    and lets the plain console talk to it, so the console answers before the page's module
-//    has rendered anything. The page then adopts that worker (client.rs) and its session:
-//    the commands typed early are in its console, and the first screen gives way to the page.
+//    and a console, in plain HTML, so a learner reads while the modules download;
+//  - it compiles the simulation worker's module (engine, console, scenario: streaming, as it
+//    downloads; its preload links are the head's first, scripts/post-build.mjs) once for
+//    every worker, each of which gets it by postMessage;
+//  - it starts the simulation worker as soon as that module is compiled, opens the lesson in
+//    it and lets the plain console talk to it, so the console answers before the page's module
+//    has even come. The page then adopts that worker (client.rs) and its session: the
+//    commands typed early are in its console, and the first screen gives way to the page;
+//  - it lets the page's module (Yew, drawing, charts; its links wait in
+//    `<template id="page-module">`) download once the worker's has, so that the two do not
+//    share a slow connection, and compiles it for the page's loader (Trunk.toml
+//    `pattern_script`).
 // A compare view, a shared link (#s=) and a click-to-start embed have no first screen: the page
-// opens them itself (they still share the compiled module).
+// opens them itself, and both modules are fetched at once.
 (() => {
   "use strict";
   const params = new URLSearchParams(location.search);
@@ -31,8 +35,8 @@
   const text = screen ? fetch(`${base}lessons/${lesson}.json`).then((r) => (r.ok ? r.text() : null)).catch(() => null) : null;
 
   const boot = {
-    /** The compiled module (a promise), from the moment the document is parsed (before the
-     * page's loader runs: it instantiates this). */
+    /** The simulation worker's compiled module (a promise), from the moment the document is
+     * parsed. */
     module: null,
     /** The page has started its session: no first screen any more. */
     closed: false,
@@ -40,13 +44,12 @@
     early: null,
     /** A new simulation worker, given the compiled module when it is ready. */
     spawn,
-    /** The module for the page's loader, once the first screen's worker has answered what
+    /** The page's module for its loader, once the first screen's worker has answered what
      * its console asked (the page's start would hold the main thread that relays the
-     * answer); at most 2 s after the module is compiled. Null without a module. */
+     * answer); at most 2 s after the module is compiled. */
     forPage() {
-      // Without SIMD the module cannot compile: the page does not start (the notice says why).
+      // Without SIMD the modules cannot compile: the page does not start (the notice says why).
       if (!runnable) return new Promise(() => {});
-      if (!boot.module) return null;
       // Settled, then one frame for the answer to be painted before the page's start holds
       // the main thread.
       const settled = () => new Promise((done) => {
@@ -54,7 +57,7 @@
         settle();
         setTimeout(done, 2000);
       });
-      return boot.module.then((m) => settled().then(() => m));
+      return pageModule.then((m) => settled().then(() => m));
     },
     /** The page takes the first screen's worker if there is one: { worker, ready, opened
      * (it holds lesson `id` already), queued (messages for it once ready) }. */
@@ -69,10 +72,39 @@
   };
   window.steerlabBoot = boot;
 
-  /** The module's URLs, from the preload links Trunk writes at the end of the head. */
+  /** The worker's module's URLs, from its preload links (the head's first). */
   function urls() {
     const link = (sel) => document.querySelector(sel)?.href;
     return { glue: link("link[rel=modulepreload]"), wasm: link("link[rel=preload][type='application/wasm']") };
+  }
+
+  /** The page's module: compiled once `letPageIn` has put its preload links (with their
+   * integrity) into the head, so that the download starts then. */
+  let letPageIn;
+  const pageModule = new Promise((done) => {
+    letPageIn = () => {
+      letPageIn = () => {};
+      const links = [...(document.getElementById("page-module")?.content.children ?? [])].map((l) => l.cloneNode());
+      document.head.append(...links);
+      const wasm = links.find((l) => l.type === "application/wasm")?.href;
+      done(wasm ? compile(wasm) : Promise.reject(new Error("the page has no <template id=page-module> (scripts/post-build.mjs)")));
+    };
+  });
+
+  /** Calls `f` once the worker's module has downloaded (its resource timing entry), or has
+   * compiled, whichever is told first. */
+  function whenWorkerModuleHere(f) {
+    const wasm = urls().wasm;
+    if (typeof PerformanceObserver === "function" && wasm) {
+      const seen = new PerformanceObserver((list) => {
+        if (list.getEntries().some((r) => r.name === wasm && r.responseEnd > 0)) {
+          seen.disconnect();
+          f();
+        }
+      });
+      seen.observe({ type: "resource", buffered: true });
+    }
+    boot.module?.finally(f);
   }
 
   /** Compiles as it downloads (the preload's bytes); a host that serves wasm as another
@@ -169,6 +201,9 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
   // scripts/first-screens.mjs) as soon as the body is parsed; the worker when its text is here.
   parsed(() => {
     if (runnable && urls().wasm) boot.module = compile(urls().wasm).then((m) => (performance.mark("steerlab:compiled"), m));
+    // With a first screen the worker's module goes first; else the page needs both at once.
+    if (runnable && screen) whenWorkerModuleHere(() => letPageIn());
+    else if (runnable) letPageIn();
     if (screen && !boot.closed) {
       e.out = draw(screen, ask);
       performance.mark("steerlab:first-screen");

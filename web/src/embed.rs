@@ -10,6 +10,8 @@
 
 use serde_json::{json, Value};
 
+use crate::controller::{Action, Origin};
+
 /// Largest message accepted (a scenario is at most this big).
 pub const MAX_MESSAGE: usize = steerlab_scenario::MAX_BYTES;
 
@@ -81,6 +83,27 @@ pub fn parse_message(data: &Value) -> Result<HostMessage, String> {
             ))
         }
     })
+}
+
+/// The actions a message asks for; every message is answered with `steerlab:state` after
+/// them.
+pub fn actions(msg: HostMessage) -> Vec<Action> {
+    let first = match msg {
+        HostMessage::Command(line) => Some(Action::Command {
+            host: 0,
+            line,
+            from: Origin::Embed,
+        }),
+        HostMessage::Load(text) => Some(Action::Load {
+            text,
+            from: Origin::Embed,
+        }),
+        HostMessage::GetState => None,
+        HostMessage::Play => Some(Action::Play),
+        HostMessage::Pause => Some(Action::Pause),
+        HostMessage::Step => Some(Action::Step),
+    };
+    first.into_iter().chain([Action::GetState]).collect()
 }
 
 /// `steerlab:event` of kind `error`.

@@ -1,5 +1,5 @@
-//! The worker's side (runs in a dedicated Web Worker: the page's own module, whose `main`
-//! calls [`run`] when there is no window): it owns the [`Session`] and runs the engine at full
+//! The worker's side (runs in a dedicated Web Worker, in a module of its own: `worker_main.rs`
+//! calls [`run`]): it owns the [`Session`] and runs the engine at full
 //! speed in pumps of [`PUMP_MS`], each followed by a turn of the event loop so that the page's
 //! messages (pause, a command) get in between.
 //! A pump is woken through a `MessageChannel` (an immediate task, without `setTimeout`'s

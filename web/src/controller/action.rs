@@ -81,6 +81,10 @@ pub enum Action {
     Hint,
     /// Answer with `steerlab:state` for the embedding page.
     GetState,
+    /// A message from an allowed embedding page, as the JSON text the browser gave: checked
+    /// here, in the worker (`embed::parse_message`, so that the page's module carries no JSON
+    /// parser), then its actions and `steerlab:state`; or a `steerlab:event` error.
+    FromHostPage(String),
     /// Answer with the permalink of the state now.
     Share,
     /// The page has drawn the last view: the next may come.

@@ -3,50 +3,38 @@
 //! how tall it is. Messages go only to the origins `?origin=` allows.
 
 use gloo::timers::callback::Interval;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
-use crate::controller::{Action, Origin};
-use crate::embed::HostMessage;
+use crate::controller::Action;
 
-/// Posts `msg` to the parent window, to each allowed origin (the browser delivers it only to
-/// the one the parent really has).
-pub(crate) fn post_to_parent(allow: &[String], msg: &serde_json::Value) {
-    post_json_to_parent(allow, &msg.to_string());
+/// Posts the object of `fields` to the parent window, to each allowed origin (the browser
+/// delivers it only to the one the parent really has). Built as a JS object: the page's module
+/// carries no JSON serializer (the worker writes the other messages, `post_json_to_parent`).
+pub(crate) fn post_to_parent(allow: &[String], fields: &[(&str, JsValue)]) {
+    let data = js_sys::Object::new();
+    for (name, value) in fields {
+        let _ = js_sys::Reflect::set(&data, &JsValue::from_str(name), value);
+    }
+    post_value_to_parent(allow, &data);
 }
 
 /// Posts a message given as JSON text to the parent window, as [`post_to_parent`].
 pub(crate) fn post_json_to_parent(allow: &[String], json: &str) {
+    if let Ok(data) = js_sys::JSON::parse(json) {
+        post_value_to_parent(allow, &data);
+    }
+}
+
+fn post_value_to_parent(allow: &[String], data: &JsValue) {
     let Some(w) = web_sys::window() else { return };
     let Ok(Some(parent)) = w.parent() else { return };
     if js_sys::Object::is(&parent, &w) {
         return; // not embedded
     }
-    let Ok(data) = js_sys::JSON::parse(json) else { return };
     for origin in allow {
-        let _ = parent.post_message(&data, origin);
+        let _ = parent.post_message(data, origin);
     }
-}
-
-/// The actions an embedding page's message asks for; every message is answered with
-/// `steerlab:state` after it.
-fn host_actions(msg: HostMessage) -> Vec<Action> {
-    let first = match msg {
-        HostMessage::Command(line) => Some(Action::Command {
-            host: 0,
-            line,
-            from: Origin::Embed,
-        }),
-        HostMessage::Load(text) => Some(Action::Load {
-            text,
-            from: Origin::Embed,
-        }),
-        HostMessage::GetState => None,
-        HostMessage::Play => Some(Action::Play),
-        HostMessage::Pause => Some(Action::Pause),
-        HostMessage::Step => Some(Action::Step),
-    };
-    first.into_iter().chain([Action::GetState]).collect()
 }
 
 /// The host page API: validated messages from allowed origins only, mapped to actions; and,
@@ -65,15 +53,12 @@ pub(crate) fn use_host_page(dispatch: Callback<Action>, allow: std::rc::Rc<Vec<S
                 if !crate::embed::allowed(&allow, &e.origin()) {
                     return; // not an allowed host page: ignored, never answered
                 }
-                let data: serde_json::Value = js_sys::JSON::stringify(&e.data())
+                // Checked in the worker (Action::FromHostPage); a value JSON cannot say is null.
+                let text = js_sys::JSON::stringify(&e.data())
                     .ok()
                     .and_then(|s| s.as_string())
-                    .and_then(|s| serde_json::from_str(&s).ok())
-                    .unwrap_or(serde_json::Value::Null);
-                match crate::embed::parse_message(&data) {
-                    Err(m) => post_to_parent(&allow, &crate::embed::error_event(&m)),
-                    Ok(msg) => host_actions(msg).into_iter().for_each(|a| dispatch.emit(a)),
-                }
+                    .unwrap_or_else(|| "null".into());
+                dispatch.emit(Action::FromHostPage(text));
             });
             move || drop(listener)
         });
@@ -83,7 +68,7 @@ pub(crate) fn use_host_page(dispatch: Callback<Action>, allow: std::rc::Rc<Vec<S
         if *known && !allow.is_empty() {
             post_to_parent(
                 &allow,
-                &serde_json::json!({"type": "steerlab:ready", "lesson": lesson_id}),
+                &[("type", "steerlab:ready".into()), ("lesson", lesson_id.into())],
             );
             let mut last_height = 0;
             interval = Some(Interval::new(250, move || {
@@ -93,7 +78,7 @@ pub(crate) fn use_host_page(dispatch: Callback<Action>, allow: std::rc::Rc<Vec<S
                     .map_or(0, |e| e.scroll_height());
                 if h != last_height {
                     last_height = h;
-                    post_to_parent(&allow, &serde_json::json!({"type": "steerlab:resize", "height": h}));
+                    post_to_parent(&allow, &[("type", "steerlab:resize".into()), ("height", h.into())]);
                 }
             }));
         }

@@ -37,7 +37,7 @@ pub fn App() -> Html {
     use_effect_with((), move |_| {
         if click {
             let allow = crate::embed::parse_allow_list(url_param("origin").as_deref());
-            post_to_parent(&allow, &serde_json::json!({"type": "steerlab:ready", "started": false}));
+            post_to_parent(&allow, &[("type", "steerlab:ready".into()), ("started", false.into())]);
         }
     });
     if !*started {

@@ -293,7 +293,18 @@ impl Session {
                 let state = self.state();
                 self.host_message(state);
             }
+            Action::FromHostPage(text) => self.host_page_message(&text),
             Action::Share => self.share(),
+        }
+    }
+
+    /// An embedding page's message: its actions, or the error event that says what is wrong
+    /// (text that is not JSON is refused as any message that is not an object).
+    fn host_page_message(&mut self, text: &str) {
+        let data = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+        match embed::parse_message(&data) {
+            Err(m) => self.host_message(embed::error_event(&m)),
+            Ok(msg) => embed::actions(msg).into_iter().for_each(|a| self.apply(a)),
         }
     }
 

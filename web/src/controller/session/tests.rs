@@ -250,6 +250,46 @@ fn a_console_command_round_trips_and_refusals_go_where_they_came_from() {
 
 /// Step back, a permalink restored by the pump, and run to the end, through actions.
 #[test]
+fn an_embedding_pages_message_is_checked_in_the_worker() {
+    let mut s = Session::on_lesson("rss-basics", 1).unwrap();
+    s.take();
+    let answers = |s: &mut Session, text: &str| -> Vec<serde_json::Value> {
+        s.apply(Action::FromHostPage(text.into()));
+        events(&s.take())
+            .into_iter()
+            .filter_map(|e| if let Event::Host(m) = e { Some(host(m)) } else { None })
+            .collect()
+    };
+    // A command: the state, and the command's event.
+    let out = answers(
+        &mut s,
+        r#"{"type":"steerlab:command","command":"ethtool -X eth0 equal 2"}"#,
+    );
+    let mut kinds: Vec<&str> = out.iter().map(|m| m["type"].as_str().unwrap()).collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["steerlab:event", "steerlab:state"]);
+    assert!(out.iter().any(|m| m["detail"]["command"] == "ethtool -X eth0 equal 2"));
+    // What is not a message is answered with an error event only, the state untouched.
+    let before = digest(&s);
+    for (text, says) in [
+        ("null", "an object with a \"type\""),
+        ("not json", "an object with a \"type\""),
+        (r#"{"type":"steerlab:fly"}"#, "unknown message type \"steerlab:fly\""),
+        (r#"{"type":"steerlab:command"}"#, "needs a string \"command\""),
+    ] {
+        let out = answers(&mut s, text);
+        assert_eq!(out.len(), 1, "{text}: {out:?}");
+        assert_eq!(out[0]["kind"], "error");
+        assert!(
+            out[0]["message"].as_str().unwrap().contains(says),
+            "{text}: {}",
+            out[0]["message"]
+        );
+    }
+    assert_eq!(digest(&s), before);
+}
+
+#[test]
 fn step_back_restore_and_run_to_end_through_actions() {
     let mut s = Session::default();
     let mut t = 0.0;
