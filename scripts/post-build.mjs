@@ -15,7 +15,8 @@
 //     script and stylesheet: on Lighthouse's mobile profile, CPU 4x slower, 60 ms later). The
 //     page's module (Yew, drawing, charts) must not share the connection with it: Trunk's
 //     preload links for it move into `<template id="page-module">`, inert, and web/boot.js
-//     lets them in when the worker's module has come (at once when there is no first screen).
+//     lets them in about a round trip before the worker's module has all come (its link says
+//     its size, `data-size`), at once when there is no first screen.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -63,7 +64,7 @@ function hashWorker() {
   const names = { glue: `${WORKER}-${hash}.js`, wasm: `${WORKER}-${hash}_bg.wasm` };
   renameSync(join(dir, `${WORKER}.js`), join(dir, names.glue));
   renameSync(join(dir, `${WORKER}_bg.wasm`), join(dir, names.wasm));
-  return { ...names, glueSri: sri(glue), wasmSri: sri(wasm) };
+  return { ...names, glueSri: sri(glue), wasmSri: sri(wasm), wasmSize: wasm.length };
 }
 
 /** Step 3: the worker's preload links first in the head; the page's in an inert template. */
@@ -80,7 +81,7 @@ function orderModules(index, worker) {
   const base = pageWasm.match(/\bhref="?([^"\s>]*\/)steerlab-web-/)?.[1];
   if (base === undefined) throw new Error("post-build: the page wasm link has no steerlab-web- href");
   const workerLinks =
-    `<link rel="preload" as="fetch" type="application/wasm" crossorigin href="${base}${worker.wasm}" integrity="${worker.wasmSri}">` +
+    `<link rel="preload" as="fetch" type="application/wasm" crossorigin href="${base}${worker.wasm}" integrity="${worker.wasmSri}" data-size="${worker.wasmSize}">` +
     `<link rel="modulepreload" crossorigin href="${base}${worker.glue}" integrity="${worker.glueSri}">`;
   const charset = index.match(/<meta\b[^>]*\bcharset=[^>]*>/);
   if (!charset) throw new Error("post-build: index.html has no <meta charset>");

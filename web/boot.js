@@ -10,9 +10,9 @@
 //    has even come. The page then adopts that worker (client.rs) and its session: the
 //    commands typed early are in its console, and the first screen gives way to the page;
 //  - it lets the page's module (Yew, drawing, charts; its links wait in
-//    `<template id="page-module">`) download once the worker's has, so that the two do not
-//    share a slow connection, and compiles it for the page's loader (Trunk.toml
-//    `pattern_script`).
+//    `<template id="page-module">`) be asked for about a round trip before the worker's has
+//    all come, so that the two do not share a slow connection, and compiles it for the page's
+//    loader (Trunk.toml `pattern_script`).
 // A compare view, a shared link (#s=) and a click-to-start embed have no first screen: the page
 // opens them itself, and both modules are fetched at once.
 (() => {
@@ -92,7 +92,7 @@
   });
 
   /** Calls `f` once the worker's module has downloaded (its resource timing entry), or has
-   * compiled, whichever is told first. */
+   * compiled, whichever is told first: the latest the page's module is let in. */
   function whenWorkerModuleHere(f) {
     const wasm = urls().wasm;
     if (typeof PerformanceObserver === "function" && wasm) {
@@ -107,11 +107,43 @@
     boot.module?.finally(f);
   }
 
+  /** A watch for the worker module's download that calls `f` about one round trip before
+   * its last byte, so that the page's module, asked for then, starts arriving as the worker's
+   * finishes rather than a round trip later (0.6 s on the mobile profile) and without sharing
+   * the connection before. The round trip is how long the first bytes took to come, the rate
+   * how fast the rest comes, the size what scripts/post-build.mjs wrote on the link. */
+  function roundTripBefore(size, f) {
+    const asked = performance.now();
+    let first = null;
+    return (received) => {
+      const now = performance.now();
+      if (first === null) {
+        first = { at: now, received };
+        return;
+      }
+      const rate = (received - first.received) / Math.max(1, now - first.at);
+      if (rate > 0 && (size - received) / rate <= first.at - asked) f();
+    };
+  }
+
   /** Compiles as it downloads (the preload's bytes); a host that serves wasm as another
-   * type gets the slow path. */
-  function compile(wasm) {
+   * type gets the slow path. `watch`, if given, is told how many bytes have come so far. */
+  function compile(wasm, watch) {
     const get = () => fetch(wasm, { credentials: "same-origin" });
-    return WebAssembly.compileStreaming(get()).catch(() => get().then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)));
+    const watched = (r) => {
+      if (!watch || !r.body || typeof TransformStream !== "function") return r;
+      let received = 0;
+      const count = new TransformStream({
+        transform(chunk, out) {
+          received += chunk.byteLength;
+          watch(received);
+          out.enqueue(chunk);
+        },
+      });
+      return new Response(r.body.pipeThrough(count), { status: r.status, statusText: r.statusText, headers: r.headers });
+    };
+    return WebAssembly.compileStreaming(get().then(watched))
+      .catch(() => get().then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)));
   }
 
   function spawn() {
@@ -200,8 +232,11 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
   // The lesson's first screen (title, goal, first step: inlined in the page by
   // scripts/first-screens.mjs) as soon as the body is parsed; the worker when its text is here.
   parsed(() => {
-    if (runnable && urls().wasm) boot.module = compile(urls().wasm).then((m) => (performance.mark("steerlab:compiled"), m));
-    // With a first screen the worker's module goes first; else the page needs both at once.
+    // With a first screen the worker's module goes first, and the page's is asked for a round
+    // trip before the worker's has all come; else the page needs both at once.
+    const size = Number(document.querySelector("link[rel=preload][type='application/wasm']")?.dataset.size);
+    const watch = screen && size > 0 ? roundTripBefore(size, () => letPageIn()) : null;
+    if (runnable && urls().wasm) boot.module = compile(urls().wasm, watch).then((m) => (performance.mark("steerlab:compiled"), m));
     if (runnable && screen) whenWorkerModuleHere(() => letPageIn());
     else if (runnable) letPageIn();
     if (screen && !boot.closed) {
