@@ -52,12 +52,17 @@ pub fn allowed(list: &[String], origin: &str) -> bool {
     list.iter().any(|o| o == origin)
 }
 
-/// Checks a message's shape. `Err` carries the error event to answer with.
-pub fn parse_message(data: &Value) -> Result<HostMessage, String> {
-    let size = data.to_string().len();
+/// Checks a message's size, in bytes of JSON. `Err` carries the error event's message.
+pub fn check_size(size: usize) -> Result<(), String> {
     if size > MAX_MESSAGE {
         return Err(format!("message of {size} bytes; at most {MAX_MESSAGE} accepted"));
     }
+    Ok(())
+}
+
+/// Checks a message's shape. `Err` carries the error event to answer with.
+pub fn parse_message(data: &Value) -> Result<HostMessage, String> {
+    check_size(data.to_string().len())?;
     let obj = data.as_object().ok_or("a message must be an object with a \"type\"")?;
     let ty = obj
         .get("type")

@@ -299,10 +299,13 @@ impl Session {
     }
 
     /// An embedding page's message: its actions, or the error event that says what is wrong
-    /// (text that is not JSON is refused as any message that is not an object).
+    /// (text that is not JSON is refused as any message that is not an object; a message too
+    /// big is refused before it is parsed).
     fn host_page_message(&mut self, text: &str) {
-        let data = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
-        match embed::parse_message(&data) {
+        let parsed = embed::check_size(text.len())
+            .map(|()| serde_json::from_str(text).unwrap_or(serde_json::Value::Null))
+            .and_then(|data| embed::parse_message(&data));
+        match parsed {
             Err(m) => self.host_message(embed::error_event(&m)),
             Ok(msg) => embed::actions(msg).into_iter().for_each(|a| self.apply(a)),
         }

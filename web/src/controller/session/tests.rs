@@ -248,7 +248,8 @@ fn a_console_command_round_trips_and_refusals_go_where_they_came_from() {
         .any(|e| matches!(e, Event::Host(m) if host(m)["type"] == "steerlab:state")));
 }
 
-/// Step back, a permalink restored by the pump, and run to the end, through actions.
+/// An embedding page's message, as the page hands it over (JSON text), is checked here: its
+/// actions run, or an error event says what is wrong and nothing changes.
 #[test]
 fn an_embedding_pages_message_is_checked_in_the_worker() {
     let mut s = Session::on_lesson("rss-basics", 1).unwrap();
@@ -286,9 +287,20 @@ fn an_embedding_pages_message_is_checked_in_the_worker() {
             out[0]["message"]
         );
     }
+    let huge = format!(
+        r#"{{"type":"steerlab:command","command":"{}"}}"#,
+        "x".repeat(embed::MAX_MESSAGE)
+    );
+    let out = answers(&mut s, &huge);
+    assert!(
+        out[0]["message"].as_str().unwrap().contains("bytes; at most"),
+        "{}",
+        out[0]["message"]
+    );
     assert_eq!(digest(&s), before);
 }
 
+/// Step back, a permalink restored by the pump, and run to the end, through actions.
 #[test]
 fn step_back_restore_and_run_to_end_through_actions() {
     let mut s = Session::default();
