@@ -8,15 +8,16 @@
 //  2. Every build: names the worker's module by its content. Trunk names a `data-type="worker"`
 //     app by its binary only (steerlab-worker.js, steerlab-worker_bg.wasm); a static host
 //     serves hashed names as immutable (README), so they get a hash as the page's files have.
-//  3. Every build: the two modules' links, in the order a learner needs them (issue 32). The
+//  3. Every build: the two modules, in the order a learner needs them (issue 32). The
 //     worker's module (engine, console, scenario) is what the first screen's console waits
-//     for: its preload links go first in the head, so that it is asked for with the HTML's
-//     first bytes (Trunk writes links at the head's end, after the inlined first screens, boot
-//     script and stylesheet: on Lighthouse's mobile profile, CPU 4x slower, 60 ms later). The
-//     page's module (Yew, drawing, charts) must not share the connection with it: Trunk's
-//     preload links for it move into `<template id="page-module">`, inert, and web/boot.js
-//     lets them in about a round trip before the worker's module has all come (its link says
-//     its size, `data-size`), at once when there is no first screen.
+//     for: `window.steerlabWorker` (its files, their integrity, the wasm's size) goes first in
+//     the head, just before web/preload.js, which asks for it at once (a click-to-start embed:
+//     when the learner starts it). Trunk writes links at the head's end, after the inlined
+//     first screens, boot script and stylesheet: on Lighthouse's mobile profile, CPU 4x
+//     slower, the module was asked for 60 ms later. The page's module (Yew, drawing, charts)
+//     must not share the connection with it: Trunk's preload links for it move into
+//     `<template id="page-module">`, inert, and web/boot.js lets them in about a round trip
+//     before the worker's module has all come, at once when there is no first screen.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -67,7 +68,7 @@ function hashWorker() {
   return { ...names, glueSri: sri(glue), wasmSri: sri(wasm), wasmSize: wasm.length };
 }
 
-/** Step 3: the worker's preload links first in the head; the page's in an inert template. */
+/** Step 3: the worker's module's data first in the head; the page's links in an inert template. */
 function orderModules(index, worker) {
   const take = (re, what) => {
     const m = index.match(re);
@@ -80,15 +81,20 @@ function orderModules(index, worker) {
   // The page's files' directory, as Trunk wrote it (its public_url).
   const base = pageWasm.match(/\bhref="?([^"\s>]*\/)steerlab-web-/)?.[1];
   if (base === undefined) throw new Error("post-build: the page wasm link has no steerlab-web- href");
-  const workerLinks =
-    `<link rel="preload" as="fetch" type="application/wasm" crossorigin href="${base}${worker.wasm}" integrity="${worker.wasmSri}" data-size="${worker.wasmSize}">` +
-    `<link rel="modulepreload" crossorigin href="${base}${worker.glue}" integrity="${worker.glueSri}">`;
+  const data = JSON.stringify({
+    wasm: `${base}${worker.wasm}`,
+    glue: `${base}${worker.glue}`,
+    wasmIntegrity: worker.wasmSri,
+    glueIntegrity: worker.glueSri,
+    size: worker.wasmSize,
+  });
   const charset = index.match(/<meta\b[^>]*\bcharset=[^>]*>/);
   if (!charset) throw new Error("post-build: index.html has no <meta charset>");
-  index = index.replace(charset[0], charset[0] + workerLinks);
+  if (!index.includes("steerlabWorker")) throw new Error("post-build: index.html does not inline web/preload.js");
+  index = index.replace(charset[0], `${charset[0]}<script>window.steerlabWorker=${data}</script>`);
   const head = index.lastIndexOf("</head>");
   if (head < 0) throw new Error("post-build: index.html has no </head>");
   index = `${index.slice(0, head)}<template id="page-module">${pageWasm}${pageGlue}</template>${index.slice(head)}`;
-  console.log(`post-build: ${worker.wasm} first in the head, the page's module in <template id="page-module">`);
+  console.log(`post-build: ${worker.wasm} asked for first (web/preload.js), the page's module in <template id="page-module">`);
   return index;
 }

@@ -3,8 +3,8 @@
 //  - it fetches the requested lesson's text and draws the lesson's title, goal and first step
 //    and a console, in plain HTML, so a learner reads while the modules download;
 //  - it compiles the simulation worker's module (engine, console, scenario: streaming, as it
-//    downloads; its preload links are the head's first, scripts/post-build.mjs) once for
-//    every worker, each of which gets it by postMessage;
+//    downloads; web/preload.js asked for it first thing) once for every worker, each of which
+//    gets it by postMessage;
 //  - it starts the simulation worker as soon as that module is compiled, opens the lesson in
 //    it and lets the plain console talk to it, so the console answers before the page's module
 //    has even come. The page then adopts that worker (client.rs) and its session: the
@@ -14,7 +14,8 @@
 //    all come, so that the two do not share a slow connection, and compiles it for the page's
 //    loader (Trunk.toml `pattern_script`).
 // A compare view, a shared link (#s=) and a click-to-start embed have no first screen: the page
-// opens them itself, and both modules are fetched at once.
+// opens them itself, and both modules are fetched at once (a click-to-start embed's worker
+// module when the learner starts it).
 (() => {
   "use strict";
   const params = new URLSearchParams(location.search);
@@ -22,7 +23,9 @@
   // A built-in lesson's first screen (scripts/first-screens.mjs inlines them), unless the page
   // opens something else (the compare view, a link, a click-to-start embed).
   const screens = window.steerlabFirstScreens ?? {};
-  const screen = params.get("view") !== "compare" && params.get("start") !== "click"
+  // A click-to-start embed asks for the worker's module when the learner starts it.
+  const click = params.get("start") === "click";
+  const screen = params.get("view") !== "compare" && !click
     && !location.hash.startsWith("#s=") && Object.hasOwn(screens, lesson) ? screens[lesson] : null;
   const base = new URL(".", location.href).href;
   // The module uses WebAssembly SIMD (.cargo/config.toml). This module of one function that
@@ -36,7 +39,7 @@
 
   const boot = {
     /** The simulation worker's compiled module (a promise), from the moment the document is
-     * parsed. */
+     * parsed (a click-to-start embed's, from the first `spawn`). */
     module: null,
     /** The page has started its session: no first screen any more. */
     closed: false,
@@ -72,10 +75,21 @@
   };
   window.steerlabBoot = boot;
 
-  /** The worker's module's URLs, from its preload links (the head's first). */
+  /** The worker's module's URLs (web/preload.js asked for them), absolute. */
   function urls() {
-    const link = (sel) => document.querySelector(sel)?.href;
-    return { glue: link("link[rel=modulepreload]"), wasm: link("link[rel=preload][type='application/wasm']") };
+    const w = window.steerlabWorker;
+    const abs = (u) => (u ? new URL(u, location.href).href : undefined);
+    return { glue: abs(w?.glue), wasm: abs(w?.wasm) };
+  }
+
+  /** The worker's compiled module, compiled on first use as it downloads (`watch` is told
+   * its bytes as they come). */
+  function workerModule(watch) {
+    if (!boot.module) {
+      window.steerlabWorker?.preload();
+      boot.module = compile(urls().wasm, watch).then((m) => (performance.mark("steerlab:compiled"), m));
+    }
+    return boot.module;
   }
 
   /** The page's module: compiled once `letPageIn` has put its preload links (with their
@@ -111,7 +125,8 @@
    * its last byte, so that the page's module, asked for then, starts arriving as the worker's
    * finishes rather than a round trip later (0.6 s on the mobile profile) and without sharing
    * the connection before. The round trip is how long the first bytes took to come, the rate
-   * how fast the rest comes, the size what scripts/post-build.mjs wrote on the link. */
+   * how fast the rest comes, the size what scripts/post-build.mjs wrote in
+   * `window.steerlabWorker`. */
   function roundTripBefore(size, f) {
     const asked = performance.now();
     let first = null;
@@ -160,7 +175,7 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
     const url = URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
     const worker = new Worker(url, { type: "module" });
     URL.revokeObjectURL(url);
-    boot.module.then((m) => worker.postMessage(m), (err) => setTimeout(() => { throw err; }));
+    workerModule().then((m) => worker.postMessage(m), (err) => setTimeout(() => { throw err; }));
     return worker;
   }
 
@@ -234,9 +249,9 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
   parsed(() => {
     // With a first screen the worker's module goes first, and the page's is asked for a round
     // trip before the worker's has all come; else the page needs both at once.
-    const size = Number(document.querySelector("link[rel=preload][type='application/wasm']")?.dataset.size);
+    const size = Number(window.steerlabWorker?.size);
     const watch = screen && size > 0 ? roundTripBefore(size, () => letPageIn()) : null;
-    if (runnable && urls().wasm) boot.module = compile(urls().wasm, watch).then((m) => (performance.mark("steerlab:compiled"), m));
+    if (runnable && urls().wasm && !click) workerModule(watch);
     if (runnable && screen) whenWorkerModuleHere(() => letPageIn());
     else if (runnable) letPageIn();
     if (screen && !boot.closed) {

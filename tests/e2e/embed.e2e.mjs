@@ -76,6 +76,23 @@ export const tests = [
     },
   },
   {
+    name: "a click-to-start embed asks for the engine's module only when the learner starts it",
+    async run(page, base) {
+      const asked = [];
+      page.on("request", (r) => asked.push(new URL(r.url()).pathname));
+      const worker = () => asked.filter((p) => /^\/steerlab-worker-[0-9a-f]+_bg\.wasm$/.test(p));
+      await page.goto(`${base}?lesson=tc-bypass&embed=1&start=click`);
+      await page.getByTestId("embed-start").waitFor();
+      await page.waitForTimeout(500);
+      expect(worker().length === 0, `no engine before the click (asked for: ${asked.join(", ")})`);
+      await page.getByTestId("embed-start").click();
+      await page.getByTestId("console-input").fill("ethtool -l eth0");
+      await page.getByTestId("console-input").press("Enter");
+      await page.getByTestId("console-output").filter({ hasText: "Channel parameters for eth0" }).waitFor();
+      expect(worker().length === 1, `the engine's module once, after the click (${worker().join(", ")})`);
+    },
+  },
+  {
     name: "the example page: two embeds, one driven by buttons, click-to-start, errors answered",
     timeoutMs: 90_000,
     async run(page, base) {
