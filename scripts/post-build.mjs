@@ -90,7 +90,8 @@ function orderModules(index, worker) {
   });
   const charset = index.match(/<meta\b[^>]*\bcharset=[^>]*>/);
   if (!charset) throw new Error("post-build: index.html has no <meta charset>");
-  if (!index.includes("steerlabWorker")) throw new Error("post-build: index.html does not inline web/preload.js");
+  // web/preload.js's own property (boot.js names steerlabWorker too): minifiers keep it.
+  if (!index.includes(".preloaded")) throw new Error("post-build: index.html does not inline web/preload.js");
   index = index.replace(charset[0], `${charset[0]}<script>window.steerlabWorker=${data}</script>`);
   const head = index.lastIndexOf("</head>");
   if (head < 0) throw new Error("post-build: index.html has no </head>");
