@@ -193,6 +193,12 @@ impl Pen {
         }
     }
 
+    /// How wide `s` is drawn at `size` px, as [`Pen::text`] draws it.
+    fn text_width(&self, s: &str, size: f64) -> f64 {
+        self.0.set_font(&format!("{size}px sans-serif"));
+        self.0.measure_text(s).map_or(0.0, |m| m.width())
+    }
+
     fn text(&self, s: &str, (x, y): (f64, f64), size: f64, align: &str) {
         let c = &self.0;
         c.set_fill_style_str("#000");
@@ -338,15 +344,13 @@ fn draw_host(pen: &Pen, v: &WireView, l: &Layout, flight: &Flight, still: bool, 
     }
     // The NIC: the filters box, then the indirection table (each cell in its queue's colour;
     // cells some flow hashes to are outlined).
-    let fw = (f64::from(l.reta_cols) * l.cell).max(130.0);
+    // As wide as the table, and at least as its widest line with a margin (the browser's
+    // sans-serif decides that width: at 800 px it overflowed a fixed 130 px).
+    const KINDS: &str = "ntuple · aRFS · ATR · tc in_hw";
+    let fw = (f64::from(l.reta_cols) * l.cell).max(pen.text_width(KINDS, 9.0) + 12.0);
     pen.rect(l.filter, (fw, 32.0), "rgba(0,0,0,0.5)", false);
     pen.text("NIC filters", (l.filter.0, l.filter.1 - 6.0), 10.0, "center");
-    pen.text(
-        "ntuple · aRFS · ATR · tc in_hw",
-        (l.filter.0, l.filter.1 + 7.0),
-        9.0,
-        "center",
-    );
+    pen.text(KINDS, (l.filter.0, l.filter.1 + 7.0), 9.0, "center");
     for (i, &queue) in v.reta.iter().enumerate() {
         pen.rect(
             l.reta_cell(i as u32),
