@@ -35,7 +35,7 @@ pub mod xdp;
 pub mod xps;
 
 pub use config::{HostConfig, Idle, Mode, RecordPolicy, XpsMap};
-pub use cpuset::CpuSet;
+pub use cpuset::{CpuSet, Cpus};
 pub use driver::Driver;
 pub use error::{ConfigError, SimError};
 pub use flow::{FlowKey, FlowType, Proto};
