@@ -24,7 +24,13 @@ impl Report {
     }
 
     fn build(scenario: &Scenario, sim: &Sim, arrays: bool) -> Report {
-        let s = sim.snapshot();
+        Report::of_snapshot(scenario, sim, &sim.snapshot(), arrays)
+    }
+
+    /// [`Report::new`] (`arrays`) or [`Report::totals`] from `s`, `sim`'s snapshot now, for a
+    /// caller that needs the snapshot too (a big host's costs most of a report).
+    pub fn of_snapshot(scenario: &Scenario, sim: &Sim, s: &steerlab_engine::Snapshot, arrays: bool) -> Report {
+        debug_assert_eq!(s.now, sim.now(), "the snapshot is of the present");
         let c = &s.counters;
         let a = &s.arfs;
         let queues: Vec<Value> = if !arrays {

@@ -158,16 +158,12 @@ impl History {
     }
 
     fn sample(&mut self, scenario: &Scenario, sim: &Sim) {
-        let report = if self.arrays {
-            Report::new(scenario, sim)
-        } else {
-            Report::totals(scenario, sim)
-        };
+        let snap = sim.snapshot();
+        let report = Report::of_snapshot(scenario, sim, &snap, self.arrays);
         self.samples.push((sim.now().0, report));
         if self.samples.len() > SAMPLES {
             self.samples.remove(0);
         }
-        let snap = sim.snapshot();
         self.softirq.push_back(snap.cpus.iter().map(|c| c.softirq_ns).collect());
         if self.softirq.len() > 2 {
             self.softirq.pop_front();

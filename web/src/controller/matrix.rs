@@ -52,7 +52,7 @@ impl MatrixHistory {
             at_ns: sim.now().0,
             sent: sim.flows_sent().collect(),
             arfs: sim.arfs_per_queue().to_vec(),
-            sock_writes: sim.snapshot().counters.sock_flow_updates,
+            sock_writes: sim.sock_flow_updates(),
         });
         if self.samples.len() > SAMPLES {
             self.samples.pop_front();

@@ -36,9 +36,13 @@ impl Sim {
             return;
         }
         let span = t1.0 - flow.since.0;
-        let due = match span.checked_mul(flow.rate_pps) {
-            Some(p) => p / 1_000_000_000,
-            None => (u128::from(span) * u128::from(flow.rate_pps) / 1_000_000_000) as u64,
+        // The product fits in 64 bits when the operands' bits do (always, in practice): wasm
+        // has no 64x64->128 multiply, and `checked_mul` there is a call to `__multi3` per
+        // flow and tick.
+        let due = if span.leading_zeros() + flow.rate_pps.leading_zeros() >= 64 {
+            span * flow.rate_pps / 1_000_000_000
+        } else {
+            (u128::from(span) * u128::from(flow.rate_pps) / 1_000_000_000) as u64
         };
         let mut left = due - flow.sent;
         if left == 0 {

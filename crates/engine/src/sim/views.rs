@@ -105,6 +105,12 @@ impl Sim {
         self.flows.iter().map(|f| f.sent)
     }
 
+    /// Writes to `rps_sock_flow_table` that changed an entry, so far (the snapshot's
+    /// `sock_flow_updates`, without pricing every CPU's work to get it).
+    pub fn sock_flow_updates(&self) -> u64 {
+        self.counters.sock_flow_updates
+    }
+
     /// The queue the NIC would pick for flow `f` now.
     pub fn flow_queue_now(&self, f: u32) -> Option<u16> {
         (f < self.flow_count() && !self.flow_closed(f)).then(|| self.rx_queue(f as usize).0)

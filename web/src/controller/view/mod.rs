@@ -313,7 +313,7 @@ impl Controller {
         let flow_views = open_flows(sim);
         let wire = self.wire_view(&flow_views, &queues, &cpus);
         let host_text = self.host_text(&cpus, &flow_views);
-        let totals = Report::totals(&self.scenario, sim);
+        let totals = Report::of_snapshot(&self.scenario, sim, &snap, false);
         let duration = Nanos::from_ms(self.scenario.sim.duration_ms).0.max(1);
         ViewModel {
             sim_time: snap.now.to_string(),
