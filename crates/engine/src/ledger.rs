@@ -103,8 +103,42 @@ impl Ledger {
     }
 }
 
+/// The stages a received packet's path books (the IRQ CPU's poll, the target's enqueue and
+/// stack, the penalties, the reader's read, an aRFS call): a [`Work`] row holds them first,
+/// next to each other (eight words, a cache line's length).
+const PATH: [Stage; 8] = [
+    Stage::DriverRx,
+    Stage::RpsEnqueue,
+    Stage::StackRx,
+    Stage::RemotePenalty,
+    Stage::CrossNuma,
+    Stage::ArfsSteer,
+    Stage::AppRead,
+    Stage::SysRead,
+];
+
+/// Where each stage's units live in a [`Work`] row: the [`PATH`] stages first, then the
+/// others in pipeline order.
+const SLOT: [u8; Stage::ALL.len()] = {
+    let mut slot = [u8::MAX; Stage::ALL.len()];
+    let mut next = 0;
+    while next < PATH.len() {
+        slot[PATH[next] as usize] = next as u8;
+        next += 1;
+    }
+    let mut s = 0;
+    while s < Stage::ALL.len() {
+        if slot[s] == u8::MAX {
+            slot[s] = next as u8;
+            next += 1;
+        }
+        s += 1;
+    }
+    slot
+};
+
 /// One CPU's work per stage, in each stage's unit (each stage's doc names it); [`Prices`] turns it into
-/// nanoseconds when a snapshot reads it.
+/// nanoseconds when a snapshot reads it. Stored in [`SLOT`] order, the path's stages first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Work([u64; Stage::ALL.len()]);
 
@@ -112,7 +146,13 @@ impl Work {
     /// Books `units` of `stage`'s work.
     #[inline]
     pub fn add(&mut self, stage: Stage, units: u64) {
-        self.0[stage as usize] += units;
+        self.0[SLOT[stage as usize] as usize] += units;
+    }
+
+    /// The units of `stage` booked.
+    #[inline]
+    pub fn get(&self, stage: Stage) -> u64 {
+        self.0[SLOT[stage as usize] as usize]
     }
 }
 
@@ -128,7 +168,7 @@ impl Prices {
 
     /// Nanoseconds of `stage` in `work`: whole nanoseconds of the picoseconds booked.
     pub fn ns(&self, work: &Work, stage: Stage) -> u64 {
-        let ps = u128::from(work.0[stage as usize]) * u128::from(self.0[stage as usize]);
+        let ps = u128::from(work.get(stage)) * u128::from(self.0[stage as usize]);
         (ps / 1000) as u64
     }
 
@@ -147,6 +187,27 @@ impl Prices {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every stage has a slot of its own in a work row, the path's first.
+    #[test]
+    fn work_slots_are_a_permutation_with_the_path_first() {
+        let mut seen = [false; Stage::ALL.len()];
+        for s in Stage::ALL {
+            let slot = SLOT[s as usize] as usize;
+            assert!(!seen[slot], "{}", s.name());
+            seen[slot] = true;
+            assert_eq!(slot < PATH.len(), PATH.contains(&s), "{}", s.name());
+        }
+        assert_eq!(PATH.len() * 8, 64);
+        let mut w = Work::default();
+        for (i, s) in Stage::ALL.into_iter().enumerate() {
+            w.add(s, i as u64 + 1);
+        }
+        assert!(Stage::ALL
+            .into_iter()
+            .enumerate()
+            .all(|(i, s)| w.get(s) == i as u64 + 1));
+    }
 
     #[test]
     fn names_are_unique_and_books_add_up() {

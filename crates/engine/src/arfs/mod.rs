@@ -466,6 +466,11 @@ impl Arfs {
         Some(skip)
     }
 
+    /// `m` calls that [`Arfs::after_add`] answered `Skip`: carrying them out only counts them.
+    pub fn count_skips(&mut self, m: u64) {
+        self.counters.skip += m;
+    }
+
     /// `ndo_rx_flow_steer`. Returns the outcome and whether any state other than counters
     /// changed (identical calls that change nothing may be applied together).
     pub fn rx_flow_steer(&mut self, req: SteerRequest) -> (Steer, bool) {

@@ -24,6 +24,7 @@
 //! | `event.rs` | the digest's events: one enum, folded in one place |
 //! | `views.rs`, `trace.rs`, `predict.rs` | what the page and the CLI read (`predict`: a tuple before any packet, for a real host) |
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -143,8 +144,9 @@ impl Sim {
             .collect();
         let mut cpus = vec![Cpu::default(); usize::from(cfg.cpus)];
         if let Ok(set) = CpuSet::parse_list(&cfg.flow_limit_cpus) {
-            set.iter()
-                .for_each(|c| cpus[usize::from(c)].flow_limit = Some(FlowLimit::new(cfg.flow_limit_table_len)));
+            set.iter().for_each(|c| {
+                cpus[usize::from(c)].flow_limit = Some(Box::new(FlowLimit::new(cfg.flow_limit_table_len)))
+            });
         }
         let mut sim = Sim {
             now: Nanos::ZERO,

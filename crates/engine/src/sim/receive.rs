@@ -471,8 +471,22 @@ impl Sim {
         rxq.budget -= m;
         rxq.stats.packets += m;
         self.charge(irq, Stage::DriverRx, m);
-        let (_, stamp, _) = self.apply_rps(m, rps, Some(plan));
-        self.enqueue_backlog(irq, c, m, stamp);
+        // `set_rps_cpu` with the driver's `Skip`, without its general path: the call changes
+        // only counters (`carry_out` of a skip), the old entry no longer holds the filter, the
+        // target entry already holds the CPU and the filter, and its `last_qtail` is the
+        // enqueue's below; the target backlog was dequeued to this instant by the add's call.
+        debug_assert!({
+            let e = self.entry(plan.loc);
+            (e.cpu, Some(e.filter)) == (plan.next_cpu, skip.answer.filter())
+                && Some(self.entry(plan.from).filter) != skip.answer.filter()
+                && plan.from.queue == q
+        });
+        self.counters.cpu_switches += m;
+        self.counters.arfs_calls += m;
+        self.cpus[usize::from(irq)].arfs_calls += m;
+        self.charge(irq, Stage::ArfsSteer, m);
+        self.arfs.count_skips(m);
+        self.enqueue_backlog(irq, c, m, rps.stamp.map(|_| plan.loc));
         self.deliver(b, c, m);
         m
     }

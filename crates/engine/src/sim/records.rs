@@ -1,6 +1,7 @@
 //! The host's own records, private to the simulator: the per-flow line the tick loop streams
 //! through, threads, queues, CPUs, and the plans a packet's path is decided with.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::arfs::{Decision, SteerRequest};
@@ -105,18 +106,24 @@ impl RxQueue {
     }
 }
 
+/// One CPU's record. A burst touches three CPUs' records (the IRQ CPU's poll, the target's
+/// backlog and stack, the reader's read) at random among up to 144, so the record is kept
+/// small: the stages a packet's path books are next to each other in [`Work`], and the
+/// flow-limit table (five cache lines, rarely on) is behind a pointer. (Measured with
+/// cachegrind on seed 000: 8 % fewer L1 data misses; aligning the record to a cache line
+/// missed 6 % less again but cost 2 % more instructions.)
 #[derive(Clone, Debug, Default)]
 pub(super) struct Cpu {
-    /// `ndo_rx_flow_steer` calls from this CPU this tick (mlx5 lock contention).
-    pub(super) arfs_calls: u64,
     /// Its RPS backlog (`softnet_data`).
     pub(super) backlog: Backlog,
-    /// Its flow-limit table, when it is in `net.core.flow_limit_cpu_bitmap`.
-    pub(super) flow_limit: Option<FlowLimit>,
-    /// Packets, drops and IPIs (the user, sys and softirq times are priced from `work`).
-    pub(super) stats: CpuStats,
+    /// `ndo_rx_flow_steer` calls from this CPU this tick (mlx5 lock contention).
+    pub(super) arfs_calls: u64,
     /// The work charged to it, per stage.
     pub(super) work: Work,
+    /// Packets, drops and IPIs (the user, sys and softirq times are priced from `work`).
+    pub(super) stats: CpuStats,
+    /// Its flow-limit table, when it is in `net.core.flow_limit_cpu_bitmap`.
+    pub(super) flow_limit: Option<Box<FlowLimit>>,
 }
 
 /// One step's path, used to decide whether the following packets repeat it.

@@ -7,6 +7,7 @@ use crate::cpuset::CpuSet;
 use crate::flow_limit::FlowLimit;
 use crate::kernel::Kernel;
 use crate::rps::{DevFlowTable, SockFlowTable};
+use alloc::boxed::Box;
 
 use super::{range_err, Sim, SimError};
 
@@ -107,7 +108,7 @@ impl Sim {
         let len = self.cfg.flow_limit_table_len;
         for (c, cpu) in self.cpus.iter_mut().enumerate() {
             match (cpus.contains(c as u16), cpu.flow_limit.is_some()) {
-                (true, false) => cpu.flow_limit = Some(FlowLimit::new(len)),
+                (true, false) => cpu.flow_limit = Some(Box::new(FlowLimit::new(len))),
                 (false, true) => {
                     // The CPU's drops stay counted (softnet_stat keeps flow_limit_count).
                     self.counters.flow_limit += cpu.flow_limit.take().map_or(0, |fl| fl.count);
