@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::{Arfs, ExpiryOracle, IceEntry, IceState, Model, ICE_UDP_EXPIRY};
+use super::{ice_place, Arfs, ExpiryOracle, IceEntry, IceState, Model, ICE_UDP_EXPIRY};
 use crate::time::Nanos;
 
 impl Arfs {
@@ -30,14 +30,15 @@ impl Arfs {
     /// sandbox skips). The hardware changes when [`Arfs::ice_writes_done`] says the writes ended.
     pub fn ice_sync(&mut self, now: Nanos, oracle: &impl ExpiryOracle, expire: bool) -> u32 {
         let walked = self.live;
-        let Model::Ice { buckets, entries, .. } = &mut self.model else {
+        let Model::Ice { buckets, .. } = &mut self.model else {
             return 0;
         };
         let mut adds = core::mem::take(&mut self.adds);
         if !expire {
             // Only INACTIVE entries change: those an add or update left since the last walk.
-            for i in self.pending.drain(..) {
-                if let Some(e) = entries[i as usize].as_mut() {
+            for handle in self.pending.drain(..) {
+                let (b, place) = ice_place(handle);
+                if let Some(e) = buckets[b].get_mut(place) {
                     if e.state == IceState::Inactive {
                         Self::program(&mut adds, e, now);
                     }
@@ -49,8 +50,7 @@ impl Arfs {
                 let mut i = bucket.len();
                 while i > 0 {
                     i -= 1; // head first
-                    let (_, idx) = bucket[i];
-                    let e = entries[idx as usize].as_mut().expect("live");
+                    let e = &mut bucket[i];
                     match e.state {
                         IceState::Inactive => Self::program(&mut adds, e, now),
                         IceState::Active => {
@@ -59,9 +59,7 @@ impl Arfs {
                             if expired {
                                 Self::tally(&mut self.per_queue, e.q_index).expire += 1;
                                 self.writes.push((e.flow, None));
-                                entries[idx as usize] = None;
                                 bucket.remove(i);
-                                self.free.push(idx);
                                 self.live -= 1;
                                 self.counters.expire += 1;
                             }

@@ -48,6 +48,30 @@ const MLX5_EXPIRY_QUOTA: u32 = 60;
 const MLX5_HASH_SHIFT: u32 = 8;
 const NONE: u32 = u32::MAX;
 
+/// ice: the bucket of a flow hash (`hash & (ICE_MAX_ARFS_LIST - 1)`).
+fn ice_bucket(hash: u32) -> usize {
+    (hash & (ICE_BUCKETS - 1)) as usize
+}
+
+/// ice: bits of an entry's name that give its place in its bucket.
+const ICE_PLACE_BITS: u32 = 22;
+
+/// ice: the name of the entry at `place` in bucket `b`. It holds until an expiry walk removes
+/// entries (adds go to a bucket's end), and that walk first forgets the names it had
+/// (`pending`); decisions are carried out before anything else changes.
+fn ice_handle(b: usize, place: usize) -> u32 {
+    debug_assert!(place < (1 << ICE_PLACE_BITS) - 1);
+    ((b as u32) << ICE_PLACE_BITS) | place as u32
+}
+
+/// ice: the bucket and place an [`ice_handle`] names.
+fn ice_place(handle: u32) -> (usize, usize) {
+    (
+        (handle >> ICE_PLACE_BITS) as usize,
+        (handle & ((1 << ICE_PLACE_BITS) - 1)) as usize,
+    )
+}
+
 /// What the stack can tell a driver about a flow it steers.
 #[derive(Clone, Copy, Debug)]
 pub struct SteerRequest {
@@ -170,7 +194,8 @@ pub struct FilterView {
 pub struct Decision {
     /// What the driver answers.
     pub answer: Steer,
-    /// Index of the flow's entry or rule, `NONE` when it has none.
+    /// The flow's entry (ice: [`ice_handle`]) or rule (mlx5: its index), `NONE` when it has
+    /// none.
     entry: u32,
     /// ice full-tuple match: another flow's entry was passed over (`misprogram_avoided`).
     avoided: bool,
@@ -196,13 +221,13 @@ impl Decision {
 #[derive(Clone, Debug)]
 enum Model {
     None,
-    /// Each bucket lists `(flow_id, entry)`: the walk compares the flow_id first, and keeping
-    /// it beside the index spares a visit to every entry that does not match (the kernel's
-    /// hlist holds the entries themselves).
+    /// Each bucket holds its entries, oldest first (`hlist_add_head` adds at the kernel's
+    /// head: the end here), as the kernel's hlist holds them: the service task's walk reads
+    /// each bucket's entries in a row, and a decision finds the flow's among them without a
+    /// visit elsewhere. An entry is named by its bucket and place ([`ice_handle`]).
     Ice {
         hash_match_only: bool,
-        buckets: Vec<Vec<(u32, u32)>>,
-        entries: Vec<Option<IceEntry>>,
+        buckets: Vec<Vec<IceEntry>>,
     },
     Mlx5 {
         rules: Vec<Option<Mlx5Rule>>,
@@ -307,7 +332,6 @@ impl Arfs {
             Driver::IceHashMatch | Driver::Ice => Model::Ice {
                 hash_match_only: driver == Driver::IceHashMatch,
                 buckets: vec![Vec::new(); ICE_BUCKETS as usize],
-                entries: Vec::new(),
             },
             Driver::Mlx5 => Model::Mlx5 {
                 rules: Vec::new(),
@@ -405,16 +429,16 @@ impl Arfs {
             Model::Ice {
                 hash_match_only,
                 buckets,
-                entries,
             } => {
                 let mut avoided = false;
                 let mut found = None;
+                let b = ice_bucket(req.hash);
                 // The bucket's head is the end of the vector (hlist_add_head).
-                for &(flow_id, e) in buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].iter().rev() {
-                    if flow_id != req.flow_id {
+                for (place, entry) in buckets[b].iter().enumerate().rev() {
+                    if entry.flow_id != req.flow_id {
                         continue;
                     }
-                    let entry = entries[e as usize].as_ref().expect("bucket holds live entries");
+                    let e = ice_handle(b, place);
                     if !*hash_match_only && entry.flow != req.flow {
                         // ice_arfs_cmp: another flow with the same flow_id. Counted only where
                         // the hash-only code would have re-pointed it (seed 000's "avoid wrong
@@ -491,8 +515,9 @@ impl Arfs {
                 return (d.answer, false);
             }
             (Steer::NotSupported, _) => return (d.answer, false),
-            (Steer::Update(_), Model::Ice { entries, .. }) => {
-                let entry = entries[d.entry as usize].as_mut().expect("live");
+            (Steer::Update(_), Model::Ice { buckets, .. }) => {
+                let (b, place) = ice_place(d.entry);
+                let entry = &mut buckets[b][place];
                 entry.q_index = req.rxq;
                 entry.state = IceState::Inactive;
                 self.pending.push(d.entry);
@@ -503,7 +528,7 @@ impl Arfs {
                 rule.pending = true;
                 pending.push(d.entry);
             }
-            (Steer::Add(id), Model::Ice { buckets, entries, .. }) => {
+            (Steer::Add(id), Model::Ice { buckets, .. }) => {
                 let entry = IceEntry {
                     flow: req.flow,
                     flow_id: req.flow_id,
@@ -513,9 +538,9 @@ impl Arfs {
                     udp: req.udp,
                     activated: Nanos::ZERO,
                 };
-                let idx = Self::alloc(&mut self.free, entries, entry);
-                buckets[(req.hash & (ICE_BUCKETS - 1)) as usize].push((req.flow_id, idx));
-                self.pending.push(idx);
+                let bucket = &mut buckets[ice_bucket(req.hash)];
+                bucket.push(entry);
+                self.pending.push(ice_handle(ice_bucket(req.hash), bucket.len() - 1));
             }
             (
                 Steer::Add(id),
@@ -572,10 +597,9 @@ impl Arfs {
     pub fn filters(&self) -> Vec<FilterView> {
         match &self.model {
             Model::None => Vec::new(),
-            Model::Ice { buckets, entries, .. } => buckets
+            Model::Ice { buckets, .. } => buckets
                 .iter()
                 .flat_map(|b| b.iter().rev())
-                .filter_map(|&(_, i)| entries[i as usize].as_ref())
                 .map(|e| FilterView {
                     flow: e.flow,
                     flow_id: e.flow_id,
