@@ -168,8 +168,13 @@ impl Prices {
 
     /// Nanoseconds of `stage` in `work`: whole nanoseconds of the picoseconds booked.
     pub fn ns(&self, work: &Work, stage: Stage) -> u64 {
-        let ps = u128::from(work.get(stage)) * u128::from(self.0[stage as usize]);
-        (ps / 1000) as u64
+        let (units, price) = (work.get(stage), self.0[stage as usize]);
+        // In 64 bits when the product fits (nearly always): wasm has no 128-bit multiply or
+        // divide, and a snapshot prices every CPU's every stage.
+        if units.leading_zeros() + price.leading_zeros() >= 64 {
+            return units * price / 1000;
+        }
+        (u128::from(units) * u128::from(price) / 1000) as u64
     }
 
     /// Nanoseconds per stage over the work of every CPU.
@@ -207,6 +212,28 @@ mod tests {
             .into_iter()
             .enumerate()
             .all(|(i, s)| w.get(s) == i as u64 + 1));
+    }
+
+    /// Pricing takes 64 bits when the product fits and 128 when it does not: both give
+    /// `floor(units × price / 1000)`.
+    #[test]
+    fn pricing_is_exact_past_64_bits() {
+        let prices = Prices::new(&Costs::default());
+        let price = prices.0[Stage::StackRx as usize];
+        for units in [
+            0,
+            1,
+            999,
+            u64::MAX / price,
+            u64::MAX / price + 1,
+            u64::MAX / 3,
+            u64::MAX,
+        ] {
+            let mut w = Work::default();
+            w.add(Stage::StackRx, units);
+            let want = (u128::from(units) * u128::from(price) / 1000) as u64;
+            assert_eq!(prices.ns(&w, Stage::StackRx), want, "{units}");
+        }
     }
 
     #[test]
