@@ -137,7 +137,7 @@ export const tests = [
         // Alternately, each the faster of two.
         const n = await best(() => nativeOnce(lesson));
         const w = await best(() => runToEnd(page, base, lesson));
-        console.log(`     ${lesson}: run to end in the page ${(w.ms / 1000).toFixed(2)} s, native CLI ${(n.ms / 1000).toFixed(2)} s (each the faster of two): ${(w.ms / n.ms).toFixed(2)}× (target ≤ 1.5×)`);
+        console.log(`     ${lesson}: run to end in the page ${(w.ms / 1000).toFixed(2)} s, native CLI ${(n.ms / 1000).toFixed(2)} s (each the faster of two): ${(w.ms / n.ms).toFixed(2)}× (issue 34: ≤ 1.3×; the engine alone, scripts/bench-wasm-engine.sh: about 1.26×)`);
         expect(w.digest === n.digest, `${lesson}: the page's run gives the native digest (${w.digest} vs ${n.digest})`);
         if (lesson === "arfs-collision") {
           // The state at 180 s as a link, restored in a new page.
