@@ -168,13 +168,7 @@ impl Prices {
 
     /// Nanoseconds of `stage` in `work`: whole nanoseconds of the picoseconds booked.
     pub fn ns(&self, work: &Work, stage: Stage) -> u64 {
-        let (units, price) = (work.get(stage), self.0[stage as usize]);
-        // In 64 bits when the product fits (nearly always): wasm has no 128-bit multiply or
-        // divide, and a snapshot prices every CPU's every stage.
-        if units.leading_zeros() + price.leading_zeros() >= 64 {
-            return units * price / 1000;
-        }
-        (u128::from(units) * u128::from(price) / 1000) as u64
+        crate::time::mul_div(work.get(stage), self.0[stage as usize], 1000)
     }
 
     /// Nanoseconds per stage over the work of every CPU.

@@ -56,9 +56,10 @@ fn ice_bucket(hash: u32) -> usize {
 /// ice: bits of an entry's name that give its place in its bucket.
 const ICE_PLACE_BITS: u32 = 22;
 
-/// ice: the name of the entry at `place` in bucket `b`. It holds until an expiry walk removes
-/// entries (adds go to a bucket's end), and that walk first forgets the names it had
-/// (`pending`); decisions are carried out before anything else changes.
+/// ice: the name of the entry at `place` in bucket `b` (never `NONE`: the last place of the
+/// last bucket is not used). It holds until an expiry walk removes entries (adds go to a
+/// bucket's end), and that walk first forgets the names it had (`pending`); decisions are
+/// carried out before anything else changes.
 fn ice_handle(b: usize, place: usize) -> u32 {
     debug_assert!(place < (1 << ICE_PLACE_BITS) - 1);
     ((b as u32) << ICE_PLACE_BITS) | place as u32

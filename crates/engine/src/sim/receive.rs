@@ -36,14 +36,7 @@ impl Sim {
             return;
         }
         let span = t1.0 - flow.since.0;
-        // The product fits in 64 bits when the operands' bits do (always, in practice): wasm
-        // has no 64x64->128 multiply, and `checked_mul` there is a call to `__multi3` per
-        // flow and tick.
-        let due = if span.leading_zeros() + flow.rate_pps.leading_zeros() >= 64 {
-            span * flow.rate_pps / 1_000_000_000
-        } else {
-            (u128::from(span) * u128::from(flow.rate_pps) / 1_000_000_000) as u64
-        };
+        let due = crate::time::mul_div(span, flow.rate_pps, 1_000_000_000);
         let mut left = due - flow.sent;
         if left == 0 {
             return;

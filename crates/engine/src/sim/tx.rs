@@ -172,7 +172,7 @@ impl Sim {
             st.carry_ns = budget - if n == 0 { 0 } else { c1 + (n - 1) * c2 };
             n
         } else {
-            let due = (u128::from(t1.0 - since.0) * u128::from(st.spec.rate_pps) / 1_000_000_000) as u64;
+            let due = crate::time::mul_div(t1.0 - since.0, st.spec.rate_pps, 1_000_000_000);
             due - st.sent
         };
         if n == 0 {
