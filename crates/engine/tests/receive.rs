@@ -664,6 +664,20 @@ fn add_flows_is_all_or_nothing() {
     assert!(sim.has_flow(&key(3, 80)) && !sim.has_flow(&key(4, 80)));
 }
 
+/// A snapshot (a clone, as the page's history keeps) shares the tuple index with its host
+/// until one of them adds a flow: each then sees only its own flows.
+#[test]
+fn a_snapshot_and_its_host_add_flows_apart() {
+    let mut sim = Sim::new(HostConfig::default()).unwrap();
+    sim.add_flow(flow(key(1, 80), vec![])).unwrap();
+    let mut snap = sim.clone();
+    sim.add_flow(flow(key(2, 80), vec![])).unwrap();
+    snap.add_flow(flow(key(3, 80), vec![])).unwrap();
+    assert!(sim.has_flow(&key(1, 80)) && sim.has_flow(&key(2, 80)) && !sim.has_flow(&key(3, 80)));
+    assert!(snap.has_flow(&key(1, 80)) && snap.has_flow(&key(3, 80)) && !snap.has_flow(&key(2, 80)));
+    assert!(sim.add_flow(flow(key(2, 80), vec![])).is_err() && snap.add_flow(flow(key(2, 80), vec![])).is_ok());
+}
+
 /// `_sock_rps_record_flow` (include/net/rps.h) records only a socket in `TCP_ESTABLISHED`: a TCP
 /// connection or a connected UDP socket. An unconnected UDP server socket never writes
 /// `rps_sock_flow_table`, so RFS cannot follow its reader; a connected one is followed.

@@ -26,6 +26,7 @@
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -94,8 +95,10 @@ pub struct Sim {
     info: Vec<FlowInfo>,
     /// Flows that send, in flow order.
     senders: Vec<u32>,
-    /// Each tuple's flow, open or closed.
-    by_key: BTreeMap<FlowKey, u32>,
+    /// Each tuple's flow, open or closed. Shared with the host's snapshots (the page keeps a
+    /// dozen, and seed 000's 16,384 tuples were most of what a snapshot copied): a snapshot
+    /// copies it only when a flow is added after it.
+    by_key: Arc<BTreeMap<FlowKey, u32>>,
     /// Flows closed so far (their ids stay).
     closed_flows: u32,
     threads: Vec<Thread>,
@@ -164,7 +167,7 @@ impl Sim {
             flows: Vec::new(),
             info: Vec::new(),
             senders: Vec::new(),
-            by_key: BTreeMap::new(),
+            by_key: Arc::default(),
             closed_flows: 0,
             threads: Vec::new(),
             ntuple: Vec::new(),

@@ -55,6 +55,7 @@ pub(super) struct Flow {
 #[derive(Clone, Debug)]
 pub(super) struct FlowInfo {
     pub(super) key: FlowKey,
+    /// Its readers when it has more than one (else empty: `Flow::first_reader` is the one).
     pub(super) readers: Vec<u32>,
     pub(super) tx: Option<tx::TxState>,
     /// Its connection was closed ([`super::Sim::close_flow`]): it offers nothing more.

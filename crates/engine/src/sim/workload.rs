@@ -1,5 +1,6 @@
 //! The workload: threads (placement, cpusets, migrations) and flows (their checks and records).
 
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::config::{MAX_FLOWS, MAX_THREADS};
@@ -200,12 +201,18 @@ impl Sim {
         self.arfs.track_flow(&spec.key);
         self.info.push(FlowInfo {
             key: spec.key,
-            readers: spec.readers,
+            // One reader lives in `Flow` (`first_reader`); the list is read only to pick among
+            // several, and a host's snapshot (a clone) allocates nothing for the others.
+            readers: if spec.readers.len() > 1 {
+                spec.readers
+            } else {
+                Vec::new()
+            },
             tx: spec.tx.map(tx::TxState::new),
             closed: false,
             wake_carry: 0,
         });
-        self.by_key.insert(spec.key, id);
+        Arc::make_mut(&mut self.by_key).insert(spec.key, id);
         id
     }
 
