@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use steerlab_engine::time::mul_div;
 use steerlab_engine::{Nanos, Sim};
 use steerlab_scenario::permalink::Applied;
 use steerlab_scenario::{Report, Scenario};
@@ -184,7 +185,7 @@ impl History {
             (Some(a), Some(b)) if b.0 > a.0 => pick(b)
                 .iter()
                 .zip(pick(a).iter().chain(std::iter::repeat(&0)))
-                .map(|(y, x)| (y.saturating_sub(*x) as u128 * 1_000_000_000 / u128::from(b.0 - a.0)) as u64)
+                .map(|(y, x)| mul_div(y.saturating_sub(*x), 1_000_000_000, b.0 - a.0))
                 .collect(),
             _ => Vec::new(),
         }

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use steerlab_engine::tc::{Action, Classify, SwResult};
+use steerlab_engine::time::mul_div;
 use steerlab_engine::xps::Pick;
 use steerlab_engine::{FlowKey, FlowView, Proto};
 use steerlab_scenario::teach::figure;
@@ -156,7 +157,7 @@ impl Controller {
                 .iter()
                 .map(|&(f, v)| {
                     let n = v.packets.saturating_sub(sent.get(f as usize).copied().unwrap_or(0));
-                    (u128::from(n) * 1_000_000_000 / u128::from(span)) as u64
+                    mul_div(n, 1_000_000_000, span)
                 })
                 .collect(),
         )

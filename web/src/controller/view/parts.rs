@@ -2,6 +2,7 @@
 //! queues, CPUs and threads, the aRFS table's window, the lesson panel, the charts' series,
 //! the lesson's table, the XPS map, the wire view, the XDP bar and the RFS tables.
 
+use steerlab_engine::time::mul_div;
 use steerlab_engine::{CpuSet, FlowView, Snapshot};
 use steerlab_scenario::Report;
 
@@ -183,7 +184,7 @@ impl Controller {
             .enumerate()
             .map(|(i, c)| {
                 let before = before.and_then(|(_, a)| a.get(i).copied()).unwrap_or(0);
-                let load = (c.softirq_ns.saturating_sub(before) as u128 * 1000 / u128::from(window)).min(1000) as u32;
+                let load = mul_div(c.softirq_ns.saturating_sub(before), 1000, window).min(1000) as u32;
                 CpuView {
                     index: i as u16,
                     node: self.sim.node_of(i as u16),
