@@ -231,6 +231,9 @@ pub struct Controller {
     matrix_cell: Option<(u16, u16)>,
     /// Why the last restore stopped early (a link command the host refused).
     link_error: Option<String>,
+    /// The trace select's flows (id, tuple) and their labels, as last formatted
+    /// (`view::parts`: `flow_labels`).
+    flow_labels: std::cell::RefCell<(Vec<(u32, steerlab_engine::FlowKey)>, std::rc::Rc<Vec<(u32, String)>>)>,
 }
 
 impl Controller {
@@ -279,6 +282,7 @@ impl Controller {
             filters_first: 0,
             restoring: None,
             link_error: None,
+            flow_labels: Default::default(),
         })
     }
 

@@ -39,6 +39,26 @@ fn a_closed_flow_leaves_the_views_and_the_others_keep_their_ids() {
     assert!(v.flow_labels.iter().all(|(f, _)| *f != 3));
 }
 
+/// The trace picker's labels are formatted once and kept while the flows stay; a flow added,
+/// a flow closed, or going back to before either changes them.
+#[test]
+fn the_flow_labels_follow_the_flows_and_are_kept_between_frames() {
+    let mut c = Controller::new_default();
+    run(&mut c, 100);
+    let first = c.view().flow_labels;
+    run(&mut c, 100);
+    assert!(std::rc::Rc::ptr_eq(&first, &c.view().flow_labels), "unchanged flows: the same labels");
+    c.command("flow add tcp 10.9.9.9:5555 192.168.0.1:80").unwrap();
+    let added = c.view().flow_labels;
+    assert_eq!(added.len(), first.len() + 1);
+    assert!(added.last().is_some_and(|(_, l)| l.contains("10.9.9.9")));
+    c.command("flow close 0").unwrap();
+    let closed = c.view().flow_labels;
+    assert!(closed.iter().all(|(f, _)| *f != 0) && closed.len() == first.len());
+    c.seek(Nanos::from_ms(100));
+    assert_eq!(*c.view().flow_labels, *first, "back before both: the first labels");
+}
+
 #[test]
 fn the_flow_form_names_every_bad_field() {
     let form = FlowForm {

@@ -349,7 +349,7 @@ impl Controller {
             // commands, not worth a frame while time runs.
             permalink: Rc::default(),
             now_ns: snap.now.0,
-            flow_labels: Rc::new(self.flow_labels()),
+            flow_labels: self.flow_labels(),
             traced: self.traced,
             trace: sim.trace_flow(self.traced),
             rss_key: sim.rss_key().to_vec(),

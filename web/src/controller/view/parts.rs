@@ -2,6 +2,8 @@
 //! queues, CPUs and threads, the aRFS table's window, the lesson panel, the charts' series,
 //! the lesson's table, the XPS map, the wire view, the XDP bar and the RFS tables.
 
+use std::rc::Rc;
+
 use steerlab_engine::time::mul_div;
 use steerlab_engine::{CpuSet, FlowView, Snapshot};
 use steerlab_scenario::Report;
@@ -372,12 +374,22 @@ impl Controller {
             .collect()
     }
 
-    /// The trace select's flows: the first 256 open ones, with their tuple.
-    pub(super) fn flow_labels(&self) -> Vec<(u32, String)> {
+    /// The trace select's flows: the first 256 open ones, with their tuple. Formatted again
+    /// only when those flows change (256 labels a frame were an eighth of a view of seed
+    /// 000's host), and the same `Rc` otherwise, which the frame's diff takes as unchanged.
+    pub(super) fn flow_labels(&self) -> Rc<Vec<(u32, String)>> {
         let sim = &self.sim;
-        (0..sim.flow_count().min(256))
-            .filter(|&f| !sim.flow_closed(f))
-            .filter_map(|f| sim.flow_key(f).map(|k| (f, format!("#{f} {k}"))))
-            .collect()
+        let open = || {
+            (0..sim.flow_count().min(256))
+                .filter(|&f| !sim.flow_closed(f))
+                .filter_map(|f| sim.flow_key(f).map(|k| (f, k)))
+        };
+        let mut cache = self.flow_labels.borrow_mut();
+        let (keys, labels) = &mut *cache;
+        if !open().eq(keys.iter().copied()) {
+            *keys = open().collect();
+            *labels = Rc::new(keys.iter().map(|(f, k)| (*f, format!("#{f} {k}"))).collect());
+        }
+        labels.clone()
     }
 }
