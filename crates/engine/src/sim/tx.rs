@@ -291,6 +291,11 @@ impl Sim {
         (txq < self.cfg.tx_queues).then(|| self.xps.rxqs_of(txq))
     }
 
+    /// `xps_cpus` and `xps_rxqs` of the first `n` TX queues (at most the device's), read at once.
+    pub fn xps_maps(&self, n: u16) -> Vec<(CpuSet, CpuSet)> {
+        self.xps.holders_of_first(n.min(self.cfg.tx_queues))
+    }
+
     fn check_txq(&self, txq: u16) -> Result<(), SimError> {
         if txq >= self.cfg.tx_queues {
             return Err(range_err("queue", "a TX queue of this device"));

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use steerlab_engine::time::mul_div;
-use steerlab_engine::{CpuSet, FlowView, Snapshot};
+use steerlab_engine::{FlowView, Snapshot};
 use steerlab_scenario::Report;
 
 use super::{
@@ -361,15 +361,13 @@ impl Controller {
     pub(super) fn xps_rows(&self) -> Vec<XpsRow> {
         let sim = &self.sim;
         let ncpus = sim.config().cpus;
-        (0..sim.config().tx_queues.min(64))
-            .map(|q| {
-                let cpus = sim.xps_cpus(q);
-                XpsRow {
-                    queue: q,
-                    cpus_mask: cpus.map_or_else(|| CpuSet::default().to_hex(ncpus), |s| s.to_hex(ncpus)),
-                    cpus: cpus.map(|s| s.to_list()).unwrap_or_default(),
-                    rxqs: sim.xps_rxqs(q).map(|s| s.to_list()).unwrap_or_default(),
-                }
+        (0u16..)
+            .zip(sim.xps_maps(64))
+            .map(|(q, (cpus, rxqs))| XpsRow {
+                queue: q,
+                cpus_mask: cpus.to_hex(ncpus),
+                cpus: cpus.to_list(),
+                rxqs: rxqs.to_list(),
             })
             .collect()
     }
