@@ -47,7 +47,10 @@ fn the_flow_labels_follow_the_flows_and_are_kept_between_frames() {
     run(&mut c, 100);
     let first = c.view().flow_labels;
     run(&mut c, 100);
-    assert!(std::rc::Rc::ptr_eq(&first, &c.view().flow_labels), "unchanged flows: the same labels");
+    assert!(
+        std::rc::Rc::ptr_eq(&first, &c.view().flow_labels),
+        "unchanged flows: the same labels"
+    );
     c.command("flow add tcp 10.9.9.9:5555 192.168.0.1:80").unwrap();
     let added = c.view().flow_labels;
     assert_eq!(added.len(), first.len() + 1);

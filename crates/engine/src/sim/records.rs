@@ -48,6 +48,10 @@ pub(super) struct Flow {
     /// Its socket is `TCP_ESTABLISHED`: a TCP connection, or a connected UDP socket. Only
     /// those record their reader's CPU (`sock_rps_record_flow`).
     pub(super) established: bool,
+    /// Its connection was closed ([`super::Sim::close_flow`]): it offers nothing more. Here
+    /// rather than in [`FlowInfo`] because the views ask it of every flow each frame, and
+    /// the record has a byte left.
+    pub(super) closed: bool,
 }
 
 /// The parts of a flow the tick loop rarely reads: its tuple (tc, UDP expiry, views), every
@@ -58,8 +62,6 @@ pub(super) struct FlowInfo {
     /// Its readers when it has more than one (else empty: `Flow::first_reader` is the one).
     pub(super) readers: Vec<u32>,
     pub(super) tx: Option<tx::TxState>,
-    /// Its connection was closed ([`super::Sim::close_flow`]): it offers nothing more.
-    pub(super) closed: bool,
     /// Wake-ups of its reader not yet whole (`remote_wakes`: packets × polls a second, modulo
     /// its rate), for a flow faster than its queue's interrupts.
     pub(super) wake_carry: u64,

@@ -82,7 +82,7 @@ impl Sim {
 
     /// Where flow `f` goes now (none for a closed flow: it has no path).
     pub fn flow_view(&self, f: u32) -> Option<FlowView> {
-        let fl = self.flows.get(f as usize).filter(|_| !self.flow_closed(f))?;
+        let fl = self.flows.get(f as usize).filter(|fl| !fl.closed)?;
         let reader_cpu = self.threads.get(fl.first_reader as usize).map_or(NO_CPU, |t| t.cpu);
         let (rule_queue, rule) = self.rx_queue(f as usize);
         let reader_queue = self.rmap.get(usize::from(reader_cpu)).copied().unwrap_or(u16::MAX);

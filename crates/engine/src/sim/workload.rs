@@ -162,7 +162,7 @@ impl Sim {
             return Err(SimError::NoReader(r));
         }
         match self.by_key.get(&spec.key) {
-            Some(&id) if self.info[id as usize].closed => return Err(SimError::TimeWait(spec.key)),
+            Some(&id) if self.flows[id as usize].closed => return Err(SimError::TimeWait(spec.key)),
             Some(_) => return Err(SimError::FlowExists(spec.key)),
             None => {}
         }
@@ -194,6 +194,7 @@ impl Sim {
             // A UDP socket that receives from one peer and sends to it is connected when its
             // sends say so (`connect(2)`); a receive-only UDP socket is a bound server socket.
             established: spec.key.proto() == Proto::Tcp || spec.tx.is_some_and(|t| t.connected),
+            closed: false,
         });
         if spec.tx.is_some() {
             self.senders.push(id);
@@ -209,7 +210,6 @@ impl Sim {
                 Vec::new()
             },
             tx: spec.tx.map(tx::TxState::new),
-            closed: false,
             wake_carry: 0,
         });
         Arc::make_mut(&mut self.by_key).insert(spec.key, id);
@@ -239,11 +239,13 @@ impl Sim {
     /// Its packets already in a ring or a backlog are still processed: the stack then finds
     /// no socket (TCP answers with a reset); the sandbox counts them delivered.
     pub fn close_flow(&mut self, id: u32, active: bool) -> Result<(), SimError> {
-        let info = self.info.get_mut(id as usize).ok_or(SimError::NoFlow(id))?;
-        if info.closed {
+        let (Some(info), Some(flow)) = (self.info.get_mut(id as usize), self.flows.get_mut(id as usize)) else {
+            return Err(SimError::NoFlow(id));
+        };
+        if flow.closed {
             return Err(SimError::FlowClosed(id));
         }
-        info.closed = true;
+        flow.closed = true;
         info.readers.clear();
         info.tx = None;
         self.closed_flows += 1;
@@ -268,7 +270,7 @@ impl Sim {
 
     /// Whether flow `id`'s connection was closed.
     pub fn flow_closed(&self, id: u32) -> bool {
-        self.info.get(id as usize).is_some_and(|i| i.closed)
+        self.flows.get(id as usize).is_some_and(|f| f.closed)
     }
 
     /// Whether a flow, open or closed, has this tuple.
