@@ -231,9 +231,16 @@ pub struct Controller {
     matrix_cell: Option<(u16, u16)>,
     /// Why the last restore stopped early (a link command the host refused).
     link_error: Option<String>,
-    /// The trace select's flows (id, tuple) and their labels, as last formatted
-    /// (`view::parts`: `flow_labels`).
-    flow_labels: std::cell::RefCell<(Vec<(u32, steerlab_engine::FlowKey)>, std::rc::Rc<Vec<(u32, String)>>)>,
+    /// The trace select's flows and their labels, as last formatted.
+    flow_labels: std::cell::RefCell<FlowLabels>,
+}
+
+/// The trace select's flows (id, tuple) and their labels, as `view::parts`'s `flow_labels`
+/// last formatted them.
+#[derive(Default)]
+struct FlowLabels {
+    flows: Vec<(u32, steerlab_engine::FlowKey)>,
+    labels: std::rc::Rc<Vec<(u32, String)>>,
 }
 
 impl Controller {

@@ -383,11 +383,10 @@ impl Controller {
                 .filter_map(|f| sim.flow_key(f).map(|k| (f, k)))
         };
         let mut cache = self.flow_labels.borrow_mut();
-        let (keys, labels) = &mut *cache;
-        if !open().eq(keys.iter().copied()) {
-            *keys = open().collect();
-            *labels = Rc::new(keys.iter().map(|(f, k)| (*f, format!("#{f} {k}"))).collect());
+        if !open().eq(cache.flows.iter().copied()) {
+            cache.flows = open().collect();
+            cache.labels = Rc::new(cache.flows.iter().map(|(f, k)| (*f, format!("#{f} {k}"))).collect());
         }
-        labels.clone()
+        cache.labels.clone()
     }
 }
