@@ -54,8 +54,8 @@ pub(super) struct Flow {
     pub(super) closed: bool,
 }
 
-/// The parts of a flow the tick loop rarely reads: its tuple (tc, UDP expiry, views), every
-/// reader, and its sender.
+/// The parts of a flow the tick loop rarely reads: its tuple (tc, UDP expiry, views), its
+/// readers when it has several, and its sender.
 #[derive(Clone, Debug)]
 pub(super) struct FlowInfo {
     pub(super) key: FlowKey,
