@@ -96,6 +96,45 @@ export const tests = [
     },
   },
   {
+    name: "a link to a lesson other than the default: the worker asks for both lessons' texts at once, and restores the link's state",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      await page.goto(`${base}?lesson=xps-pick-tx`);
+      await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]')?.textContent) >= 1);
+      await page.getByTestId("pause").click();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
+      const href = await page.getByTestId("share-link").getAttribute("href");
+      const digest = await text(page, "digest");
+      await page.goto("about:blank");
+      // The worker needs the link's lesson and the default one (its fallback). The first
+      // request is held until the second comes (3 s at most): asked one after the other,
+      // the second would wait for the first, a round trip each on a real network.
+      const other = await page.context().newPage();
+      const asked = [];
+      let held = true;
+      let release = () => {};
+      const released = new Promise((done) => { release = done; });
+      let together = false;
+      await other.route("**/lessons/*.json", async (route) => {
+        asked.push(route.request().url().split("/").pop());
+        if (asked.length === 1) {
+          await Promise.race([released, new Promise((done) => setTimeout(done, 3000))]);
+          held = false;
+        } else {
+          together ||= held;
+          release();
+        }
+        await route.continue();
+      });
+      await other.goto(href);
+      await other.waitForFunction(() => document.querySelector('[data-testid="play"]') && !document.querySelector('[data-testid="restore-progress"]'));
+      expect(asked.length === 2 && asked.includes("xps-pick-tx.json") && asked.includes("rss-basics.json"), `both lessons asked for (${asked.join(", ")})`);
+      expect(together, "the second lesson was asked for while the first was still on its way");
+      expect((await text(other, "digest")) === digest, "the link's state restored (same digest)");
+      await other.close();
+    },
+  },
+  {
     name: "benchmarks: run to end and restore vs the native CLI, frames at 144 CPUs, time to interactive",
     timeoutMs: 600_000,
     async run(page, base) {

@@ -279,12 +279,15 @@ fn drain(worker: &Rc<RefCell<Worker>>) {
 
 /// Fetches the lessons' texts and registers them, then drains the actions again. A lesson
 /// that cannot be fetched is said in the banner and the action that wanted it is dropped;
-/// without the default lesson nothing can start, and the banner says so.
+/// without the default lesson nothing can start, and the banner says so. The fetches are
+/// all asked for before the first is awaited (a link needs its lesson and the default one:
+/// one round trip, not two).
 fn fetch_lessons(worker: Rc<RefCell<Worker>>, ids: Vec<String>) {
     wasm_bindgen_futures::spawn_local(async move {
         let mut failed = None;
-        for id in &ids {
-            match fetch_text(&format!("{id}.json")).await {
+        let asked: Vec<_> = ids.iter().map(|id| (id, ask_text(&format!("{id}.json")))).collect();
+        for (id, response) in asked {
+            match read_text(response).await {
                 Ok(text) => {
                     if let Err(e) = steerlab_scenario::register(id, text) {
                         failed = Some(e);
@@ -308,19 +311,25 @@ fn fetch_lessons(worker: Rc<RefCell<Worker>>, ids: Vec<String>) {
     });
 }
 
-/// A file of the lessons' directory, as text.
-async fn fetch_text(name: &str) -> Result<String, String> {
-    let why = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+/// Asks for a file of the lessons' directory (the request goes out now, and its outcome is
+/// listened for at once, so that a failure is never an unhandled rejection): its URL and the
+/// response to come, for [`read_text`].
+fn ask_text(name: &str) -> Result<(String, wasm_bindgen_futures::JsFuture), String> {
     let base = js_sys::Reflect::get(&js_sys::global(), &LESSONS_URL.into())
         .ok()
         .and_then(|u| u.as_string())
         .ok_or("the worker was started without the lessons' URL")?;
     let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
     let url = format!("{base}{name}");
-    let response: web_sys::Response = wasm_bindgen_futures::JsFuture::from(scope.fetch_with_str(&url))
-        .await
-        .map_err(why)?
-        .unchecked_into();
+    let response = wasm_bindgen_futures::JsFuture::from(scope.fetch_with_str(&url));
+    Ok((url, response))
+}
+
+/// The text of a file [`ask_text`] asked for.
+async fn read_text(asked: Result<(String, wasm_bindgen_futures::JsFuture), String>) -> Result<String, String> {
+    let why = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+    let (url, response) = asked?;
+    let response: web_sys::Response = response.await.map_err(why)?.unchecked_into();
     if !response.ok() {
         return Err(format!("{url}: HTTP {}", response.status()));
     }
