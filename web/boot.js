@@ -28,12 +28,9 @@
   const screen = params.get("view") !== "compare" && !click
     && !location.hash.startsWith("#s=") && Object.hasOwn(screens, lesson) ? screens[lesson] : null;
   const base = new URL(".", location.href).href;
-  // The module uses WebAssembly SIMD (.cargo/config.toml). This module of one function that
-  // returns a v128 constant validates only in a browser that has it (Chrome 91, Firefox 89,
-  // Safari 16.4 and later); elsewhere the page says so rather than stay blank.
-  const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0,
-    253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11]);
-  const runnable = typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+  // The modules use WebAssembly SIMD: web/preload.js probed for it before it asked for any
+  // module; without it the page says what it needs rather than stay blank.
+  const runnable = window.steerlabSimd === true;
   // The lesson's whole text, for the worker (the first screen has its digest already).
   const text = screen ? fetch(`${base}lessons/${lesson}.json`).then((r) => (r.ok ? r.text() : null)).catch(() => null) : null;
 

@@ -6,12 +6,20 @@
 // engine before a click.
 (() => {
   "use strict";
+  // The modules use WebAssembly SIMD (.cargo/config.toml). This module of one function that
+  // returns a v128 constant validates only in a browser that has it (Chrome 91, Firefox 89,
+  // Safari 16.4 and later). Without it no module can compile: none is asked for, and
+  // web/boot.js says what the page needs.
+  const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0,
+    253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11]);
+  const simd = typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+  window.steerlabSimd = simd;
   const w = window.steerlabWorker;
   if (!w) return;
   /** The module's preload links, once: web/boot.js's compile and the worker's import then
    * take the preloaded bytes. */
   w.preload = () => {
-    if (w.preloaded) return;
+    if (w.preloaded || !simd) return;
     w.preloaded = true;
     const link = (attrs) => document.head.append(Object.assign(document.createElement("link"), attrs));
     link({ rel: "preload", as: "fetch", type: "application/wasm", crossOrigin: "anonymous", href: w.wasm, integrity: w.wasmIntegrity });

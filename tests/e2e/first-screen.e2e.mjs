@@ -52,6 +52,9 @@ export const tests = [
       await page.addInitScript(() => {
         WebAssembly.validate = () => false;
       });
+      // No module is asked for: none could compile (web/preload.js probes before it preloads).
+      const wasm = [];
+      page.on("request", (r) => { if (r.url().endsWith(".wasm")) wasm.push(r.url()); });
       await page.goto(`${base}?lesson=tc-bypass`);
       const notice = page.getByTestId("unsupported");
       await notice.waitFor({ timeout: 5000 });
@@ -64,6 +67,7 @@ export const tests = [
         await page.goto(`${base}${p}`);
         await page.getByTestId("unsupported").waitFor({ timeout: 5000 });
       }
+      expect(wasm.length === 0, `no WebAssembly module downloaded (${wasm.join(", ")})`);
     },
   },
   {
