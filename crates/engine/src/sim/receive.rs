@@ -475,9 +475,7 @@ impl Sim {
                 && plan.from.queue == q
         });
         self.counters.cpu_switches += m;
-        self.counters.arfs_calls += m;
-        self.cpus[usize::from(irq)].arfs_calls += m;
-        self.charge(irq, Stage::ArfsSteer, m);
+        self.count_arfs_calls(irq, m);
         self.arfs.count_skips(m);
         self.enqueue_backlog(irq, c, m, rps.stamp.map(|_| plan.loc));
         self.deliver(b, c, m);

@@ -237,6 +237,15 @@ impl Sim {
         plan
     }
 
+    /// `m` calls of `ndo_rx_flow_steer` from CPU `irq`'s poll: counted, added to the CPU's
+    /// calls of this tick (what the driver's lock prices at the tick's end), and charged.
+    #[inline]
+    pub(super) fn count_arfs_calls(&mut self, irq: u16, m: u64) {
+        self.counters.arfs_calls += m;
+        self.cpus[usize::from(irq)].arfs_calls += m;
+        self.charge(irq, Stage::ArfsSteer, m);
+    }
+
     /// Carries out a [`Sim::plan_set_rps_cpu`] plan for `m` packets; returns the entry that now
     /// represents the flow.
     #[inline(never)]
@@ -246,9 +255,7 @@ impl Sim {
         let mut filter = None;
         if let Some((req, decision)) = plan.call {
             let irq = self.queues[usize::from(from.queue)].irq_cpu;
-            self.counters.arfs_calls += m;
-            self.cpus[usize::from(irq)].arfs_calls += m;
-            self.charge(irq, Stage::ArfsSteer, m);
+            self.count_arfs_calls(irq, m);
             // Nothing the driver reads changed since the plan.
             let (result, changed) = self.arfs.carry_out(SteerRequest { calls: m, ..req }, decision);
             if changed && self.arfs.ice_work_pending() {
