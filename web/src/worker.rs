@@ -52,10 +52,24 @@ impl Worker {
         let _ = self.scope.post_message(&js_sys::Uint8Array::from(&encode(msg)[..]));
     }
 
+    fn now(&self) -> f64 {
+        self.scope.performance().map_or(0.0, |p| p.now())
+    }
+
+    /// Sends what the session owes the page, timing a view's building and sending for the
+    /// session (views at full speed are spaced by their cost: `Session::view_took`).
     fn flush(&mut self) {
+        let t0 = self.now();
         let out = self.session.as_mut().map(Session::take).unwrap_or_default();
+        let view = out.iter().any(|m| matches!(m, ToPage::View(_)));
         for msg in out {
             self.post(&msg);
+        }
+        if view {
+            let took = self.now() - t0;
+            if let Some(session) = self.session.as_mut() {
+                session.view_took(t0, took);
+            }
         }
     }
 

@@ -90,8 +90,21 @@ pub struct Session {
     /// While a permalink restores: the progress (per mille) the last view showed, `None`
     /// before the restore's first view ([`Session::view_due`]).
     restore_shown: Option<u32>,
+    /// What building and sending a view costs the worker, wall ms (a moving average; 0 until
+    /// the worker times one: [`Session::view_took`]).
+    view_ms: f64,
+    /// The worker's clock when it began the last view, and at the end of the last pump.
+    view_at_ms: f64,
+    clock_ms: f64,
     out: Vec<ToPage>,
 }
+
+/// While time runs as fast as the engine can, views take at most this share of the
+/// worker's time: a view of seed 000's host (144 CPUs, 16,384 flows) costs the worker about
+/// 2.4 ms, so the page gets one every 77 ms instead of each frame it draws (23 a second),
+/// and the engine keeps the 5 % those took (issue 34); a host of 4 CPUs, whose view costs
+/// a tenth of a millisecond, still gets one a frame.
+const VIEW_SHARE: f64 = 1.0 / 32.0;
 
 impl Default for Session {
     fn default() -> Session {
@@ -112,6 +125,9 @@ impl Session {
             run_ended: false,
             speed_before_run: None,
             restore_shown: None,
+            view_ms: 0.0,
+            view_at_ms: 0.0,
+            clock_ms: 0.0,
             out: Vec::new(),
         };
         s.note_length();
@@ -498,6 +514,7 @@ impl Session {
             }
         }
         let now = clock();
+        self.clock_ms = now;
         if self.now_ns() != sim0 {
             self.changed = true;
             if self.pacer.unbounded() && now > t0 {
@@ -564,15 +581,29 @@ impl Session {
         out
     }
 
+    /// The worker built and sent a view from `at_ms` (its clock) in `ms`: views at full
+    /// speed are spaced by that cost ([`VIEW_SHARE`]).
+    pub fn view_took(&mut self, at_ms: f64, ms: f64) {
+        self.view_at_ms = at_ms;
+        self.view_ms = if self.view_ms == 0.0 {
+            ms
+        } else {
+            0.5 * (self.view_ms + ms)
+        };
+    }
+
     /// Whether a view is worth building now. While a permalink restores, the page gets one
     /// as the restore starts and then only as its progress passes each tenth (the page shows
     /// just the progress bar until the restore lands), not one a frame: building and sending
     /// a view of a big host costs much of the engine's slice between two frames, and the
-    /// replay runs at engine speed without them.
+    /// replay runs at engine speed without them. While time runs at full speed (the
+    /// fastest speed, Run to end), views are spaced so that they take at most
+    /// [`VIEW_SHARE`] of the worker's time; paused or at the end, the view comes at once.
     fn view_due(&mut self) -> bool {
         let Some(p) = self.hosts[0].c.restore_progress() else {
             self.restore_shown = None;
-            return true;
+            let full_speed = self.playing() && self.pacer.unbounded();
+            return !full_speed || self.clock_ms - self.view_at_ms >= self.view_ms / VIEW_SHARE;
         };
         let due = self.restore_shown.is_none_or(|shown| p >= shown + 100);
         if due {
