@@ -195,50 +195,55 @@ fn views_come_one_per_frame_the_page_has_drawn() {
 }
 
 /// At full speed a costly view is spaced by its cost (at most `VIEW_SHARE` of the worker's
-/// time); at a paced speed, paused, or where Run to end stops, the page gets its view at once.
+/// time) and a cheap one by `MIN_VIEW_GAP_MS`; at a paced speed, paused, or where Run to end
+/// stops, the page gets its view at once.
 #[test]
 fn views_at_full_speed_take_a_bounded_share_of_the_worker() {
     let mut s = Session::default();
     s.apply(Action::OpenLesson("rss-basics".into()));
     s.take();
     let mut t = 0.0;
-    // The page drew the last view; one took the worker 2.4 ms (seed 000's host).
-    let drawn = |s: &mut Session, t: f64| {
+    // The page drew the last view; one took the worker `cost` ms.
+    let drawn = |s: &mut Session, t: f64, cost: f64| {
         s.apply(Action::ViewShown);
         let out = s.take();
         if !views(&out).is_empty() {
-            s.view_took(t, 2.4);
+            s.view_took(t, cost);
         }
         views(&out).len()
     };
     s.apply(Action::Speed(SPEEDS.len() - 1));
     s.pump(&mut clock(&mut t, 1.0), 8.0);
-    assert_eq!(drawn(&mut s, t), 1, "the first view at full speed comes at once");
-    let spacing = 2.4 / VIEW_SHARE;
-    let first = t;
-    let mut gaps = Vec::new();
-    let mut last = first;
-    while t - first < 10.0 * spacing {
-        s.pump(&mut clock(&mut t, 1.0), 8.0);
-        t += 16.7; // a frame later
-        if drawn(&mut s, t) == 1 {
-            gaps.push(t - last);
-            last = t;
+    assert_eq!(drawn(&mut s, t, 2.4), 1, "the first view at full speed comes at once");
+    // Seed 000's host (2.4 ms a view), then a small one (0.1 ms).
+    for (cost, spacing) in [(2.4, 2.4 / VIEW_SHARE), (0.1, MIN_VIEW_GAP_MS)] {
+        s.view_took(t, cost);
+        s.view_took(t, cost);
+        let first = t;
+        let mut gaps = Vec::new();
+        let mut last = first;
+        while t - first < 10.0 * spacing {
+            s.pump(&mut clock(&mut t, 1.0), 8.0);
+            t += 16.7; // a frame later
+            if drawn(&mut s, t, cost) == 1 {
+                gaps.push(t - last);
+                last = t;
+            }
         }
+        assert!(gaps.len() >= 6, "views keep coming ({gaps:?})");
+        assert!(
+            gaps.iter().all(|&g| g >= spacing && g < spacing + 2.0 * 26.0),
+            "a view of {cost} ms spaced by {spacing} ms, within a pump and a frame: {gaps:?}"
+        );
     }
-    assert!(gaps.len() >= 6, "views keep coming ({gaps:?})");
-    assert!(
-        gaps.iter().all(|&g| g >= spacing && g < spacing + 2.0 * 26.0),
-        "spaced by {spacing} ms, within a pump and a frame: {gaps:?}"
-    );
     // A paced speed: a view each frame the page has drawn, whatever it costs.
     s.apply(Action::Speed(SPEEDS.len() - 2));
     s.pump(&mut clock(&mut t, 1.0), 8.0); // the pacer's anchor
-    drawn(&mut s, t);
+    drawn(&mut s, t, 2.4);
     for _ in 0..5 {
         t += 16.7;
         s.pump(&mut clock(&mut t, 1.0), 8.0);
-        assert_eq!(drawn(&mut s, t), 1, "a view per drawn frame at a paced speed");
+        assert_eq!(drawn(&mut s, t, 2.4), 1, "a view per drawn frame at a paced speed");
     }
     // Run to end: its last view comes as it stops, however soon after the one before.
     s.apply(Action::RunToEnd);
