@@ -103,14 +103,9 @@ pub struct Session {
 /// While time runs as fast as the engine can, views take at most this share of the
 /// worker's time: a view of seed 000's host (144 CPUs, 16,384 flows) costs the worker about
 /// 2.4 ms, so the page gets one every 77 ms instead of each frame it draws (23 a second),
-/// and the engine keeps the 5 % those took (issue 34).
+/// and the engine keeps the 5 % those took (issue 34); a host whose view costs less than
+/// half a millisecond still gets one each frame.
 const VIEW_SHARE: f64 = 1.0 / 32.0;
-
-/// And at most 20 views a second at full speed, however cheap: a time-lapse that still moves,
-/// while the page's drawing of each (on a two-core machine, beside the worker) no longer
-/// slows the engine. rfs-thread-churn (32 CPUs) ran to its end in a median 1.54 s of the
-/// worker's time instead of 1.65 s with a view each frame (five alternating runs each).
-const MIN_VIEW_GAP_MS: f64 = 50.0;
 
 impl Default for Session {
     fn default() -> Session {
@@ -604,13 +599,13 @@ impl Session {
     /// a view of a big host costs much of the engine's slice between two frames, and the
     /// replay runs at engine speed without them. While time runs at full speed (the
     /// fastest speed, Run to end), views are spaced so that they take at most
-    /// [`VIEW_SHARE`] of the worker's time, and by [`MIN_VIEW_GAP_MS`] at least; paused, at a
-    /// paced speed or at the end, the view comes at once.
+    /// [`VIEW_SHARE`] of the worker's time; paused, at a paced speed or at the end, the view
+    /// comes at once.
     fn view_due(&mut self) -> bool {
         let Some(p) = self.hosts[0].c.restore_progress() else {
             self.restore_shown = None;
             let full_speed = self.playing() && self.pacer.unbounded();
-            return !full_speed || self.clock_ms - self.view_at_ms >= (self.view_ms / VIEW_SHARE).max(MIN_VIEW_GAP_MS);
+            return !full_speed || self.clock_ms - self.view_at_ms >= self.view_ms / VIEW_SHARE;
         };
         let due = self.restore_shown.is_none_or(|shown| p >= shown + 100);
         if due {
