@@ -16,9 +16,10 @@ use crate::embed;
 /// command) waits at most that long.
 pub const FLOWS_PER_SLICE: u32 = 16_384;
 
-/// Views a permalink may lag behind while time runs (half a second at 60 frames a second):
-/// the share button asks for the exact state at its click, and a command or a pause makes a
-/// new one at once.
+/// Views a permalink may lag behind while time runs (half a second at 60 frames a second;
+/// at full speed, where views of a big host are spaced by their cost, about 2.5 s of seed
+/// 000's): the share button asks for the exact state at its click, and a command or a pause
+/// makes a new one at once.
 const LINK_EVERY: u32 = 30;
 
 /// One host and what its page has been told of it.
