@@ -60,10 +60,14 @@ async function runToEnd(page, base, lesson) {
       if (ended()) window.__run.end = t;
       else requestAnimationFrame(watch);
     };
-    document.querySelector('[data-testid="run-to-end"]').addEventListener("click", (e) => {
+    // On the document, so that a re-render of the button cannot lose the listener.
+    const clicked = (e) => {
+      if (!e.target.closest?.('[data-testid="run-to-end"]')) return;
+      document.removeEventListener("click", clicked, true);
       window.__run.start = e.timeStamp;
       requestAnimationFrame(watch);
-    }, { capture: true, once: true });
+    };
+    document.addEventListener("click", clicked, true);
   });
   await page.getByTestId("run-to-end").click();
   await page.waitForFunction(() => window.__run.end !== undefined, null, { timeout: 240_000, polling: 100 });
