@@ -52,21 +52,17 @@ impl Worker {
         let _ = self.scope.post_message(&js_sys::Uint8Array::from(&encode(msg)[..]));
     }
 
-    fn now(&self) -> f64 {
-        self.scope.performance().map_or(0.0, |p| p.now())
-    }
-
     /// Sends what the session owes the page, timing a view's building and sending for the
     /// session (views at full speed are spaced by their cost: `Session::view_took`).
     fn flush(&mut self) {
-        let t0 = self.now();
+        let t0 = clock_ms(&self.scope);
         let out = self.session.as_mut().map(Session::take).unwrap_or_default();
         let view = out.iter().any(|m| matches!(m, ToPage::View(_)));
         for msg in out {
             self.post(&msg);
         }
         if view {
-            let took = self.now() - t0;
+            let took = clock_ms(&self.scope) - t0;
             if let Some(session) = self.session.as_mut() {
                 session.view_took(t0, took);
             }
@@ -94,7 +90,7 @@ impl Worker {
 
     fn pump(&mut self) {
         let scope = self.scope.clone();
-        let mut clock = || scope.performance().map_or(0.0, |p| p.now());
+        let mut clock = || clock_ms(&scope);
         let Some(session) = self.session.as_mut() else { return };
         let next = session.pump(&mut clock, PUMP_MS);
         self.flush();
@@ -104,6 +100,11 @@ impl Worker {
             Next::Idle => {}
         }
     }
+}
+
+/// The worker's clock, ms (`performance.now()`): the pumps' budget and the views' cost.
+fn clock_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
+    scope.performance().map_or(0.0, |p| p.now())
 }
 
 /// The global the worker's start script sets to the importer module's URL (client.rs).

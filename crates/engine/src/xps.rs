@@ -80,22 +80,18 @@ impl Xps {
     /// lists instead of one per queue (the page shows 64 queues' maps each frame, and a
     /// 144-CPU host has 144 lists to scan for each).
     pub fn holders_of_first(&self, n: u16) -> Vec<(CpuSet, CpuSet)> {
-        let mut rows = vec![(CpuSet::EMPTY, CpuSet::EMPTY); usize::from(n)];
-        for (i, list) in self.by_cpu.iter().enumerate() {
-            for &q in list {
-                if let Some(row) = rows.get_mut(usize::from(q)) {
-                    row.0.insert(i as u16);
+        let each = |maps: &[Vec<u16>]| {
+            let mut sets = vec![CpuSet::EMPTY; usize::from(n)];
+            for (i, list) in maps.iter().enumerate() {
+                for &q in list {
+                    if let Some(set) = sets.get_mut(usize::from(q)) {
+                        set.insert(i as u16);
+                    }
                 }
             }
-        }
-        for (i, list) in self.by_rxq.iter().enumerate() {
-            for &q in list {
-                if let Some(row) = rows.get_mut(usize::from(q)) {
-                    row.1.insert(i as u16);
-                }
-            }
-        }
-        rows
+            sets
+        };
+        each(&self.by_cpu).into_iter().zip(each(&self.by_rxq)).collect()
     }
 
     fn holders(maps: &[Vec<u16>], txq: u16) -> CpuSet {
