@@ -17,6 +17,7 @@ use crate::xdp::XdpAction;
 
 use super::event::Event;
 use super::records::{Admit, EntryAt, Fate, RpsChoice, Step, Switch};
+use super::rfs::decide_rps;
 use super::{QueueRule, Sim};
 
 impl Sim {
@@ -490,34 +491,38 @@ impl Sim {
     /// processed, which a second look at the same instant finds done).
     #[inline(always)]
     fn steady_burst(&mut self, b: &Burst, m: u64) -> bool {
-        let qi = usize::from(b.q);
-        let rxq = &self.queues[qi];
-        let free_below = rxq.free_below;
-        if self.tc.is_some() || self.xdp.is_some() || rxq.budget < m {
+        if self.tc.is_some() || self.xdp.is_some() {
             return false;
         }
-        let rps = self.get_rps_cpu(b.q, b.hash);
+        // The queue and the CPU records stay borrowed for the whole burst ([`Sim::rps_parts`]).
+        let (rfs, rxq, mut heads) = self.rps_parts(b.q);
+        if rxq.budget < m {
+            return false;
+        }
+        let rps = decide_rps(&rfs, rxq, b.q, b.hash, |c| heads.at(c));
         let (Some(c), None) = (rps.cpu, rps.switch) else {
             return false;
         };
         let ci = usize::from(c);
-        let stale = self.cpus[ci].backlog.qlen();
+        let free_below = rxq.free_below;
+        let cpus = heads.cpus;
+        let stale = cpus[ci].backlog.qlen();
         if stale >= free_below || free_below - stale < m {
             return false;
         }
-        let rxq = &mut self.queues[qi];
         rxq.budget -= m;
         rxq.stats.packets += m;
-        self.charge(b.irq, Stage::DriverRx, m);
-        let (elapsed, each) = (self.elapsed, self.backlog_ns());
-        let Enqueued { tail, woke } = self.cpus[ci].backlog.enqueue(elapsed, each, m);
-        if let Some(at) = rps.stamp {
-            self.entry_mut(at).last_qtail = tail;
+        cpus[usize::from(b.irq)].work.add(Stage::DriverRx, m);
+        let target = &mut cpus[ci];
+        let Enqueued { tail, woke } = target.backlog.enqueue(heads.elapsed, heads.each, m);
+        target.work.add(Stage::RpsEnqueue, m);
+        // Without a switch, `get_rps_cpu` stamps the entry it found in this queue's table.
+        if let (Some(at), Some(t)) = (rps.stamp, rxq.table.as_mut()) {
+            t.flows[at.slot as usize].last_qtail = tail;
         }
         if c != b.irq && woke {
             self.wake_backlog(b.irq, ci);
         }
-        self.charge(c, Stage::RpsEnqueue, m);
         self.deliver(b, c, m);
         true
     }
