@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::{ice_place, Arfs, ExpiryOracle, IceEntry, IceState, Model, ICE_UDP_EXPIRY};
+use super::{ice_id_bit, ice_place, Arfs, ExpiryOracle, IceEntry, IceState, Model, ICE_UDP_EXPIRY};
 use crate::time::Nanos;
 
 impl Arfs {
@@ -30,7 +30,7 @@ impl Arfs {
     /// sandbox skips). The hardware changes when [`Arfs::ice_writes_done`] says the writes ended.
     pub fn ice_sync(&mut self, now: Nanos, oracle: &impl ExpiryOracle, expire: bool) -> u32 {
         let walked = self.live;
-        let Model::Ice { buckets, .. } = &mut self.model else {
+        let Model::Ice { buckets, ids, .. } = &mut self.model else {
             return 0;
         };
         let mut adds = core::mem::take(&mut self.adds);
@@ -46,7 +46,7 @@ impl Arfs {
             }
         } else {
             self.pending.clear();
-            for bucket in buckets.iter_mut() {
+            for (bucket, ids) in buckets.iter_mut().zip(ids.iter_mut()) {
                 let mut i = bucket.len();
                 while i > 0 {
                     i -= 1; // head first
@@ -66,6 +66,8 @@ impl Arfs {
                         }
                     }
                 }
+                // The bucket's summary made exact again, from the entries it still holds.
+                *ids = bucket.iter().fold(0, |held, e| held | ice_id_bit(e.flow_id));
             }
         }
         // ice_arfs_del_flow_rules, then ice_arfs_add_flow_rules.
