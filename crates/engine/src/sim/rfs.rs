@@ -141,6 +141,16 @@ impl Sim {
         (rfs, &mut self.queues[usize::from(q)], heads)
     }
 
+    /// Flow `f`'s `rps_sock_flow_table` entry as it is now; 0 when there is no such flow or no
+    /// table (the tick loop reads it ahead of the flow's turn).
+    #[inline(always)]
+    pub(super) fn sock_entry(&self, f: usize) -> u32 {
+        match (self.flows.get(f), &self.sock) {
+            (Some(flow), Some(sock)) => sock.ents[sock.index(flow.skb_hash)],
+            _ => 0,
+        }
+    }
+
     /// `get_rps_cpu` for a packet with `hash` on queue `q`, decided before anything changes
     /// ([`decide_rps`]). Only `head_now` moves, and it only dequeues what the time already
     /// processed.
