@@ -46,7 +46,7 @@ impl Arfs {
             }
         } else {
             self.pending.clear();
-            for (bucket, ids) in buckets.iter_mut().zip(ids.iter_mut()) {
+            for (bucket, held) in buckets.iter_mut().zip(ids.iter_mut()) {
                 let mut i = bucket.len();
                 while i > 0 {
                     i -= 1; // head first
@@ -67,7 +67,7 @@ impl Arfs {
                     }
                 }
                 // The bucket's summary made exact again, from the entries it still holds.
-                *ids = bucket.iter().fold(0, |held, e| held | ice_id_bit(e.flow_id));
+                *held = bucket.iter().fold(0, |bits, e| bits | ice_id_bit(e.flow_id));
             }
         }
         // ice_arfs_del_flow_rules, then ice_arfs_add_flow_rules.

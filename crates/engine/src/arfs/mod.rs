@@ -448,15 +448,12 @@ impl Arfs {
                 let mut found = None;
                 let b = ice_bucket(req.hash);
                 // No entry of the bucket holds the flow_id: nothing to walk.
+                let may_hold = ids[b] & ice_id_bit(req.flow_id) != 0;
                 debug_assert!(
-                    ids[b] & ice_id_bit(req.flow_id) != 0 || buckets[b].iter().all(|e| e.flow_id != req.flow_id),
+                    may_hold || buckets[b].iter().all(|e| e.flow_id != req.flow_id),
                     "ice: bucket {b}'s summary lacks a flow_id it holds"
                 );
-                let walk = if ids[b] & ice_id_bit(req.flow_id) != 0 {
-                    &buckets[b][..]
-                } else {
-                    &[]
-                };
+                let walk = if may_hold { &buckets[b][..] } else { &[] };
                 // The bucket's head is the end of the vector (hlist_add_head).
                 for (place, entry) in walk.iter().enumerate().rev() {
                     if entry.flow_id != req.flow_id {

@@ -513,10 +513,13 @@ impl Sim {
         rxq.budget -= m;
         rxq.stats.packets += m;
         cpus[usize::from(b.irq)].work.add(Stage::DriverRx, m);
+        // `enqueue_backlog`'s work, on the borrowed records: calling it here, through `self`,
+        // cost 1 % more instructions in seed 000 (cachegrind).
         let target = &mut cpus[ci];
         let Enqueued { tail, woke } = target.backlog.enqueue(heads.elapsed, heads.each, m);
         target.work.add(Stage::RpsEnqueue, m);
         // Without a switch, `get_rps_cpu` stamps the entry it found in this queue's table.
+        debug_assert!(rps.stamp.is_none_or(|at| at.queue == b.q));
         if let (Some(at), Some(t)) = (rps.stamp, rxq.table.as_mut()) {
             t.flows[at.slot as usize].last_qtail = tail;
         }
