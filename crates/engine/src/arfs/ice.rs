@@ -47,10 +47,13 @@ impl Arfs {
         } else {
             self.pending.clear();
             for (bucket, held) in buckets.iter_mut().zip(ids.iter_mut()) {
-                let mut i = bucket.len();
-                while i > 0 {
-                    i -= 1; // head first
-                    let e = &mut bucket[i];
+                // Head first (a bucket's head is its end). Expired entries are marked, then
+                // dropped in one pass that keeps the others' order: removing each as found
+                // moved the bucket's tail once per removal, a `memory.copy` call apiece in wasm
+                // (seed 000's engine in node: 0.986-0.991 of the time; natively 0.3 % fewer
+                // instructions, the same time).
+                let mut gone = 0;
+                for e in bucket.iter_mut().rev() {
                     match e.state {
                         IceState::Inactive => Self::program(&mut adds, e, now),
                         IceState::Active => {
@@ -59,12 +62,17 @@ impl Arfs {
                             if expired {
                                 Self::tally(&mut self.per_queue, e.q_index).expire += 1;
                                 self.writes.push((e.flow, None));
-                                bucket.remove(i);
-                                self.live -= 1;
-                                self.counters.expire += 1;
+                                e.state = IceState::Gone;
+                                gone += 1;
                             }
                         }
+                        IceState::Gone => {} // only this walk marks
                     }
+                }
+                if gone > 0 {
+                    bucket.retain(|e| e.state != IceState::Gone);
+                    self.live -= gone;
+                    self.counters.expire += u64::from(gone);
                 }
                 // The bucket's summary made exact again, from the entries it still holds.
                 *held = bucket.iter().fold(0, |bits, e| bits | ice_id_bit(e.flow_id));

@@ -154,6 +154,9 @@ pub struct QueueTally {
 enum IceState {
     Inactive,
     Active,
+    /// Expired in the walk under way ([`Arfs::ice_sync`]), which then drops the bucket's
+    /// expired entries in one pass: never seen outside the walk.
+    Gone,
 }
 
 #[derive(Clone, Copy, Debug)]
