@@ -414,12 +414,14 @@ impl Sim {
                 (c, Fate::Backlog { queue: q, cpu: c })
             }
         };
-        self.deliver(b, cpu, m);
-        if let (true, Some(p), Some(c)) = (structural && want > m, plan, target) {
-            let more = self.follow_add(b, want - m, rps, p, c);
-            return (Step { fate, structural }, m + more);
-        }
-        (Step { fate, structural }, m)
+        // The packets after an add take the same CPU: one accounting for them all (`deliver`
+        // is linear in its packets, and nothing `follow_add` does reads what it writes).
+        let more = match (structural && want > m, plan, target) {
+            (true, Some(p), Some(c)) => self.follow_add(b, want - m, rps, p, c),
+            _ => 0,
+        };
+        self.deliver(b, cpu, m + more);
+        (Step { fate, structural }, m + more)
     }
 
     /// The packets after a structural step whose `set_rps_cpu` call added an entry in the
@@ -432,6 +434,7 @@ impl Sim {
     /// already holds the CPU and the filter, so the step is not structural: what `steer`
     /// would do for them as one step. Not under 6.18, whose active-flow check reads the stamp
     /// the add left; not when the add's entry is the one switched (then there is no switch).
+    /// The caller books their processing on `c` (`deliver`) with the add's packet.
     #[inline(never)]
     fn follow_add(&mut self, b: &Burst, want: u64, rps: RpsChoice, plan: Switch, c: u16) -> u64 {
         let Some((req, added)) = plan.call else {
@@ -479,7 +482,6 @@ impl Sim {
         self.count_arfs_calls(irq, m);
         self.arfs.count_skips(m);
         self.enqueue_backlog(irq, c, m, rps.stamp.map(|_| plan.loc));
-        self.deliver(b, c, m);
         m
     }
 
