@@ -62,7 +62,8 @@ pub const fn cpu_mask(ncpus: u16) -> u32 {
     (ncpus as u32).next_power_of_two() - 1
 }
 
-/// One `rps_dev_flow`.
+/// One `rps_dev_flow`, but for the flow hash 6.18 stores with the filter
+/// ([`DevFlowTable::hashes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DevFlow {
     /// CPU the flow was last steered to, or [`NO_CPU`].
@@ -71,8 +72,6 @@ pub struct DevFlow {
     pub filter: u16,
     /// The target CPU's `input_queue_tail` after this flow's last enqueue.
     pub last_qtail: u32,
-    /// Flow hash stored with the filter (6.18 only; 0 before).
-    pub hash: u32,
 }
 
 impl DevFlow {
@@ -80,17 +79,24 @@ impl DevFlow {
         cpu: NO_CPU,
         filter: NO_FILTER,
         last_qtail: 0,
-        hash: 0,
     };
 }
 
 /// A queue's `rps_dev_flow_table` of `2^log` entries (`rps_flow_cnt`).
+///
+/// The kernel's entry holds the flow hash too (`rps_dev_flow::hash`, 6.18 only). Here it is
+/// kept apart, in [`DevFlowTable::hashes`]: every packet reads an entry at random, and the
+/// expiry walks read one per filter, so 8-byte entries rather than 12 leave a third more of
+/// the tables in the cache (seed 000's 144 tables: 576 KiB instead of 864), while the hashes
+/// stay untouched before 6.18.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DevFlowTable {
     /// log2 of the size.
     pub log: u32,
     /// The entries.
     pub flows: Vec<DevFlow>,
+    /// Each entry's flow hash, stored with its filter (6.18 only; 0 before).
+    pub hashes: Vec<u32>,
 }
 
 impl DevFlowTable {
@@ -100,6 +106,7 @@ impl DevFlowTable {
         DevFlowTable {
             log: size.trailing_zeros(),
             flows: vec![DevFlow::EMPTY; size as usize],
+            hashes: vec![0; size as usize],
         }
     }
 
@@ -169,6 +176,14 @@ mod tests {
             assert_eq!(rfs_slot(Kernel::V6_10, h, 10), h & 1023, "{h:#x}");
             assert_eq!(SockFlowTable::new(32768).index(h) as u32, sock, "{h:#x}");
         }
+    }
+
+    /// A flow-table entry stays 8 bytes: its hash lives apart ([`DevFlowTable::hashes`]).
+    #[test]
+    fn an_entry_is_eight_bytes() {
+        assert_eq!(core::mem::size_of::<DevFlow>(), 8);
+        let t = DevFlowTable::new(300);
+        assert_eq!((t.flows.len(), t.hashes.len()), (512, 512));
     }
 
     #[test]

@@ -233,11 +233,17 @@ impl Sim {
             ) {
                 let flow_id = rfs_slot(kernel, hash, t.log);
                 let (tmp, log) = (t.flows[flow_id as usize], t.log);
+                // The hash the entry holds: 6.18 stores it with the filter (0 before).
+                let tmp_hash = if kernel.active_flow_check() {
+                    t.hashes[flow_id as usize]
+                } else {
+                    0
+                };
                 // 6.18: do not overwrite a slot another live flow owns, nor re-steer in place.
                 let skip = kernel.active_flow_check()
                     && tmp.filter != NO_FILTER
                     && self.flow_is_active(&tmp, log)
-                    && (hash != tmp.hash || next_cpu == tmp.cpu);
+                    && (hash != tmp_hash || next_cpu == tmp.cpu);
                 if !skip {
                     let req = SteerRequest {
                         flow: f as u32,
@@ -260,8 +266,8 @@ impl Sim {
                     if let Some(rc) = decision.answer.filter() {
                         // The old entry lets go of the filter; the target entry takes it.
                         plan.structural |= cur.filter == rc;
-                        let new_hash = if kernel.active_flow_check() { hash } else { tmp.hash };
-                        plan.structural |= tmp.filter != rc || tmp.hash != new_hash;
+                        let new_hash = if kernel.active_flow_check() { hash } else { tmp_hash };
+                        plan.structural |= tmp.filter != rc || tmp_hash != new_hash;
                         plan.loc = EntryAt {
                             queue: rxq_index,
                             slot: flow_id,
@@ -315,12 +321,16 @@ impl Sim {
             }
         }
         let head = (usize::from(next_cpu) < self.cpus.len()).then(|| self.head_now(next_cpu));
+        if let Some((_, Some(hash))) = filter {
+            self.queues[usize::from(loc.queue)]
+                .table
+                .as_mut()
+                .expect("entries live in a table")
+                .hashes[loc.slot as usize] = hash;
+        }
         let e = self.entry_mut(loc);
-        if let Some((rc, hash)) = filter {
+        if let Some((rc, _)) = filter {
             e.filter = rc;
-            if let Some(hash) = hash {
-                e.hash = hash;
-            }
         }
         if let Some(head) = head {
             e.last_qtail = head;
