@@ -89,6 +89,14 @@ impl Backlog {
         u64::from(self.tail.wrapping_sub(self.spliced))
     }
 
+    /// [`Backlog::qlen`] after the splices before `at`, the present: what an enqueue at `at`
+    /// finds in `input_pkt_queue` (it splices first).
+    #[inline]
+    pub fn qlen_at(&mut self, at: u64, each: u64) -> u64 {
+        self.splice_until(at, each);
+        self.qlen()
+    }
+
     /// `process_backlog`'s splices before `now`: each takes the whole of `input_pkt_queue`
     /// (everything enqueued up to its instant) and runs dry `each` ns a packet later, where the
     /// next one happens; one that finds `input_pkt_queue` empty leaves the backlog idle

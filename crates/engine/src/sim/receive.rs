@@ -391,10 +391,10 @@ impl Sim {
                 );
             }
         }
-        let (cpu, fate) = match target {
+        let (cpu, fate, more) = match target {
             None => {
                 self.counters.delivered += m;
-                (irq, Fate::Inline { queue: q })
+                (irq, Fate::Inline { queue: q }, 0)
             }
             Some(c) => {
                 let ci = usize::from(c);
@@ -410,15 +410,17 @@ impl Sim {
                         m,
                     );
                 }
-                self.enqueue_backlog(irq, c, m, stamp);
-                (c, Fate::Backlog { queue: q, cpu: c })
+                // The packets after an add take the same path to the same backlog and entry:
+                // counted first, they are enqueued and accounted with the add's packet, at
+                // once (an enqueue of `m + more` at one instant is one of `m` and one of `more`,
+                // and `deliver` is linear in its packets).
+                let more = match (structural && want > m, plan) {
+                    (true, Some(p)) => self.follow_add(b, want - m, m, rps, p, c),
+                    _ => 0,
+                };
+                self.enqueue_backlog(irq, c, m + more, stamp);
+                (c, Fate::Backlog { queue: q, cpu: c }, more)
             }
-        };
-        // The packets after an add take the same CPU: one accounting for them all (`deliver`
-        // is linear in its packets, and nothing `follow_add` does reads what it writes).
-        let more = match (structural && want > m, plan, target) {
-            (true, Some(p), Some(c)) => self.follow_add(b, want - m, rps, p, c),
-            _ => 0,
         };
         self.deliver(b, cpu, m + more);
         (Step { fate, structural }, m + more)
@@ -434,9 +436,10 @@ impl Sim {
     /// already holds the CPU and the filter, so the step is not structural: what `steer`
     /// would do for them as one step. Not under 6.18, whose active-flow check reads the stamp
     /// the add left; not when the add's entry is the one switched (then there is no switch).
-    /// The caller books their processing on `c` (`deliver`) with the add's packet.
+    /// The caller enqueues them on `c` with the add's `first` packets, not enqueued yet, and
+    /// books their processing (`deliver`).
     #[inline(never)]
-    fn follow_add(&mut self, b: &Burst, want: u64, rps: RpsChoice, plan: Switch, c: u16) -> u64 {
+    fn follow_add(&mut self, b: &Burst, want: u64, first: u64, rps: RpsChoice, plan: Switch, c: u16) -> u64 {
         let Some((req, added)) = plan.call else {
             return 0;
         };
@@ -449,7 +452,9 @@ impl Sim {
         let (q, irq) = (b.q, b.irq);
         let (qi, ci) = (usize::from(q), usize::from(c));
         let (ring, free_below) = (self.queues[qi].budget, self.queues[qi].free_below);
-        let stale = self.cpus[ci].backlog.qlen();
+        // The queue as its last dequeue left it, with the add's packets in it.
+        let (elapsed, each) = (self.elapsed, self.backlog_ns());
+        let stale = self.cpus[ci].backlog.qlen_at(elapsed, each) + first;
         if ring == 0 || stale >= free_below {
             return 0;
         }
@@ -481,7 +486,8 @@ impl Sim {
         self.counters.cpu_switches += m;
         self.count_arfs_calls(irq, m);
         self.arfs.count_skips(m);
-        self.enqueue_backlog(irq, c, m, rps.stamp.map(|_| plan.loc));
+        // The caller's enqueue stamps the entry `set_rps_cpu` left: `plan.loc`.
+        debug_assert!(rps.stamp.is_none() || self.entry(plan.loc).cpu == c);
         m
     }
 
