@@ -239,9 +239,10 @@ export const tests = [
           // The first page lets its worker (and its 180 s of state) go, as a learner who
           // follows a link in the same tab would.
           await page.goto("about:blank");
-          const r = await best(() => restoreOnce(page.context(), href));
+          const restores = [await restoreOnce(page.context(), href), await restoreOnce(page.context(), href)];
+          for (const r of restores) expect(r.digest === n.digest, `the restored state has the native digest (${r.digest} vs ${n.digest})`);
+          const r = restores[0].ms <= restores[1].ms ? restores[0] : restores[1];
           console.log(`     restore of the 180 s link ${(r.ms / 1000).toFixed(2)} s (the faster of two, each from its navigation): ${(r.ms / n.ms).toFixed(2)}× native (target ≤ 1.5×)`);
-          expect(r.digest === n.digest, "the restored state has the native digest");
         }
       }
     },
