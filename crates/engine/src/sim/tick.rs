@@ -27,8 +27,10 @@ use super::{Cpu, RxQueue, Sim};
 /// without it: native 0.948–0.952 (`farm-bench`), the engine in wasm 0.942–0.963 (node,
 /// `crates/wasm-bench`); 12, 16 and 32 ahead did no better, nor reading the queue's flow-table
 /// entry ahead as well (1.06). rfs-thread-churn (512 flows, whose entries stay in the cache)
-/// lost 1.5 % natively and 3 % in wasm to the reads, and nothing below the cut (0.999, 1.001);
-/// where between 512 and 16,384 flows the reads start to pay is not measured.
+/// lost 1.5 % natively and 3 % in wasm to the reads, and nothing below the cut (0.999, 1.001).
+/// Seed 000's host with fewer flows, natively (`farm-bench -n 8`, reads against none): 8,192
+/// flows 0.930, 4,096 0.956, 2,048 0.984 and 0.997 (within the noise), 1,024 0.996: the cut is
+/// where they start to pay.
 const SOCK_AHEAD: usize = 8;
 const SOCK_AHEAD_FLOWS: usize = 4096;
 
