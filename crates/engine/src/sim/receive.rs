@@ -10,7 +10,7 @@
 use crate::backlog::Enqueued;
 use crate::config::{Idle, Mode, RecordPolicy};
 use crate::ledger::Stage;
-use crate::rps::{DevFlow, SockFlowTable};
+use crate::rps::{DevFlow, DevFlowTable, SockFlowTable};
 use crate::tc::{Classify, SwResult};
 use crate::time::Nanos;
 use crate::xdp::XdpAction;
@@ -652,11 +652,16 @@ impl Sim {
 
     #[inline]
     pub(super) fn entry_mut(&mut self, at: EntryAt) -> &mut DevFlow {
-        &mut self.queues[usize::from(at.queue)]
+        &mut self.table_mut(at.queue).flows[at.slot as usize]
+    }
+
+    /// Queue `q`'s flow table, which an entry being stamped or steered lives in.
+    #[inline]
+    pub(super) fn table_mut(&mut self, q: u16) -> &mut DevFlowTable {
+        self.queues[usize::from(q)]
             .table
             .as_mut()
             .expect("stamped entries live in a table")
-            .flows[at.slot as usize]
     }
 }
 

@@ -266,8 +266,8 @@ impl Sim {
                     if let Some(rc) = decision.answer.filter() {
                         // The old entry lets go of the filter; the target entry takes it.
                         plan.structural |= cur.filter == rc;
-                        let new_hash = if kernel.active_flow_check() { hash } else { tmp_hash };
-                        plan.structural |= tmp.filter != rc || tmp_hash != new_hash;
+                        // 6.18 stores the flow's hash with the filter.
+                        plan.structural |= tmp.filter != rc || (kernel.active_flow_check() && tmp_hash != hash);
                         plan.loc = EntryAt {
                             queue: rxq_index,
                             slot: flow_id,
@@ -322,11 +322,7 @@ impl Sim {
         }
         let head = (usize::from(next_cpu) < self.cpus.len()).then(|| self.head_now(next_cpu));
         if let Some((_, Some(hash))) = filter {
-            self.queues[usize::from(loc.queue)]
-                .table
-                .as_mut()
-                .expect("entries live in a table")
-                .hashes[loc.slot as usize] = hash;
+            self.table_mut(loc.queue).hashes[loc.slot as usize] = hash;
         }
         let e = self.entry_mut(loc);
         if let Some((rc, _)) = filter {
