@@ -128,6 +128,13 @@ pub struct SessionView {
     pub run_ended: bool,
 }
 
+impl SessionView {
+    /// Time runs as fast as the engine can (the fastest speed, Run to end).
+    pub fn full_speed(&self) -> bool {
+        self.playing && super::SPEEDS.get(self.speed).is_some_and(|s| s.1 == u64::MAX)
+    }
+}
+
 /// Something the page should know that is not a view.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Event {

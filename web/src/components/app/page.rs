@@ -123,7 +123,7 @@ pub fn Page(p: &PageProps) -> Html {
         }
     });
     html! {
-        <main class={classes!("sandbox", embed.then_some("embed"))}>
+        <main class={classes!("sandbox", embed.then_some("embed"), sv.full_speed().then_some("full-speed"))}>
             <button class="skip" data-testid="skip-to-console" onclick={focus_console}>{ "Skip to the console" }</button>
             if let Some(id) = outline {
                 <style data-testid="step-highlight" data-target={id.to_string()}>
