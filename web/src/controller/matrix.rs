@@ -23,7 +23,7 @@ use super::Controller;
 /// The span rates are measured over.
 const WINDOW_NS: u64 = 1_000_000_000;
 /// Samples kept: a window's worth and one.
-const SAMPLES: usize = 11;
+pub(super) const SAMPLES: usize = 11;
 /// Flows listed for a selected cell.
 const CELL_FLOWS: usize = 8;
 

@@ -381,6 +381,13 @@ fn a_permalink_restores_in_slices_to_the_same_state() {
         (restored.digest, restored.sim_time),
         (original.digest, original.sim_time)
     );
+    // The matrix's last second, though the restore sampled it only near its end.
+    assert!(original
+        .matrix
+        .as_ref()
+        .is_some_and(|m| m.window_ms > 0 && !m.cells.is_empty()));
+    assert_eq!(restored.matrix, original.matrix);
+    assert_eq!(d.footprint().matrix, c.footprint().matrix);
     assert!(!d.playing(), "opens paused at the link's time");
     assert_eq!(d.permalink(), link, "the same link again");
     assert_eq!(d.take_link_error(), None);
