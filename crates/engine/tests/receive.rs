@@ -1272,3 +1272,42 @@ fn the_flow_limit_table_length_is_a_power_of_two() {
     };
     assert_eq!(bad.validate().unwrap_err().field, "net.flow_limit_table_len");
 }
+
+/// What an open flow had offered at the end of any past tick, worked out from its start and
+/// rate (`flow_sent_at`), is what `flows_sent` said then: flows added at different ticks, at
+/// rates that do not divide a second evenly, ticks split, one flow closed (no answer then).
+#[test]
+fn a_flow_s_past_count_is_worked_out_exactly() {
+    let cfg = HostConfig {
+        tick_ns: 7_000_000,
+        ..rfs_host(8, Driver::Ice)
+    };
+    let mut sim = Sim::new(cfg).unwrap();
+    let t = sim.add_thread(pinned(3)).unwrap();
+    let mut seen: Vec<(Nanos, Vec<u64>)> = Vec::new();
+    for (i, rate) in [10_000u64, 33_333, 1_234_567, 999, 7].into_iter().enumerate() {
+        sim.add_flow(FlowSpec {
+            rate_pps: rate,
+            ..flow(key(i as u32 + 1, 80), vec![t])
+        })
+        .unwrap();
+        for _ in 0..(3 + i) {
+            while !sim.tick_part(3) {}
+            seen.push((sim.now(), sim.flows_sent().collect()));
+        }
+    }
+    sim.close_flow(1, false).unwrap();
+    sim.run_ticks(4);
+    for (at, sent) in &seen {
+        for f in 0..sim.flow_count() {
+            let then = sent.get(f as usize).copied().unwrap_or(0);
+            let worked_out = sim.flow_sent_at(f, *at);
+            if f == 1 {
+                assert_eq!(worked_out, None, "a closed flow's rate is gone");
+            } else {
+                assert_eq!(worked_out, Some(then), "flow {f} at {at:?}");
+            }
+        }
+    }
+    assert!(sim.flows_sent().nth(2).unwrap() > 0);
+}

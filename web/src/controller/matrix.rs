@@ -8,22 +8,24 @@
 //! counted by fate (steered by their own filter, by a wrong one, by RSS, dropped).
 //!
 //! Rates come from samples taken with the reports (every 100 ms of simulated time): each
-//! flow's packets offered, and each queue's aRFS tallies. A flow's packets of the last second
-//! are drawn where its last packet went (its queue and CPU now): a flow that moved within the
-//! second is drawn at its new place, as the engine's `FlowView` knows only the last one.
+//! queue's aRFS tallies, and the time. A flow's packets at the window's start are worked out
+//! from its start and rate (`Sim::flow_sent_at`, exact), not copied from 16,384 flow records
+//! every sample. A flow's packets of the last second are drawn where its last packet went (its
+//! queue and CPU now): a flow that moved within the second is drawn at its new place, as the
+//! engine's `FlowView` knows only the last one.
 
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 use steerlab_engine::arfs::QueueTally;
-use steerlab_engine::{FlowView, Sim};
+use steerlab_engine::{FlowView, Nanos, Sim};
 
 use super::Controller;
 
 /// The span rates are measured over.
 const WINDOW_NS: u64 = 1_000_000_000;
 /// Samples kept: a window's worth and one.
-pub(super) const SAMPLES: usize = 11;
+const SAMPLES: usize = 11;
 /// Flows listed for a selected cell.
 const CELL_FLOWS: usize = 8;
 
@@ -31,15 +33,13 @@ const CELL_FLOWS: usize = 8;
 #[derive(Clone, Debug, Default)]
 struct Sample {
     at_ns: u64,
-    /// Packets offered so far by each flow.
-    sent: Vec<u64>,
     /// aRFS tallies so far per queue.
     arfs: Vec<QueueTally>,
     /// `rps_sock_flow_table` writes so far.
     sock_writes: u64,
 }
 
-/// Recent samples of per-flow packets and per-queue aRFS tallies.
+/// Recent samples of per-queue aRFS tallies.
 #[derive(Clone, Debug, Default)]
 pub(super) struct MatrixHistory {
     samples: VecDeque<Sample>,
@@ -50,7 +50,6 @@ impl MatrixHistory {
     pub(super) fn sample(&mut self, sim: &Sim) {
         self.samples.push_back(Sample {
             at_ns: sim.now().0,
-            sent: sim.flows_sent().collect(),
             arfs: sim.arfs_per_queue().to_vec(),
             sock_writes: sim.sock_flow_updates(),
         });
@@ -69,9 +68,9 @@ impl MatrixHistory {
         self.samples.retain(|s| s.at_ns <= t);
     }
 
-    /// The time and per-flow packets of the oldest sample within the window before `now`.
-    pub(super) fn start_sent(&self, now: u64) -> Option<(u64, &[u64])> {
-        self.window_start(now).map(|s| (s.at_ns, s.sent.as_slice()))
+    /// The time of the oldest sample within the window before `now`.
+    pub(super) fn start_ns(&self, now: u64) -> Option<u64> {
+        self.window_start(now).map(|s| s.at_ns)
     }
 
     /// The oldest sample within the window before `now`.
@@ -222,7 +221,7 @@ impl Controller {
         let mut grid = vec![[0u64; 4]; usize::from(queues) * usize::from(cpus)];
         let mut listed = Vec::new();
         for &(f, ref v) in flows {
-            let before = start.sent.get(f as usize).copied().unwrap_or(0);
+            let before = self.sim.flow_sent_at(f, Nanos(start.at_ns)).unwrap_or(0);
             let n = v.packets.saturating_sub(before);
             if n == 0 || v.dropped.is_some() || v.queue >= queues || v.cpu >= cpus {
                 continue;
@@ -310,7 +309,6 @@ impl Controller {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use steerlab_engine::Nanos;
 
     /// seed 000's host: the cells add up to the packets of the last second, the aRFS strip to
     /// the driver's counters, every flow has one fate, and a selected cell lists its flows.

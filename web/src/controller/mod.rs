@@ -515,9 +515,7 @@ impl Controller {
         if !self.history.advanced(&self.scenario, &self.sim, before) {
             return;
         }
-        if self.matrix_may_read(self.sim.now()) {
-            self.matrix.sample(&self.sim);
-        }
+        self.matrix.sample(&self.sim);
         let lesson = &self.scenario.lesson;
         let samples = self.history.samples();
         let raw = steerlab_scenario::all_met(self.progress.checks(lesson), samples, 0);
@@ -526,22 +524,6 @@ impl Controller {
         if self.goal_met() == Some(true) {
             self.progress.met();
         }
-    }
-
-    /// Whether the matrix's sample at `now` can be read by a view: always, but while a link
-    /// restores, only within the last samples before its time. The matrix keeps its last
-    /// [`matrix::SAMPLES`], and no view is built until the restore lands, so earlier ones are
-    /// dropped unread; copying every flow's count for them was 1.5 % of seed 000's restore
-    /// (natively). Consecutive samples are less than a sample period and a tick apart, and the
-    /// restore stops within that of its time: one more sample's span covers both. (A link whose
-    /// command fails stops the restore early, at a time whose last second has no samples: its
-    /// matrix fills again as time runs.)
-    fn matrix_may_read(&self, now: Nanos) -> bool {
-        let Some(until) = self.restoring.as_ref().map(|r| r.until) else {
-            return true;
-        };
-        let span = (matrix::SAMPLES as u64 + 1) * (SAMPLE_NS + self.sim.config().tick_ns);
-        now.0.saturating_add(span) >= until
     }
 
     /// Chooses the RX queue whose RFS flow table the panel shows.

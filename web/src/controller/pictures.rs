@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use steerlab_engine::tc::{Action, Classify, SwResult};
 use steerlab_engine::time::mul_div;
 use steerlab_engine::xps::Pick;
-use steerlab_engine::{FlowKey, FlowView, Proto};
+use steerlab_engine::{FlowKey, FlowView, Nanos, Proto};
 use steerlab_scenario::teach::figure;
 
 use super::Controller;
@@ -150,13 +150,14 @@ impl Controller {
     /// Packets per second of each of `flows` (the open flows, `view::open_flows`) over the
     /// last second, in their order (`None` before the matrix has a second's sample).
     fn flow_rates(&self, flows: &[(u32, FlowView)]) -> Option<Vec<u64>> {
-        let (start_ns, sent) = self.matrix.start_sent(self.sim.now().0)?;
+        let start_ns = self.matrix.start_ns(self.sim.now().0)?;
         let span = (self.sim.now().0 - start_ns).max(1);
         Some(
             flows
                 .iter()
                 .map(|&(f, v)| {
-                    let n = v.packets.saturating_sub(sent.get(f as usize).copied().unwrap_or(0));
+                    let before = self.sim.flow_sent_at(f, Nanos(start_ns)).unwrap_or(0);
+                    let n = v.packets.saturating_sub(before);
                     mul_div(n, 1_000_000_000, span)
                 })
                 .collect(),

@@ -12,8 +12,7 @@ use super::{Controller, MAX_LINK_COMMANDS};
 /// A permalink's commands still to replay and the time it ends at.
 pub(super) struct Restore {
     commands: VecDeque<Applied>,
-    /// The link's time, where the restore stops.
-    pub(super) until: u64,
+    until: u64,
 }
 
 impl Controller {

@@ -381,7 +381,7 @@ fn a_permalink_restores_in_slices_to_the_same_state() {
         (restored.digest, restored.sim_time),
         (original.digest, original.sim_time)
     );
-    // The matrix's last second, though the restore sampled it only near its end.
+    // The matrix's last second: each flow's count at its start is worked out from the flow.
     assert!(original
         .matrix
         .as_ref()

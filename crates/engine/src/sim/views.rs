@@ -8,6 +8,7 @@ use crate::flow::FlowKey;
 use crate::ledger::{Class, Ledger};
 use crate::metrics::{Counters, CpuStats};
 use crate::rps::NO_CPU;
+use crate::time::Nanos;
 
 use super::{FlowView, Sim, Snapshot};
 
@@ -99,10 +100,21 @@ impl Sim {
         })
     }
 
-    /// Packets each flow has offered so far, in flow order (cheaper than a view per flow:
-    /// the page samples it to draw rates per queue and CPU).
+    /// Packets each flow has offered so far, in flow order.
     pub fn flows_sent(&self) -> impl Iterator<Item = u64> + '_ {
         self.flows.iter().map(|f| f.sent)
+    }
+
+    /// The packets open flow `f` had offered at `t`, the end of a tick (what
+    /// [`Sim::flows_sent`] gave then), worked out from its start and rate rather than kept:
+    /// after each tick its count is `rate × (t − start)` rounded down (receive.rs `run_flow`),
+    /// 0 before it started. `None` for a closed flow (its rate is gone) or none. The page's
+    /// rates per queue and CPU over the last second take what each flow offered then from
+    /// this, instead of copying 16,384 counts every 100 ms.
+    pub fn flow_sent_at(&self, f: u32, t: Nanos) -> Option<u64> {
+        let fl = self.flows.get(f as usize).filter(|fl| !fl.closed)?;
+        let span = t.0.saturating_sub(fl.since.0);
+        Some(crate::time::mul_div(span, fl.rate_pps, 1_000_000_000))
     }
 
     /// Writes to `rps_sock_flow_table` that changed an entry, so far (the snapshot's
