@@ -216,6 +216,12 @@ export const tests = [
       const f = await frameStats(page);
       const windowS = ((Date.now() - w0) / 1000).toFixed(1);
       expect(f.n >= 60, `enough frames to measure (${f.n} in ${windowS} s)`);
+      // At full speed the bars jump to each view (a running width transition lays the page
+      // out every frame, time the worker's core shares on a two-core machine); paused, they
+      // transition again.
+      const barTransition = () => page.evaluate(() => getComputedStyle(document.querySelector(".locality .local")).transitionDuration);
+      const fastBars = await barTransition();
+      expect(fastBars === "0s" && await page.locator("main.full-speed").count() === 1, `bars do not transition at full speed (${fastBars})`);
       // Pause acts at once: the worker takes it between two slices of engine work.
       const p0 = Date.now();
       await page.getByTestId("pause").click();
@@ -223,6 +229,8 @@ export const tests = [
       const pauseMs = Date.now() - p0;
       console.log(`     Pause during a full-speed run of 144 CPUs: paused on screen after ${pauseMs} ms`);
       expect(pauseMs < 2000, `Pause acts (${pauseMs} ms)`);
+      const pausedBars = await barTransition();
+      expect(pausedBars === "0.2s" && await page.locator("main.full-speed").count() === 0, `bars transition when paused (${pausedBars})`);
       console.log(`     144 CPUs at full speed: ${f.n} display frames, interval p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms (target p95 ≤ 20 ms); sim ${await simTime(page)} s, frames over ${windowS} s`);
       await page.screenshot({ path: await outPath("arfs-worker.png") });
 
