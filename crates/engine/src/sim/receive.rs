@@ -448,7 +448,9 @@ impl Sim {
     /// the add left; not when the add's entry is the one switched (then there is no switch).
     /// The caller enqueues them on `c` with the add's `first` packets, not enqueued yet, and
     /// books their processing (`deliver`).
-    #[inline(never)]
+    // Out of line natively, inlined in wasm: see `plan_set_rps_cpu`.
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     fn follow_add(&mut self, b: &Burst, want: u64, first: u64, rps: RpsChoice, plan: Switch, c: u16) -> u64 {
         let Some((req, added)) = plan.call else {
             return 0;

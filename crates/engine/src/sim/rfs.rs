@@ -207,9 +207,16 @@ impl Sim {
     /// changes: with aRFS, the driver is asked to steer the flow to the queue nearest
     /// `next_cpu` (its answer decided, [`Arfs::decide`]), and the entry that will represent the flow is the
     /// target queue's after a successful steer. [`Sim::set_rps_cpu`] carries the plan out.
-    // Out of line, like `set_rps_cpu`: inlined into `steer`, they cost the steady path more
-    // instructions (measured with cachegrind) than the call costs a switch.
-    #[inline(never)]
+    // Natively out of line, like `set_rps_cpu` and `follow_add`: inlined into `steer`, they
+    // cost the steady path more instructions (measured with cachegrind) than the call costs a
+    // switch. In wasm the three are inlined by LLVM: out of line there, their `Switch`,
+    // `RpsChoice` and `SteerRequest` go through the shadow stack in linear memory, and
+    // Binaryen inlining the single caller afterwards cannot bring them back into locals
+    // (the likely reason; measured, alternating builds: in node rfs-thread-churn 0.946-0.960
+    // and seed 000 0.979-0.991 of the time, in the page's runs to end 0.94 and 0.98; one of
+    // them inlined alone, 0.985-1.008). The digests are the same.
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn plan_set_rps_cpu(&mut self, from: EntryAt, next_cpu: u16, f: usize, hash: u32) -> Switch {
         let kernel = self.cfg.kernel;
         let q = from.queue;
@@ -296,7 +303,9 @@ impl Sim {
 
     /// Carries out a [`Sim::plan_set_rps_cpu`] plan for `m` packets; returns the entry that now
     /// represents the flow.
-    #[inline(never)]
+    // Out of line natively, inlined in wasm: see `plan_set_rps_cpu`.
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn set_rps_cpu(&mut self, plan: Switch, m: u64) -> EntryAt {
         let (from, loc, next_cpu) = (plan.from, plan.loc, plan.next_cpu);
         self.counters.cpu_switches += m;
