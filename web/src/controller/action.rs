@@ -131,7 +131,7 @@ pub struct SessionView {
 impl SessionView {
     /// Time runs as fast as the engine can (the fastest speed, Run to end).
     pub fn full_speed(&self) -> bool {
-        self.playing && super::SPEEDS.get(self.speed).is_some_and(|s| s.1 == u64::MAX)
+        self.playing && super::pacer::unbounded(self.speed)
     }
 }
 

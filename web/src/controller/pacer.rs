@@ -48,6 +48,11 @@ impl Default for Pacer {
     }
 }
 
+/// Whether speed `speed` (an index into [`SPEEDS`]) runs as fast as the engine can.
+pub(super) fn unbounded(speed: usize) -> bool {
+    SPEEDS.get(speed).is_some_and(|s| s.1 == u64::MAX)
+}
+
 impl Pacer {
     /// The speed (index into [`SPEEDS`]).
     pub fn speed(&self) -> usize {
@@ -62,7 +67,7 @@ impl Pacer {
 
     /// As fast as the engine runs.
     pub fn unbounded(&self) -> bool {
-        SPEEDS[self.speed].1 == u64::MAX
+        unbounded(self.speed)
     }
 
     /// Forgets the anchor: time was paused, or the hosts' time jumped (seek, reset, a step).
