@@ -117,12 +117,23 @@ impl DevFlowTable {
 }
 
 /// The global `rps_sock_flow_table`: the CPU where each flow's application last ran.
+///
+/// Stored compacted: only the entries some flow's hash selects are kept, in `ents`, in the
+/// order flows first selected them ([`SockFlowTable::cell`]); every other entry is unset, as no
+/// socket can write it. The kernel reads an entry at random per packet (`hash & mask`); the
+/// sandbox reads flow `f`'s entry through the place it noted for the flow (its cell), and since
+/// flows run in order their cells are read in order: seed 000's 16,384 flows read 64 KiB front
+/// to back instead of a 512 KiB table at random. Same entries, same values, same sharing
+/// between flows whose hashes select the same entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SockFlowTable {
     /// `entries - 1`.
     pub mask: u32,
-    /// `(hash & !rps_cpu_mask) | cpu`, or [`NO_CPU`] when unset.
-    pub ents: Vec<u32>,
+    /// The entries some flow selects: `(hash & !rps_cpu_mask) | cpu`, or [`NO_CPU`] when unset.
+    ents: Vec<u32>,
+    /// For each of the kernel's `mask + 1` entries, its place in `ents` plus one (0: no flow has
+    /// selected it). Read and written only when flows or hashes change, never per packet.
+    place: Vec<u32>,
 }
 
 impl SockFlowTable {
@@ -131,7 +142,8 @@ impl SockFlowTable {
         let size = entries.max(1).next_power_of_two();
         SockFlowTable {
             mask: size - 1,
-            ents: vec![u32::from(NO_CPU); size as usize],
+            ents: Vec::new(),
+            place: vec![0; size as usize],
         }
     }
 
@@ -143,6 +155,37 @@ impl SockFlowTable {
     /// The entry a hash uses: `hash & mask`.
     pub fn index(&self, hash: u32) -> usize {
         (hash & self.mask) as usize
+    }
+
+    /// The cell of the entry `hash` selects, given one the first time it is asked (unset): a
+    /// flow's cell, noted when the flow or its hash changes.
+    pub fn cell(&mut self, hash: u32) -> u32 {
+        let i = self.index(hash);
+        if self.place[i] == 0 {
+            self.ents.push(u32::from(NO_CPU));
+            self.place[i] = self.ents.len() as u32;
+        }
+        self.place[i] - 1
+    }
+
+    /// The entry in `cell` ([`SockFlowTable::cell`]).
+    #[inline(always)]
+    pub fn get(&self, cell: u32) -> u32 {
+        self.ents[cell as usize]
+    }
+
+    /// Writes the entry in `cell`.
+    #[inline(always)]
+    pub fn set(&mut self, cell: u32, value: u32) {
+        self.ents[cell as usize] = value;
+    }
+
+    /// The entry `hash` selects, by the kernel's index ([`NO_CPU`] when no flow selected it).
+    pub fn entry(&self, hash: u32) -> u32 {
+        match self.place[self.index(hash)] {
+            0 => u32::from(NO_CPU),
+            p => self.ents[p as usize - 1],
+        }
     }
 
     /// What `rps_record_sock_flow` stores for a flow read on `cpu`: the hash's high bits and
@@ -184,6 +227,21 @@ mod tests {
         assert_eq!(core::mem::size_of::<DevFlow>(), 8);
         let t = DevFlowTable::new(300);
         assert_eq!((t.flows.len(), t.hashes.len()), (512, 512));
+    }
+
+    /// The compacted table answers as the kernel's: hashes that select the same entry share
+    /// it, an entry no flow selected reads unset, and only set entries count as used.
+    #[test]
+    fn sock_table_cells_are_the_kernel_entries() {
+        let mut t = SockFlowTable::new(8);
+        let unset = u32::from(NO_CPU);
+        let (a, b, c) = (t.cell(0x13), t.cell(0x2b), t.cell(0x05));
+        assert_eq!((a, b, c), (0, 0, 1), "0x13 and 0x2b both select entry 3");
+        assert_eq!((t.entry(0x13), t.entry(0x06), t.used()), (unset, unset, 0));
+        t.set(a, SockFlowTable::value(0x13, 2, 0x3));
+        assert_eq!(t.entry(0x0b), 0x12, "any hash of entry 3 reads what was written");
+        assert_eq!((t.entry(0x05), t.entry(0x06), t.used()), (unset, unset, 1));
+        assert_eq!(t.cell(0x13), a, "a cell once given stays");
     }
 
     #[test]

@@ -1311,3 +1311,57 @@ fn a_flow_s_past_count_is_worked_out_exactly() {
     }
     assert!(sim.flows_sent().nth(2).unwrap() > 0);
 }
+
+/// The socket table keeps the kernel's entries through what moves flows to other entries: a
+/// new RSS key re-hashes the flows, and their old entries keep what they held (the kernel's
+/// table is indexed by hash; nothing clears them), while a write of
+/// `rps_sock_flow_entries` resets every entry. (The sandbox stores only the entries flows
+/// select, each flow reading its own through a noted cell: this checks the cells against the
+/// kernel's index.)
+#[test]
+fn sock_entries_follow_rehashes_and_reset_with_the_table() {
+    use steerlab_engine::rps::{cpu_mask, SockFlowTable};
+    let mut sim = Sim::new(rfs_host(4, Driver::Generic)).unwrap();
+    let readers = [1u16, 2];
+    for (i, cpu) in readers.into_iter().enumerate() {
+        let t = sim.add_thread(pinned(cpu)).unwrap();
+        let k = FlowKey::new(
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1 + i as u8)),
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)),
+            40000 + i as u16,
+            80,
+            Proto::Tcp,
+        )
+        .unwrap();
+        sim.add_flow(flow(k, vec![t])).unwrap();
+    }
+    let hashes = |sim: &Sim| [0, 1].map(|f| sim.flow_view(f).unwrap().hash);
+    let holds = |sim: &Sim, hs: [u32; 2]| {
+        let table = sim.sock_flow_table().unwrap();
+        hs.iter()
+            .zip(readers)
+            .all(|(&h, cpu)| table.entry(h) == SockFlowTable::value(h, cpu, cpu_mask(4)))
+    };
+    let used = |sim: &Sim| sim.sock_flow_table().unwrap().used();
+    sim.run_ticks(3);
+    let before = hashes(&sim);
+    assert!(holds(&sim, before), "each reader's CPU is in its flow's entry");
+    assert_eq!(used(&sim), 2);
+
+    sim.set_rss_key(&[0x6d; 40]).unwrap();
+    let after = hashes(&sim);
+    assert!(
+        after.iter().zip(before).all(|(a, b)| (a ^ b) & 4095 != 0),
+        "the new key moves both flows to other entries"
+    );
+    sim.run_ticks(3);
+    assert!(holds(&sim, after), "the reads set the new entries");
+    assert!(holds(&sim, before), "the old entries keep what they held");
+    assert_eq!(used(&sim), 4);
+
+    sim.set_sock_flow_entries(8192).unwrap();
+    assert_eq!(used(&sim), 0, "a write of the sysctl resets the table");
+    sim.run_ticks(3);
+    assert!(holds(&sim, after));
+    assert_eq!(used(&sim), 2);
+}

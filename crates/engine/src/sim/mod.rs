@@ -90,6 +90,10 @@ pub struct Sim {
     nodes: Vec<u16>,
     rmap: Vec<u16>,
     sock: Option<SockFlowTable>,
+    /// Each flow's cell in `sock` ([`SockFlowTable::cell`]; `u32::MAX` without a table),
+    /// noted when the flow, its hash or the table changes: the tick loop reads a flow's entry
+    /// through it, in flow order.
+    sock_cells: Vec<u32>,
     flows: Vec<Flow>,
     /// `flows[i]`'s tuple, readers and sender.
     info: Vec<FlowInfo>,
@@ -164,6 +168,7 @@ impl Sim {
             nodes: (0..cfg.cpus).map(|c| cfg.node_of(c)).collect(),
             rmap: Vec::new(),
             sock: (cfg.sock_flow_entries > 0).then(|| SockFlowTable::new(cfg.sock_flow_entries)),
+            sock_cells: Vec::new(),
             flows: Vec::new(),
             info: Vec::new(),
             senders: Vec::new(),

@@ -85,6 +85,7 @@ impl Sim {
             f.skb_hash = skb;
             f.ntuple_queue = nq;
         }
+        self.note_sock_cells();
     }
 
     /// `ethtool -N DEV flow-type ... action Q [loc L]`; returns the location used. A rule at a

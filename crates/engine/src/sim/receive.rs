@@ -261,7 +261,7 @@ impl Sim {
         let (Some(sock), Some(cpu), true) = (&self.sock, b.reader_cpu, self.flows[b.f].established) else {
             return true;
         };
-        sock.ents[sock.index(b.hash)] == SockFlowTable::value(b.hash, cpu, self.cpu_mask)
+        sock.get(self.sock_cells[b.f]) == SockFlowTable::value(b.hash, cpu, self.cpu_mask)
     }
 
     /// The reader's reads of flow `f`'s `delivered` packets: user and sys time per read, one
@@ -302,9 +302,10 @@ impl Sim {
         let (Some(sock), true) = (self.sock.as_mut(), self.flows[f].established) else {
             return;
         };
-        let idx = sock.index(hash);
+        let cell = self.sock_cells[f];
         let val = SockFlowTable::value(hash, cpu, self.cpu_mask);
-        let old = sock.ents[idx];
+        let old = sock.get(cell);
+        debug_assert_eq!(old, sock.entry(hash), "flow {f}'s cell is its entry");
         if old == val {
             return;
         }
@@ -315,7 +316,7 @@ impl Sim {
             self.counters.sock_flow_skipped += 1;
             return;
         }
-        sock.ents[idx] = val;
+        sock.set(cell, val);
         self.counters.sock_flow_updates += 1;
         self.charge(cpu, Stage::SockRecord, 1);
         self.record(Event::SockRecord { flow: f, cpu });
@@ -343,7 +344,7 @@ impl Sim {
         }
         // An XDP verdict other than XDP_PASS ends the path in the driver, before RPS.
         let rps = if self.xdp.as_ref().is_none_or(|(p, _)| p.action == XdpAction::Pass) {
-            self.get_rps_cpu(q, b.hash)
+            self.get_rps_cpu(q, f, b.hash)
         } else {
             RpsChoice::INLINE
         };
@@ -515,11 +516,12 @@ impl Sim {
             return false;
         }
         // The queue and the CPU records stay borrowed for the whole burst ([`Sim::rps_parts`]).
+        let sock_ent = self.sock_ent(b.f);
         let (rfs, rxq, mut heads) = self.rps_parts(b.q);
         if rxq.budget < m {
             return false;
         }
-        let rps = decide_rps(&rfs, rxq, b.q, b.hash, |c| heads.at(c));
+        let rps = decide_rps(&rfs, rxq, b.q, b.hash, sock_ent, |c| heads.at(c));
         let (Some(c), None) = (rps.cpu, rps.switch) else {
             return false;
         };

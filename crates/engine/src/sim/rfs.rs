@@ -4,15 +4,14 @@
 use crate::arfs::{Decision, SteerRequest};
 use crate::kernel::Kernel;
 use crate::ledger::Stage;
-use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, SockFlowTable, NO_FILTER};
+use crate::rps::{active_window, reciprocal_scale, rfs_slot, DevFlow, NO_FILTER};
 use crate::time::Nanos;
 
 use super::records::{Cpu, EntryAt, RpsChoice, RpsWhy, RxQueue, Switch};
 use super::Sim;
 
 /// What `get_rps_cpu` reads besides the queue: the global table and the host's constants.
-pub(super) struct RfsTables<'a> {
-    pub(super) sock: Option<&'a SockFlowTable>,
+pub(super) struct RfsTables {
     pub(super) kernel: Kernel,
     pub(super) cpu_mask: u32,
     pub(super) ncpus: u16,
@@ -29,14 +28,16 @@ fn head_at(cpu: &mut Cpu, delivered: &mut u64, elapsed: u64, each: u64) -> u32 {
 
 /// `get_rps_cpu` (net/core/dev.c, kernel-semantics §2.4) for a packet with `hash` on queue `q`:
 /// the CPU whose backlog gets the packet, the flow entry to stamp, whether `set_rps_cpu` runs,
-/// and why. `head(cpu)` is that CPU's `input_queue_head` now. The receive path and the trace
-/// both ask this function, so the trace explains exactly what the path does.
+/// and why. `sock_ent` is the flow's `rps_sock_flow_table` entry (`None` without the table,
+/// [`Sim::sock_ent`]); `head(cpu)` is that CPU's `input_queue_head` now. The receive path and
+/// the trace both ask this function, so the trace explains exactly what the path does.
 #[inline(always)]
 pub(super) fn decide_rps(
-    rfs: &RfsTables<'_>,
+    rfs: &RfsTables,
     rxq: &RxQueue,
     q: u16,
     hash: u32,
+    sock_ent: Option<u32>,
     mut head: impl FnMut(u16) -> u32,
 ) -> RpsChoice {
     if rxq.table.is_none() && rxq.rps_map.is_empty() {
@@ -60,14 +61,13 @@ pub(super) fn decide_rps(
             ..RpsChoice::INLINE
         }
     };
-    let (Some(ft), Some(sock)) = (&rxq.table, rfs.sock) else {
+    let (Some(ft), Some(ident)) = (&rxq.table, sock_ent) else {
         return plain(if rxq.table.is_some() {
             RpsWhy::RfsOff
         } else {
             RpsWhy::RpsOnly
         });
     };
-    let ident = sock.ents[sock.index(hash)];
     if (ident ^ hash) & !rfs.cpu_mask != 0 {
         return plain(RpsWhy::NotRecorded);
     }
@@ -124,7 +124,7 @@ impl Sim {
     /// and CPUs keeps these borrows, so that their places and bounds are not read again after
     /// each store (the steady path: cachegrind, 4 % fewer instructions in seed 000).
     #[inline(always)]
-    pub(super) fn rps_parts(&mut self, q: u16) -> (RfsTables<'_>, &mut RxQueue, Heads<'_>) {
+    pub(super) fn rps_parts(&mut self, q: u16) -> (RfsTables, &mut RxQueue, Heads<'_>) {
         let (elapsed, each) = (self.elapsed, self.backlog_ns());
         let heads = Heads {
             cpus: &mut self.cpus,
@@ -133,7 +133,6 @@ impl Sim {
             each,
         };
         let rfs = RfsTables {
-            sock: self.sock.as_ref(),
             kernel: self.cfg.kernel,
             cpu_mask: self.cpu_mask,
             ncpus: self.cfg.cpus,
@@ -141,13 +140,23 @@ impl Sim {
         (rfs, &mut self.queues[usize::from(q)], heads)
     }
 
-    /// Flow `f`'s `rps_sock_flow_table` entry as it is now; 0 when there is no such flow or no
-    /// table (the tick loop reads it ahead of the flow's turn).
+    /// Flow `f`'s `rps_sock_flow_table` entry now; `None` without the table.
     #[inline(always)]
-    pub(super) fn sock_entry(&self, f: usize) -> u32 {
-        match (self.flows.get(f), &self.sock) {
-            (Some(flow), Some(sock)) => sock.ents[sock.index(flow.skb_hash)],
-            _ => 0,
+    pub(super) fn sock_ent(&self, f: usize) -> Option<u32> {
+        let sock = self.sock.as_ref()?;
+        let ent = sock.get(self.sock_cells[f]);
+        debug_assert_eq!(ent, sock.entry(self.flows[f].skb_hash), "flow {f}'s cell is its entry");
+        Some(ent)
+    }
+
+    /// Notes every flow's cell in `rps_sock_flow_table` ([`SockFlowTable::cell`]), in flow
+    /// order: after the table was reset or the flows' hashes may have changed.
+    pub(super) fn note_sock_cells(&mut self) {
+        let (cells, flows) = (&mut self.sock_cells, &self.flows);
+        cells.clear();
+        match self.sock.as_mut() {
+            Some(sock) => cells.extend(flows.iter().map(|f| sock.cell(f.skb_hash))),
+            None => cells.resize(flows.len(), u32::MAX),
         }
     }
 
@@ -155,9 +164,10 @@ impl Sim {
     /// ([`decide_rps`]). Only `head_now` moves, and it only dequeues what the time already
     /// processed.
     #[inline(always)]
-    pub(super) fn get_rps_cpu(&mut self, q: u16, hash: u32) -> RpsChoice {
+    pub(super) fn get_rps_cpu(&mut self, q: u16, f: usize, hash: u32) -> RpsChoice {
+        let sock_ent = self.sock_ent(f);
         let (rfs, rxq, mut heads) = self.rps_parts(q);
-        decide_rps(&rfs, rxq, q, hash, |c| heads.at(c))
+        decide_rps(&rfs, rxq, q, hash, sock_ent, |c| heads.at(c))
     }
 
     /// Carries out `get_rps_cpu`'s choice for `m` packets: `set_rps_cpu` if it switches, whose

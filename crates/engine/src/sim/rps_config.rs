@@ -86,6 +86,7 @@ impl Sim {
     pub fn set_sock_flow_entries(&mut self, n: u32) -> Result<(), SimError> {
         check_sock_flow_entries(n)?;
         self.sock = (n > 0).then(|| SockFlowTable::new(n));
+        self.note_sock_cells();
         self.cfg.sock_flow_entries = n;
         Ok(())
     }

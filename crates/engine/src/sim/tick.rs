@@ -22,18 +22,6 @@ use crate::xdp::XdpAction;
 use super::event::Event;
 use super::{Cpu, RxQueue, Sim};
 
-/// How many flows ahead the tick loop reads a flow's `rps_sock_flow_table` entry, on a host
-/// of at least `SOCK_AHEAD_FLOWS` flows. Seed 000 (16,384 flows), alternating with the loop
-/// without it: native 0.948–0.952 (`farm-bench`), the engine in wasm 0.942–0.963 (node,
-/// `crates/wasm-bench`); 12, 16 and 32 ahead did no better, nor reading the queue's flow-table
-/// entry ahead as well (1.06). rfs-thread-churn (512 flows, whose entries stay in the cache)
-/// lost 1.5 % natively and 3 % in wasm to the reads, and nothing below the cut (0.999, 1.001).
-/// Seed 000's host with fewer flows, natively (`farm-bench -n 8`, reads against none): 8,192
-/// flows 0.930, 4,096 0.956, 2,048 0.984 and 0.997 (within the noise), 1,024 0.996: the cut is
-/// where they start to pay.
-const SOCK_AHEAD: usize = 8;
-const SOCK_AHEAD_FLOWS: usize = 4096;
-
 /// The stack's view used by drivers for `rps_may_expire_flow`.
 struct ExpiryView<'a> {
     kernel: Kernel,
@@ -124,26 +112,15 @@ impl Sim {
         let (tick, count) = (self.cfg.tick_ns, u64::from(n.max(1)));
         let (mut at, mut frac) = (tick * u64::from(first) / count, tick * u64::from(first) % count);
         let (step, step_frac) = (tick / count, tick % count);
-        // Each flow's `rps_sock_flow_table` entry is read at random (`get_rps_cpu`, and whether
-        // its read changes the entry), and the loop would wait for it: the entry of the flow
-        // `SOCK_AHEAD` places on is read now, so that it is in the cache by that flow's turn.
-        // A host with few flows keeps their entries in the cache anyway.
-        let read_ahead = self.flows.len() >= SOCK_AHEAD_FLOWS;
-        let mut ahead = 0;
         for f in first..last {
             self.elapsed = at;
             self.service_task_due();
-            if read_ahead {
-                ahead ^= self.sock_entry(f as usize + SOCK_AHEAD);
-            }
             self.run_flow(f as usize, t1);
             (at, frac) = (at + step, frac + step_frac);
             if frac >= count {
                 (at, frac) = (at + 1, frac - count);
             }
         }
-        // The reads ahead are kept: nothing else uses their values.
-        core::hint::black_box(ahead);
         if last < n {
             self.partial = Some((t1, n, last));
             return false;

@@ -130,14 +130,18 @@ impl Sim {
     /// the receive path asks ([`decide_rps`]), with the backlog heads as they stand (read only).
     fn explain_rps(&self, q: u16, f: usize) -> (Option<u16>, String) {
         let rfs = RfsTables {
-            sock: self.sock.as_ref(),
             kernel: self.cfg.kernel,
             cpu_mask: self.cpu_mask,
             ncpus: self.cfg.cpus,
         };
-        let c = decide_rps(&rfs, &self.queues[usize::from(q)], q, self.flows[f].skb_hash, |cpu| {
-            self.cpus[usize::from(cpu)].backlog.head()
-        });
+        let c = decide_rps(
+            &rfs,
+            &self.queues[usize::from(q)],
+            q,
+            self.flows[f].skb_hash,
+            self.sock_ent(f),
+            |cpu| self.cpus[usize::from(cpu)].backlog.head(),
+        );
         let plain = |why: &str| match c.cpu {
             None => format!("{why}no RPS map: processed on the IRQ CPU"),
             Some(cpu) => format!("{why}RPS: the hash's high bits pick CPU {cpu} of rps_cpus (reciprocal_scale)"),

@@ -196,6 +196,8 @@ impl Sim {
             established: spec.key.proto() == Proto::Tcp || spec.tx.is_some_and(|t| t.connected),
             closed: false,
         });
+        let cell = self.sock.as_mut().map_or(u32::MAX, |s| s.cell(skb_hash));
+        self.sock_cells.push(cell);
         if spec.tx.is_some() {
             self.senders.push(id);
         }
@@ -257,9 +259,10 @@ impl Sim {
         let hash = flow.skb_hash;
         if self.cfg.kernel.close_clears_sock_entry() && has_rxhash && !time_wait {
             if let Some(sock) = self.sock.as_mut() {
-                let idx = sock.index(hash);
-                if sock.ents[idx] != u32::from(crate::rps::NO_CPU) {
-                    sock.ents[idx] = u32::from(crate::rps::NO_CPU);
+                let cell = self.sock_cells[id as usize];
+                debug_assert_eq!(sock.get(cell), sock.entry(hash));
+                if sock.get(cell) != u32::from(crate::rps::NO_CPU) {
+                    sock.set(cell, u32::from(crate::rps::NO_CPU));
                     self.counters.sock_flow_deletes += 1;
                 }
             }
