@@ -17,9 +17,9 @@ use crate::time::Nanos;
 use super::{tx, DropPoint};
 
 /// What the tick loop reads and writes for every flow, in one cache line. The loop streams
-/// through all of them every tick while it looks up `rps_sock_flow_table` and the queues'
-/// flow tables at random; what it rarely needs lives in [`FlowInfo`], so that the tables stay
-/// in the cache (a flow was 176 bytes when it held everything).
+/// through all of them every tick (and through their `rps_sock_flow_table` cells) while it
+/// looks up the queues' flow tables at random; what it rarely needs lives in [`FlowInfo`], so
+/// that the tables stay in the cache (a flow was 176 bytes when it held everything).
 #[derive(Clone, Debug)]
 pub(super) struct Flow {
     /// Hash the NIC computed (Toeplitz over the configured fields).
