@@ -125,7 +125,7 @@ impl DevFlowTable {
 /// flows run in order their cells are read in order: seed 000's 16,384 flows read 64 KiB front
 /// to back instead of a 512 KiB table at random. Same entries, same values, same sharing
 /// between flows whose hashes select the same entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct SockFlowTable {
     /// `entries - 1`.
     pub mask: u32,
@@ -182,7 +182,12 @@ impl SockFlowTable {
 
     /// The entry `hash` selects, by the kernel's index ([`NO_CPU`] when no flow selected it).
     pub fn entry(&self, hash: u32) -> u32 {
-        match self.place[self.index(hash)] {
+        self.at_index(self.index(hash))
+    }
+
+    /// The entry at the kernel's index `i`.
+    fn at_index(&self, i: usize) -> u32 {
+        match self.place[i] {
             0 => u32::from(NO_CPU),
             p => self.ents[p as usize - 1],
         }
@@ -194,6 +199,15 @@ impl SockFlowTable {
         (hash & !cpu_mask) | cpu as u32
     }
 }
+
+/// Two tables are equal when every entry is, whatever order their cells were given in.
+impl PartialEq for SockFlowTable {
+    fn eq(&self, other: &SockFlowTable) -> bool {
+        self.mask == other.mask && (0..self.place.len()).all(|i| self.at_index(i) == other.at_index(i))
+    }
+}
+
+impl Eq for SockFlowTable {}
 
 #[cfg(test)]
 mod tests {
@@ -242,6 +256,12 @@ mod tests {
         assert_eq!(t.entry(0x0b), 0x12, "any hash of entry 3 reads what was written");
         assert_eq!((t.entry(0x05), t.entry(0x06), t.used()), (unset, unset, 1));
         assert_eq!(t.cell(0x13), a, "a cell once given stays");
+        let mut u = SockFlowTable::new(8);
+        u.cell(0x05);
+        let b = u.cell(0x0b);
+        assert_ne!(u, t, "entry 3 unset in u");
+        u.set(b, SockFlowTable::value(0x13, 2, 0x3));
+        assert_eq!(u, t, "the same entries in cells given in another order");
     }
 
     #[test]

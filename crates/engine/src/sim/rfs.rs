@@ -10,7 +10,8 @@ use crate::time::Nanos;
 use super::records::{Cpu, EntryAt, RpsChoice, RpsWhy, RxQueue, Switch};
 use super::Sim;
 
-/// What `get_rps_cpu` reads besides the queue: the global table and the host's constants.
+/// What `get_rps_cpu` reads besides the queue and the flow's `rps_sock_flow_table` entry: the
+/// host's constants.
 pub(super) struct RfsTables {
     pub(super) kernel: Kernel,
     pub(super) cpu_mask: u32,
