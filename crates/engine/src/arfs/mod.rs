@@ -437,9 +437,9 @@ impl Arfs {
     /// compare passed over another flow's entry the hash-only code would have re-pointed.
     /// Neither driver refuses for lack of room: the entry is added, and only its hardware
     /// write may fail later ([`ArfsCounters::full`]).
-    // Inlined by LLVM in wasm, as the stack's calls of them are: see `plan_set_rps_cpu`
-    // (sim/rfs.rs).
-    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    // Inlined into the stack's callers (`plan_set_rps_cpu`, `set_rps_cpu`, `follow_add` in
+    // sim/): see `plan_set_rps_cpu` (sim/rfs.rs).
+    #[inline(always)]
     pub fn decide(&self, req: &SteerRequest) -> Decision {
         // The id an add would take; committed only when the add happens.
         let add_id = ((self.last_id + 1) % FILTER_ID_SPACE) as u16;
@@ -501,9 +501,9 @@ impl Arfs {
     /// head, INACTIVE until the service task programs it; mlx5's rule is pending until its
     /// work runs) and has nothing to do, `Skip` with the new filter id. `None` for any other
     /// answer. (Checked against `decide` in debug builds.)
-    // Inlined by LLVM in wasm, as the stack's calls of them are: see `plan_set_rps_cpu`
-    // (sim/rfs.rs).
-    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    // Inlined into the stack's callers (`plan_set_rps_cpu`, `set_rps_cpu`, `follow_add` in
+    // sim/): see `plan_set_rps_cpu` (sim/rfs.rs).
+    #[inline(always)]
     pub fn after_add(&self, req: &SteerRequest, d: &Decision) -> Option<Decision> {
         let Steer::Add(id) = d.answer else {
             return None;
@@ -534,9 +534,9 @@ impl Arfs {
 
     /// Acts on [`Arfs::decide`]'s decision for `req`, taken since with nothing changed in
     /// between: what [`Arfs::rx_flow_steer`] does after deciding.
-    // Inlined by LLVM in wasm, as the stack's calls of them are: see `plan_set_rps_cpu`
-    // (sim/rfs.rs).
-    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    // Inlined into the stack's callers (`plan_set_rps_cpu`, `set_rps_cpu`, `follow_add` in
+    // sim/): see `plan_set_rps_cpu` (sim/rfs.rs).
+    #[inline(always)]
     pub fn carry_out(&mut self, req: SteerRequest, d: Decision) -> (Steer, bool) {
         if d.avoided {
             self.counters.misprogram_avoided += req.calls;

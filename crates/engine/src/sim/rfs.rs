@@ -226,8 +226,11 @@ impl Sim {
     // (the likely reason; measured, alternating builds: in node rfs-thread-churn 0.946-0.960
     // and seed 000 0.979-0.991 of the time, in the page's runs to end 0.94 and 0.98; one of
     // them inlined alone, 0.985-1.008). The driver's `decide`, `after_add` and `carry_out`
-    // too: seed 000 0.948 and 0.964, rfs-thread-churn 0.959 and 0.973 more. The digests are
-    // the same.
+    // are inlined into these three in every build: in wasm seed 000 0.948 and 0.964,
+    // rfs-thread-churn 0.959 and 0.973 more; natively, where they stayed out of line until
+    // then, 2.2 % fewer instructions for seed 000 and 0.966-0.978 of the time (`farm-bench`,
+    // 10 and 20 pairs; the steady path does not call them, so it is unchanged). The digests
+    // are the same.
     #[cfg_attr(target_arch = "wasm32", inline(always))]
     #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn plan_set_rps_cpu(&mut self, from: EntryAt, next_cpu: u16, f: usize, hash: u32) -> Switch {
