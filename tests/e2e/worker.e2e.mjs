@@ -235,7 +235,7 @@ export const tests = [
       await page.screenshot({ path: await outPath("arfs-worker.png") });
 
       // The engine alone in a Chromium worker against native (medians of five pairs).
-      const engineAlone = { "rfs-thread-churn": "1.14", "arfs-collision": "1.15" };
+      const engineAlone = { "rfs-thread-churn": "1.18", "arfs-collision": "1.19" };
       for (const lesson of ["rfs-thread-churn", "arfs-collision"]) {
         // Alternately, each the faster of two.
         const n = await best(() => nativeOnce(lesson));
