@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Report;
+use crate::Figures;
 
 /// Comparison of a check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,9 +42,9 @@ impl Check {
     /// Whether the goal is met given reports sampled at increasing simulated times (ns).
     /// `None` while there is not yet a window's worth of history after the last change made by
     /// the learner (`since_ns`): a goal is met only by what happened after it.
-    pub fn met(&self, history: &[(u64, Report)], since_ns: u64) -> Option<bool> {
+    pub fn met<F: Figures>(&self, history: &[(u64, F)], since_ns: u64) -> Option<bool> {
         let (now, last) = history.last()?;
-        let value = |r: &Report| r.get(&self.metric).and_then(serde_json::Value::as_f64);
+        let value = |r: &F| r.number(&self.metric);
         let x = if self.over_ms == 0 {
             if *now <= since_ns {
                 return None;
@@ -70,7 +70,7 @@ impl Check {
 
 /// Whether every check of a goal holds: `Some(false)` as soon as one fails, `None` while one
 /// cannot be assessed yet (and none fails), `None` for an empty goal.
-pub fn all_met(checks: &[Check], history: &[(u64, Report)], since_ns: u64) -> Option<bool> {
+pub fn all_met<F: Figures>(checks: &[Check], history: &[(u64, F)], since_ns: u64) -> Option<bool> {
     let mut all = if checks.is_empty() { None } else { Some(true) };
     for c in checks {
         match c.met(history, since_ns) {

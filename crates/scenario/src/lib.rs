@@ -19,7 +19,7 @@ pub mod teach;
 
 pub use goal::{all_met, Check, Op};
 pub use lessons::{lesson, lesson_ids, lesson_title, register, LESSON_TITLES};
-pub use report::Report;
+pub use report::{Figures, Report, Totals};
 pub use spec::{
     is_testid, Better, Evidence, FlowGroup, Lesson, Scenario, Step, ThreadGroup, TimedCommand, TxGroup, XdpSection,
     XpsSection,

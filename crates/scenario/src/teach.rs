@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Check, Lesson, Op, Report, ScenarioError};
+use crate::{Check, Figures, Lesson, Op, ScenarioError};
 
 /// Simulated time a figure is measured over: one full second.
 pub const WINDOW_NS: u64 = 1_000_000_000;
@@ -94,8 +94,8 @@ pub struct Challenge {
 /// A figure at simulated time `end`: a counter's rate over the full second ending at the
 /// last sample at or before `end`, or a value's reading there. `None` without a full
 /// second of samples (or without the metric).
-pub fn figure(samples: &[(u64, Report)], metric: &str, rate: bool, end: u64) -> Option<f64> {
-    let value = |r: &Report| r.get(metric).and_then(serde_json::Value::as_f64);
+pub fn figure<F: Figures>(samples: &[(u64, F)], metric: &str, rate: bool, end: u64) -> Option<f64> {
+    let value = |r: &F| r.number(metric);
     let last = samples.iter().rposition(|(t, _)| *t <= end)?;
     let (t1, r1) = &samples[last];
     if !rate {
@@ -129,7 +129,7 @@ impl Prediction {
     /// figures taken before `first_ns` (the step's first command) and over the full second
     /// that starts [`SETTLE_NS`] after `last_ns` (its last command). `None` until that second
     /// has passed; `Some(None)` when no choice describes what happened.
-    pub fn answer(&self, samples: &[(u64, Report)], first_ns: u64, last_ns: u64) -> Option<Option<usize>> {
+    pub fn answer<F: Figures>(&self, samples: &[(u64, F)], first_ns: u64, last_ns: u64) -> Option<Option<usize>> {
         let end = last_ns + SETTLE_NS + WINDOW_NS;
         if samples.last().is_none_or(|(t, _)| *t < end) {
             return None;
@@ -180,6 +180,7 @@ pub(crate) fn validate(l: &Lesson) -> Result<(), ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Report;
 
     fn samples(values: &[u64]) -> Vec<(u64, Report)> {
         values

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use steerlab_scenario::teach::{figure, SETTLE_NS, WINDOW_NS};
-use steerlab_scenario::{Better, Evidence, Report};
+use steerlab_scenario::{Better, Evidence, Totals};
 
 /// One figure of the `lesson-evidence` strip, formatted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,7 +47,7 @@ pub enum Trend {
 pub(super) fn strip(
     evidence: &[Evidence],
     before: Option<&[Option<f64>]>,
-    samples: &[(u64, Report)],
+    samples: &[(u64, Totals)],
     last_change: Option<u64>,
     paused: bool,
 ) -> Vec<EvidenceView> {
@@ -83,7 +83,7 @@ pub(super) fn strip(
 }
 
 /// The figures of `evidence` at the change made at `at` (each over the full second before it).
-pub(super) fn before(evidence: &[Evidence], samples: &[(u64, Report)], at: u64) -> Vec<Option<f64>> {
+pub(super) fn before(evidence: &[Evidence], samples: &[(u64, Totals)], at: u64) -> Vec<Option<f64>> {
     evidence
         .iter()
         .map(|e| figure(samples, &e.metric, e.rate, at))

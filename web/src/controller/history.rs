@@ -1,4 +1,4 @@
-//! The past of a host: reports sampled every [`SAMPLE_NS`] (charts, goal checks and the
+//! The past of a host: figures sampled every [`SAMPLE_NS`] (typed: [`Totals`]; charts, goal checks and the
 //! lesson's evidence read them) and engine snapshots, from which stepping back and the
 //! timeline replay the learner's commands deterministically to an earlier time.
 //!
@@ -18,15 +18,15 @@ use std::collections::VecDeque;
 use steerlab_engine::time::mul_div;
 use steerlab_engine::{Nanos, Sim};
 use steerlab_scenario::permalink::Applied;
-use steerlab_scenario::{Report, Scenario};
+use steerlab_scenario::{Scenario, Totals};
 
 use super::Controller;
 
-/// Sampling period of the reports.
+/// Sampling period of the figures.
 pub const SAMPLE_NS: u64 = 100_000_000;
 /// How far the page's Back button goes: a second of simulated time.
 const BACK_NS: u64 = 1_000_000_000;
-/// Reports kept, one per [`SAMPLE_NS`].
+/// Samples kept, one per [`SAMPLE_NS`].
 const SAMPLES: usize = 120;
 /// Simulated time between engine snapshots, at least.
 const CHECKPOINT_NS: u64 = 1_000_000_000;
@@ -46,7 +46,7 @@ pub(super) const LINK_BUDGET_MS: f64 = 20_000.0;
 /// Sampled reports and engine snapshots of one host.
 #[derive(Default)]
 pub struct History {
-    samples: Vec<(u64, Report)>,
+    samples: Vec<(u64, Totals)>,
     /// Each CPU's softirq ns at the last two samples (the page's load per CPU).
     softirq: VecDeque<Vec<u64>>,
     /// Each RX queue's packets and each sender's messages at the samples of the last second
@@ -125,7 +125,7 @@ impl History {
     }
 
     /// The samples, oldest first.
-    pub fn samples(&self) -> &[(u64, Report)] {
+    pub fn samples(&self) -> &[(u64, Totals)] {
         &self.samples
     }
 
@@ -160,8 +160,8 @@ impl History {
 
     fn sample(&mut self, scenario: &Scenario, sim: &Sim) {
         let snap = sim.snapshot();
-        let report = Report::of_snapshot(scenario, sim, &snap, self.arrays);
-        self.samples.push((sim.now().0, report));
+        let figures = Totals::of(scenario, sim, &snap, self.arrays);
+        self.samples.push((sim.now().0, figures));
         if self.samples.len() > SAMPLES {
             self.samples.remove(0);
         }

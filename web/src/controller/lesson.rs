@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use steerlab_scenario::permalink::Applied;
 use steerlab_scenario::teach::Prediction;
-use steerlab_scenario::{Check, Lesson, Report};
+use steerlab_scenario::{Check, Lesson, Totals};
 
 use super::evidence::{self, EvidenceView};
 
@@ -155,7 +155,7 @@ impl Progress {
     /// A command succeeded at `now`. Marks it typed in every step that names it; when that
     /// completes a step at or after the current one, the step after it becomes current. The
     /// evidence before the change is measured at the current step's first command.
-    pub fn command(&mut self, lesson: &Lesson, line: &str, now: u64, samples: &[(u64, Report)]) {
+    pub fn command(&mut self, lesson: &Lesson, line: &str, now: u64, samples: &[(u64, Totals)]) {
         let fresh = match &self.before {
             None => true,
             Some((_, step, _)) => !self.challenge && *step != self.step,
@@ -209,7 +209,7 @@ impl Progress {
     /// After a sample: the engine answers questions whose commands have run long enough, and
     /// a goal met earlier that now fails is blamed on the latest command at or before the
     /// end of the first window it failed in (`raw`: the checks on the samples alone).
-    pub fn sampled(&mut self, lesson: &Lesson, samples: &[(u64, Report)], applied: &[Applied], raw: Option<bool>) {
+    pub fn sampled(&mut self, lesson: &Lesson, samples: &[(u64, Totals)], applied: &[Applied], raw: Option<bool>) {
         for (p, a) in lesson.predict.iter().zip(&mut self.answers) {
             if let (None, Some(first), Some(last)) = (a.engine, a.first_ns, a.last_ns) {
                 a.engine = p.answer(samples, first, last);
@@ -225,7 +225,7 @@ impl Progress {
     }
 
     /// The step changed since the last call: the step left keeps its figures as they are now.
-    pub fn track_step(&mut self, lesson: &Lesson, samples: &[(u64, Report)]) {
+    pub fn track_step(&mut self, lesson: &Lesson, samples: &[(u64, Totals)]) {
         if self.step != self.live_step {
             if let (Some(slot), Some(step)) = (self.frozen.get_mut(self.live_step), lesson.steps.get(self.live_step)) {
                 *slot = Some(super::texts::fill(&step.text, samples));
@@ -238,7 +238,7 @@ impl Progress {
     }
 
     /// Step `k`'s text: as it was when the learner left it, else with the figures of now.
-    pub fn step_text(&self, lesson: &Lesson, k: usize, samples: &[(u64, Report)]) -> String {
+    pub fn step_text(&self, lesson: &Lesson, k: usize, samples: &[(u64, Totals)]) -> String {
         match self.frozen.get(k).and_then(Option::as_ref) {
             Some(t) => t.clone(),
             None => super::texts::fill(&lesson.steps[k].text, samples),
@@ -268,7 +268,7 @@ impl Progress {
     pub fn evidence(
         &self,
         lesson: &Lesson,
-        samples: &[(u64, Report)],
+        samples: &[(u64, Totals)],
         last_change: Option<u64>,
         paused: bool,
     ) -> Vec<EvidenceView> {

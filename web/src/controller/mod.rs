@@ -170,7 +170,7 @@ fn flow_command(key: &FlowKey, readers: &[u32]) -> String {
 /// What a host keeps of its past (the memory test's measure, `web/tests/memory.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Footprint {
-    /// Report samples.
+    /// Samples of the figures ([`steerlab_scenario::Totals`]).
     pub samples: usize,
     /// Engine snapshots.
     pub snapshots: usize,

@@ -7,12 +7,12 @@
 
 use steerlab_engine::ledger::Stage;
 use steerlab_scenario::teach::figure;
-use steerlab_scenario::Report;
+use steerlab_scenario::Figures;
 
 use super::evidence::human;
 
 /// `text` with its figures filled from `samples` ("…" for a figure not measurable yet).
-pub(super) fn fill(text: &str, samples: &[(u64, Report)]) -> String {
+pub(super) fn fill<F: Figures>(text: &str, samples: &[(u64, F)]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find("{{") {
@@ -26,7 +26,7 @@ pub(super) fn fill(text: &str, samples: &[(u64, Report)]) -> String {
 }
 
 /// One `{{…}}` figure as printed.
-fn figure_text(spec: &str, samples: &[(u64, Report)]) -> String {
+fn figure_text<F: Figures>(spec: &str, samples: &[(u64, F)]) -> String {
     let Some((now, last)) = samples.last() else {
         return "…".into();
     };
@@ -43,12 +43,9 @@ fn figure_text(spec: &str, samples: &[(u64, Report)]) -> String {
 }
 
 /// A ledger stage's nanoseconds as a share of its account's (user, sys or softirq) total.
-fn share(r: &Report, name: &str) -> Option<f64> {
+fn share(r: &impl Figures, name: &str) -> Option<f64> {
     let stage = Stage::ALL.iter().find(|s| s.name() == name)?;
-    let ns = |s: &Stage| {
-        r.get(&format!("ledger.{}_ns", s.name()))
-            .and_then(serde_json::Value::as_f64)
-    };
+    let ns = |s: &Stage| r.number(&format!("ledger.{}_ns", s.name()));
     let total: f64 = Stage::ALL
         .iter()
         .filter(|s| s.class() == stage.class())
@@ -60,6 +57,7 @@ fn share(r: &Report, name: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use steerlab_scenario::Report;
 
     #[test]
     fn figures_come_from_the_samples() {

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use steerlab_engine::time::mul_div;
 use steerlab_engine::{FlowView, Snapshot};
-use steerlab_scenario::Report;
+use steerlab_scenario::{Figures, Report, Totals};
 
 use super::{
     CpuView, FilterRow, LessonView, QueueView, RfsView, Series, StepView, TableRow, ThreadView, XdpView, XpsRow,
@@ -21,7 +21,7 @@ impl Controller {
     pub(super) fn delta_series(
         &self,
         paths: &[(&str, &str)],
-        per: impl Fn(u64, &Report, &Report) -> f64,
+        per: impl Fn(u64, &Totals, &Totals) -> f64,
     ) -> Vec<Series> {
         let samples = self.history.samples();
         let per: Vec<f64> = samples
@@ -326,7 +326,7 @@ impl Controller {
                 ("user", "cpu.user_ns"),
             ],
             |_, a, b| {
-                let processed = |r: &Report| {
+                let processed = |r: &Totals| {
                     r.int("packets.offered")
                         .saturating_sub(r.int("packets.dropped.ring_full"))
                 };
