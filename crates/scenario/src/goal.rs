@@ -39,7 +39,8 @@ pub struct Check {
 }
 
 impl Check {
-    /// Whether the goal is met given reports sampled at increasing simulated times (ns).
+    /// Whether the goal is met given figures (a report's, or typed: [`Figures`]) sampled at
+    /// increasing simulated times (ns).
     /// `None` while there is not yet a window's worth of history after the last change made by
     /// the learner (`since_ns`): a goal is met only by what happened after it.
     pub fn met<F: Figures>(&self, history: &[(u64, F)], since_ns: u64) -> Option<bool> {

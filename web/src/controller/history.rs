@@ -1,6 +1,7 @@
-//! The past of a host: figures sampled every [`SAMPLE_NS`] (typed: [`Totals`]; charts, goal checks and the
-//! lesson's evidence read them) and engine snapshots, from which stepping back and the
-//! timeline replay the learner's commands deterministically to an earlier time.
+//! The past of a host: the report's figures sampled every [`SAMPLE_NS`] (typed, [`Totals`]:
+//! charts, goal checks and the lesson's evidence read them) and engine snapshots, from which
+//! stepping back and the timeline replay the learner's commands deterministically to an
+//! earlier time.
 //!
 //! Bounded however long a class runs: the samples of the last [`SAMPLES`] periods and the
 //! start's snapshot with the [`CHECKPOINTS`] latest others. Snapshots are spaced by what
@@ -43,7 +44,7 @@ const CHECKPOINT_WALL_MS: f64 = 500.0;
 /// opening a link waits at most, at this machine's engine speed.
 pub(super) const LINK_BUDGET_MS: f64 = 20_000.0;
 
-/// Sampled reports and engine snapshots of one host.
+/// Sampled figures and engine snapshots of one host.
 #[derive(Default)]
 pub struct History {
     samples: Vec<(u64, Totals)>,
