@@ -17,11 +17,22 @@ function nativeOnce(lesson) {
   return { ms: performance.now() - t0, digest: JSON.parse(out).digest };
 }
 
-/** The faster of two runs (this VM's speed varies by tens of percent from minute to minute). */
-async function best(run) {
-  const a = await run();
-  const b = await run();
-  return a.ms <= b.ms ? a : b;
+/**
+ * Runs `a` and `b` alternately, `times` each, and returns the fastest run of each. This VM's
+ * speed varies by tens of percent from minute to minute, and a slow spell weighs more on the
+ * page (its worker and its main thread want both cores) than on the CLI (one): alternating
+ * puts both sides through the same spells, and the fastest run is each one's time on a quiet
+ * machine, which is what issue 34's bars are about.
+ */
+async function bestAlternately(a, b, times = 3) {
+  let ra, rb;
+  for (let i = 0; i < times; i++) {
+    const x = await a();
+    if (!ra || x.ms < ra.ms) ra = x;
+    const y = await b();
+    if (!rb || y.ms < rb.ms) rb = y;
+  }
+  return [ra, rb];
 }
 
 /** Display-frame intervals (requestAnimationFrame), collected from before the page loads. */
@@ -237,10 +248,8 @@ export const tests = [
       // The engine alone in a Chromium worker against native (medians of five pairs).
       const engineAlone = { "rfs-thread-churn": "1.18", "arfs-collision": "1.19" };
       for (const lesson of ["rfs-thread-churn", "arfs-collision"]) {
-        // Alternately, each the faster of two.
-        const n = await best(() => nativeOnce(lesson));
-        const w = await best(() => runToEnd(page, base, lesson));
-        console.log(`     ${lesson}: run to end in the page ${(w.ms / 1000).toFixed(2)} s, native CLI ${(n.ms / 1000).toFixed(2)} s (each the faster of two): ${(w.ms / n.ms).toFixed(2)}× (issue 34: ≤ 1.3×; the engine alone, scripts/bench-wasm-engine.sh: about ${engineAlone[lesson]}×)`);
+        const [n, w] = await bestAlternately(() => nativeOnce(lesson), () => runToEnd(page, base, lesson));
+        console.log(`     ${lesson}: run to end in the page ${(w.ms / 1000).toFixed(2)} s, native CLI ${(n.ms / 1000).toFixed(2)} s (each the fastest of three, run alternately): ${(w.ms / n.ms).toFixed(2)}× (issue 34: ≤ 1.3×; the engine alone, scripts/bench-wasm-engine.sh: about ${engineAlone[lesson]}×)`);
         expect(w.digest === n.digest, `${lesson}: the page's run gives the native digest (${w.digest} vs ${n.digest})`);
         if (lesson === "arfs-collision") {
           // The state at 180 s as a link, restored in a new page.
@@ -249,10 +258,13 @@ export const tests = [
           // The first page lets its worker (and its 180 s of state) go, as a learner who
           // follows a link in the same tab would.
           await page.goto("about:blank");
-          const restores = [await restoreOnce(page.context(), href), await restoreOnce(page.context(), href)];
-          for (const r of restores) expect(r.digest === n.digest, `the restored state has the native digest (${r.digest} vs ${n.digest})`);
-          const r = restores[0].ms <= restores[1].ms ? restores[0] : restores[1];
-          console.log(`     restore of the 180 s link ${(r.ms / 1000).toFixed(2)} s (the faster of two, each from its navigation): ${(r.ms / n.ms).toFixed(2)}× native (target ≤ 1.5×)`);
+          const restore = async () => {
+            const r = await restoreOnce(page.context(), href);
+            expect(r.digest === n.digest, `the restored state has the native digest (${r.digest} vs ${n.digest})`);
+            return r;
+          };
+          const [n2, r] = await bestAlternately(() => nativeOnce(lesson), restore);
+          console.log(`     restore of the 180 s link ${(r.ms / 1000).toFixed(2)} s, native CLI ${(n2.ms / 1000).toFixed(2)} s (each the fastest of three, run alternately; the restore from its navigation): ${(r.ms / n2.ms).toFixed(2)}× native (target ≤ 1.5×)`);
         }
       }
     },
