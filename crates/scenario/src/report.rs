@@ -159,8 +159,9 @@ impl Figure {
 
 type Field = (&'static str, fn(&Totals) -> Figure);
 
-/// Every scalar figure of a report but its strings and the ledger's stages, by path: the JSON
-/// is written from this list and [`Totals`] answers from it, so the two cannot disagree.
+/// Every scalar figure of a report but its strings, the ledger's stages and the arrays'
+/// elements ([`ARRAYS`]), by path: the JSON is written from this list and [`Totals`] answers
+/// from it, so the two cannot disagree.
 const FIELDS: &[Field] = &[
     ("seed", |t| Figure::U(t.seed)),
     ("sim_seconds", |t| Figure::F(t.now.0 as f64 / 1e9)),
@@ -238,6 +239,46 @@ const FIELDS: &[Field] = &[
     ("xdp.reads_hash", |t| Figure::U(u64::from(t.reads_hash))),
 ];
 
+/// An array of the report (`queues.rx`): its path, its length, and the figures of each element
+/// (`queues.rx.3.packets`) by key, from the element's index. The JSON is written from these
+/// lists and [`Totals`] answers from them.
+struct Array {
+    path: &'static str,
+    len: fn(&Totals) -> usize,
+    keys: &'static [Key],
+}
+
+/// A figure of an array's element: its key, and its value from the element's index.
+type Key = (&'static str, fn(&Totals, usize) -> u64);
+
+const ARRAYS: &[Array] = &[
+    Array {
+        path: "queues.rx",
+        len: |t| t.queues.len(),
+        keys: &[
+            ("queue", |_, i| i as u64),
+            ("packets", |t, i| t.queues[i].packets),
+            ("drops", |t, i| t.queues[i].drops),
+        ],
+    },
+    Array {
+        path: "queues.tx",
+        len: |t| t.txq.len(),
+        keys: &[("queue", |_, i| i as u64), ("packets", |t, i| t.txq[i])],
+    },
+    Array {
+        path: "cpus",
+        len: |t| t.cpus.len(),
+        keys: &[
+            ("cpu", |_, i| i as u64),
+            ("softirq_ns", |t, i| t.cpus[i].softirq_ns),
+            ("sys_ns", |t, i| t.cpus[i].sys_ns),
+            ("user_ns", |t, i| t.cpus[i].user_ns),
+            ("packets", |t, i| t.cpus[i].packets),
+        ],
+    },
+];
+
 impl Totals {
     /// The figures of `s`, `sim`'s snapshot now, running `scenario`; with the per-queue and
     /// per-CPU arrays when `arrays`.
@@ -287,37 +328,12 @@ impl Totals {
                 .find(|(st, _)| st.name() == name)
                 .map(|(_, ns)| Figure::U(ns));
         }
-        let (array, rest) = path.split_once('.')?;
-        let (index, key) = match array {
-            "queues" => {
-                let (dir, rest) = rest.split_once('.')?;
-                let (i, key) = rest.split_once('.')?;
-                ((dir, i.parse::<usize>().ok()?), key)
-            }
-            "cpus" => {
-                let (i, key) = rest.split_once('.')?;
-                (("cpu", i.parse::<usize>().ok()?), key)
-            }
-            _ => return None,
-        };
-        let n = match (index, key) {
-            (("rx", i), "queue") | (("tx", i), "queue") | (("cpu", i), "cpu") => {
-                let len = match index.0 {
-                    "rx" => self.queues.len(),
-                    "tx" => self.txq.len(),
-                    _ => self.cpus.len(),
-                };
-                (i < len).then_some(i as u64)?
-            }
-            (("rx", i), "packets") => self.queues.get(i)?.packets,
-            (("rx", i), "drops") => self.queues.get(i)?.drops,
-            (("tx", i), "packets") => *self.txq.get(i)?,
-            (("cpu", i), "packets") => self.cpus.get(i)?.packets,
-            (("cpu", i), "softirq_ns") => self.cpus.get(i)?.softirq_ns,
-            (("cpu", i), "sys_ns") => self.cpus.get(i)?.sys_ns,
-            (("cpu", i), "user_ns") => self.cpus.get(i)?.user_ns,
-            _ => return None,
-        };
+        let (a, rest) = ARRAYS
+            .iter()
+            .find_map(|a| Some((a, path.strip_prefix(a.path)?.strip_prefix('.')?)))?;
+        let (i, key) = rest.split_once('.')?;
+        let i = i.parse::<usize>().ok().filter(|&i| i < (a.len)(self))?;
+        let n = a.keys.iter().find(|(k, _)| *k == key).map(|&(_, f)| f(self, i))?;
         Some(Figure::U(n))
     }
 
@@ -342,17 +358,21 @@ impl Totals {
             .map(|(st, ns)| (format!("{}_ns", st.name()), json!(ns)))
             .collect();
         root.insert("ledger".into(), Value::Object(ledger));
-        let rx: Vec<Value> = (self.queues.iter().enumerate())
-            .map(|(i, q)| json!({"queue": i, "packets": q.packets, "drops": q.drops}))
-            .collect();
-        let tx: Vec<Value> = (self.txq.iter().enumerate())
-            .map(|(i, &n)| json!({"queue": i, "packets": n}))
-            .collect();
-        root.insert("queues".into(), json!({"rx": rx, "tx": tx}));
-        let cpus: Vec<Value> = (self.cpus.iter().enumerate())
-            .map(|(i, p)| json!({"cpu": i, "softirq_ns": p.softirq_ns, "sys_ns": p.sys_ns, "user_ns": p.user_ns, "packets": p.packets}))
-            .collect();
-        root.insert("cpus".into(), Value::Array(cpus));
+        for a in ARRAYS {
+            let object = |i| {
+                Value::Object(
+                    a.keys
+                        .iter()
+                        .map(|&(k, f)| (k.to_string(), json!(f(self, i))))
+                        .collect(),
+                )
+            };
+            put(
+                &mut root,
+                a.path,
+                Value::Array((0..(a.len)(self)).map(object).collect()),
+            );
+        }
         Report(Value::Object(root))
     }
 }
