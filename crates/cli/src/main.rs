@@ -7,6 +7,8 @@
 use std::net::IpAddr;
 use std::process::ExitCode;
 
+mod lesson;
+
 use clap::{Parser, Subcommand};
 use steerlab_engine::rss::{hash_input, HashFields};
 use steerlab_engine::toeplitz::{ToeplitzTable, MS_VERIFICATION_KEY};
@@ -37,6 +39,27 @@ enum Command {
     Predict(PredictArgs),
     /// Find flows of a template that land on a queue, or spread evenly over all queues.
     Solve(SolveArgs),
+    /// A lesson file for trainers: `check` validates it and plays its solution and its
+    /// not-solutions.
+    #[command(subcommand)]
+    Lesson(LessonCommand),
+}
+
+#[derive(Subcommand)]
+enum LessonCommand {
+    /// Validate a lesson file (figures, settings, commands, references), play its steps and
+    /// its challenge's solution (each must meet the goal) and each of its not_solutions
+    /// (none may), and print the evidence a learner will see. Exit 1 when a check fails.
+    Check(LessonCheckArgs),
+}
+
+#[derive(clap::Args)]
+struct LessonCheckArgs {
+    /// A lesson file (or a built-in lesson's id).
+    file: String,
+    /// Override a scenario field first (a variant: --set sim.seed=7).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -188,6 +211,7 @@ fn main() -> ExitCode {
         Command::Import(args) => import(&args),
         Command::Predict(args) => predict(&args),
         Command::Solve(args) => solve(&args),
+        Command::Lesson(LessonCommand::Check(args)) => return lesson_check(&args),
     };
     match result {
         Ok(out) => match emit(&out) {
@@ -198,6 +222,29 @@ fn main() -> ExitCode {
             eprintln!("steerlab: {msg}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `steerlab lesson check`: 0 when every check passed, 1 when one failed, 2 for a file that
+/// does not load.
+fn lesson_check(args: &LessonCheckArgs) -> ExitCode {
+    let scenario = match load(&args.file, &args.set) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("steerlab: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let found = lesson::check(&args.file, &scenario);
+    let summary = if found.failed == 0 {
+        "lesson check: every check passed\n".to_string()
+    } else {
+        format!("lesson check: {} failed\n", found.failed)
+    };
+    match emit(&format!("{}{summary}", found.out)) {
+        Ok(()) if found.failed == 0 => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(1),
+        Err(code) => code,
     }
 }
 

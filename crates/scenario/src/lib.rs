@@ -9,7 +9,8 @@
 
 pub mod capture;
 pub mod compare;
-mod goal;
+pub mod goal;
+pub mod lesson_run;
 mod lessons;
 pub mod permalink;
 pub mod predict;
@@ -17,9 +18,10 @@ mod report;
 mod spec;
 pub mod teach;
 
-pub use goal::{all_met, Check, Op};
+pub use goal::{judge, Check, Compare, HostSetting, Judged, Op, Part, SettingValue, Verdict, START_NS};
+pub use lesson_run::{start_samples, LessonRun, SAMPLE_NS};
 pub use lessons::{lesson, lesson_ids, lesson_title, register, LESSON_TITLES};
-pub use report::{Figures, Report, Totals};
+pub use report::{is_figure, Figures, Report, Totals};
 pub use spec::{
     is_testid, Better, Evidence, FlowGroup, Lesson, Scenario, Step, ThreadGroup, TimedCommand, TxGroup, XdpSection,
     XpsSection,
@@ -58,6 +60,7 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     for o in overrides {
         spec::apply_override(&mut value, o)?;
     }
+    spec::normalize(&mut value)?;
     let scenario: Scenario = match serde_json::from_value(value.clone()) {
         Ok(s) => s,
         Err(e) => return Err(ScenarioError(locate(&value, &e.to_string()))),

@@ -194,6 +194,8 @@ const FIELDS: &[Field] = &[
     ("rfs.sock_flow_deletes", |t| Figure::U(t.c.sock_flow_deletes)),
     ("rfs.cpu_switches", |t| Figure::U(t.c.cpu_switches)),
     ("rfs.sock_flow_skipped", |t| Figure::U(t.c.sock_flow_skipped)),
+    // Threads that moved to another CPU (their policy, or `thread migrate`/`taskset`).
+    ("threads.migrations", |t| Figure::U(t.c.migrations)),
     ("cpu.user_ns", |t| Figure::U(t.c.user_ns)),
     ("cpu.sys_ns", |t| Figure::U(t.c.sys_ns)),
     ("cpu.softirq_ns", |t| Figure::U(t.c.softirq_ns)),
@@ -278,6 +280,42 @@ const ARRAYS: &[Array] = &[
         ],
     },
 ];
+
+/// Whether `path` is a numeric figure of the report of a host configured as `cfg` (a goal or
+/// a question may name it): a scalar, a ledger stage, or an element of an array the host can
+/// have (its NIC's most queues, its CPUs). Strings (`tc.counting`) are not: a goal names
+/// them as settings.
+pub fn is_figure(path: &str, cfg: &steerlab_engine::HostConfig) -> bool {
+    if FIELDS.iter().any(|(p, _)| *p == path) {
+        return true;
+    }
+    if let Some(name) = path.strip_prefix("ledger.").and_then(|n| n.strip_suffix("_ns")) {
+        return steerlab_engine::ledger::Stage::ALL.iter().any(|s| s.name() == name);
+    }
+    let queues = usize::from(
+        cfg.cpus
+            .min(steerlab_engine::config::MAX_QUEUES)
+            .max(cfg.rx_queues)
+            .max(cfg.tx_queues),
+    );
+    ARRAYS.iter().any(|a| {
+        let Some((i, key)) = path
+            .strip_prefix(a.path)
+            .and_then(|r| r.strip_prefix('.'))
+            .and_then(|r| r.split_once('.'))
+        else {
+            return false;
+        };
+        let len = if a.path == "cpus" {
+            usize::from(cfg.cpus)
+        } else {
+            queues
+        };
+        // An index as the report writes it: digits, no sign or leading zero.
+        let index_ok = i.parse::<usize>().is_ok_and(|n| n < len && n.to_string() == i);
+        index_ok && a.keys.iter().any(|(k, _)| *k == key)
+    })
+}
 
 impl Totals {
     /// The figures of `s`, `sim`'s snapshot now, running `scenario`; with the per-queue and

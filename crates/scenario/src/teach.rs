@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::goal::Compare;
 use crate::{Check, Figures, Lesson, Op, ScenarioError};
 
 /// Simulated time a figure is measured over: one full second.
@@ -39,6 +40,10 @@ pub struct Choice {
     pub when: Vec<Outcome>,
     /// Why this answer is right, or why it is not: shown once the engine has answered.
     pub why: String,
+    /// Words that would tell this answer (an outcome, a key figure): none may appear in what
+    /// the page shows with the open question ([`giveaways`], `steerlab lesson check`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tells: Vec<String>,
 }
 
 /// One condition of a [`Choice`]: a figure after the step's commands, compared with a value,
@@ -64,19 +69,6 @@ fn yes() -> bool {
     true
 }
 
-/// What an [`Outcome`] compares.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Compare {
-    /// The figure after the change.
-    #[default]
-    Now,
-    /// After divided by before.
-    Ratio,
-    /// After minus before.
-    Change,
-}
-
 /// The challenge form of a lesson (`?mode=challenge`): the goal in words that name no
 /// command, hints on request, and the check that says it is met.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -89,6 +81,23 @@ pub struct Challenge {
     /// The goal's checks (empty: the lesson's own).
     #[serde(default)]
     pub check: Vec<Check>,
+    /// One way to meet it (console lines, in order): what `steerlab lesson check` and the
+    /// tests run; the page offers it after the last hint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub solution: Vec<String>,
+}
+
+/// A known wrong way to a lesson's goal (`lesson.not_solutions`): console lines that remove
+/// the symptom some other way than the lesson's mechanism, and why that does not count. The
+/// tests run each and require the goal unmet; the page says `why` to a learner who takes it
+/// (teaching.md: "list the wrong ways in the lesson itself").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotSolution {
+    /// The lines, in order.
+    pub commands: Vec<String>,
+    /// What they did, and why the goal does not count it.
+    pub why: String,
 }
 
 /// A figure at simulated time `end`: a counter's rate over the full second ending at the
@@ -114,13 +123,7 @@ impl Outcome {
             Compare::Ratio => now? / before.filter(|b| *b != 0.0)?,
             Compare::Change => now? - before?,
         };
-        Some(match self.op {
-            Op::Lt => x < self.value,
-            Op::Le => x <= self.value,
-            Op::Eq => x == self.value,
-            Op::Ge => x >= self.value,
-            Op::Gt => x > self.value,
-        })
+        Some(self.op.holds(x, self.value))
     }
 }
 
@@ -157,8 +160,11 @@ pub(crate) fn validate(l: &Lesson) -> Result<(), ScenarioError> {
                 &format!("{} is not a step (the lesson has {})", p.step, l.steps.len()),
             );
         }
-        if !(2..=6).contains(&p.choices.len()) {
-            return fail(format!("{at}.choices"), "2 to 6 answers");
+        if !(3..=6).contains(&p.choices.len()) {
+            return fail(
+                format!("{at}.choices"),
+                "3 to 6 answers (with two, a guess is right half the time)",
+            );
         }
         if let Some(c) = p.choices.iter().position(|c| c.when.is_empty()) {
             return fail(
@@ -175,6 +181,42 @@ pub(crate) fn validate(l: &Lesson) -> Result<(), ScenarioError> {
         );
     }
     Ok(())
+}
+
+/// What the page shows while question `q` is open, for [`giveaways`]: the goal (both forms,
+/// and its checklist), every step's text (a step's outcome and its kernel words come after
+/// its commands), the evidence's labels and the question itself.
+pub fn shown_with(l: &Lesson, q: &Prediction) -> String {
+    let mut shown = vec![l.title.as_str(), l.goal.as_str(), q.question.as_str()];
+    if let Some(c) = &l.challenge {
+        shown.push(&c.goal);
+    }
+    shown.extend(l.steps.iter().map(|s| s.text.as_str()));
+    shown.extend(l.evidence.iter().map(|e| e.label.as_str()));
+    let labels: Vec<String> = l.check.iter().map(Check::describe).collect();
+    let mut text = shown.join("\n");
+    for label in labels {
+        text.push('\n');
+        text.push_str(&label);
+    }
+    text.to_lowercase()
+}
+
+/// The words that tell a question's answer and that the page shows with it (empty: every
+/// question asks): `(question index, choice index, the word)`.
+pub fn giveaways(l: &Lesson) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    for (i, q) in l.predict.iter().enumerate() {
+        let shown = shown_with(l, q);
+        for (j, c) in q.choices.iter().enumerate() {
+            for t in &c.tells {
+                if shown.contains(&t.to_lowercase()) {
+                    out.push((i, j, t.clone()));
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -229,6 +271,7 @@ mod tests {
                 value,
             }],
             why: String::new(),
+            tells: Vec::new(),
         };
         let p = Prediction {
             step: 0,

@@ -164,7 +164,7 @@ fn a_step_is_its_text_or_an_object_and_a_goal_one_check_or_many() {
     assert_eq!(l.check.len(), 2);
     assert!(l.evidence[0].rate, "evidence is a rate unless it says not");
     let one = parse(
-        r#"{"schema":1,"id":"t","lesson":{"check":{"metric":"m","op":"eq","value":0}}}"#,
+        r#"{"schema":1,"id":"t","lesson":{"check":{"metric":"arfs.update","op":"eq","value":0}}}"#,
         &[],
     )
     .unwrap();
@@ -200,14 +200,46 @@ fn every_lessons_goal_and_evidence_name_figures_its_report_has() {
         let s = load(id, &[]).unwrap();
         let sim = s.build().unwrap();
         let report = steerlab_scenario::Report::new(&s, &sim);
-        let metrics = s
-            .lesson
-            .check
-            .iter()
-            .map(|c| &c.metric)
-            .chain(s.lesson.evidence.iter().map(|e| &e.metric));
-        for m in metrics {
+        for m in s.lesson.figure_paths() {
             assert!(report.get(m).is_some(), "{id}: {m} is not a report path");
         }
+    }
+}
+
+#[test]
+fn a_lesson_naming_a_figure_or_setting_the_host_lacks_is_refused() {
+    for (lesson, want) in [
+        (
+            r#"{"check":{"metric":"arfs.updat","op":"eq","value":0}}"#,
+            "lesson.check[0].metric",
+        ),
+        (
+            r#"{"check":{"metric":"queues.rx.9.packets","op":"eq","value":0}}"#,
+            "lesson.check[0].metric",
+        ),
+        (
+            r#"{"check":{"metric":"tc.counting","op":"eq","value":0}}"#,
+            "not a figure",
+        ),
+        (
+            r#"{"check":[{"all":[{"setting":"thread.7.cpu","value":1}]}]}"#,
+            "lesson.check[0].all[0].setting",
+        ),
+        (
+            r#"{"evidence":[{"label":"x","metric":"nope"}]}"#,
+            "lesson.evidence[0].metric",
+        ),
+        (
+            r#"{"steps":["x"],"predict":[{"step":0,"question":"q","explain":"e","choices":[{"text":"a","why":"w","when":[{"metric":"nope","op":"eq","value":1}]},{"text":"b","why":"w","when":[{"metric":"m","op":"eq","value":1}]},{"text":"c","why":"w","when":[{"metric":"m","op":"eq","value":1}]}]}]}"#,
+            "lesson.predict[0].choices[0].when[0].metric",
+        ),
+        (
+            r#"{"steps":[{"text":"look","outcome":"then"}]}"#,
+            "lesson.steps[0].outcome",
+        ),
+    ] {
+        let text = format!(r#"{{"schema":1,"id":"t","host":{{"cpus":4}},"nic":{{"rx_queues":4}},"lesson":{lesson}}}"#);
+        let e = err(&text, &[]);
+        assert!(e.contains(want), "{lesson}: {e}");
     }
 }

@@ -26,6 +26,38 @@ use std::fmt;
 
 use crate::ScenarioError;
 
+/// The short forms a file may use, made their long forms before typing: a lesson's goal of
+/// one check (`"check": {...}`) becomes an array of it, a step given as its text alone
+/// becomes `{"text": ...}`. Done on the JSON value rather than with visitors of the types:
+/// each visitor instantiates the whole type again for another deserializer, kilobytes of
+/// the page's worker module. Anything else of the wrong shape is left for typing to refuse.
+pub(crate) fn normalize(root: &mut serde_json::Value) -> Result<(), ScenarioError> {
+    use serde_json::Value;
+    let Some(lesson) = root.get_mut("lesson").and_then(Value::as_object_mut) else {
+        return Ok(());
+    };
+    match lesson.get_mut("check") {
+        Some(c @ Value::Object(_)) => *c = Value::Array(vec![c.take()]),
+        Some(Value::Array(_) | Value::Null) | None => {}
+        Some(_) => return Err(err("lesson.check", "a check {\"metric\", \"op\", \"value\", …} or an array of them")),
+    }
+    if let Some(Value::Array(steps)) = lesson.get_mut("steps") {
+        for (i, s) in steps.iter_mut().enumerate() {
+            match s {
+                Value::String(text) => *s = serde_json::json!({ "text": std::mem::take(text) }),
+                Value::Object(_) => {}
+                _ => {
+                    return Err(err(
+                        &format!("lesson.steps[{i}]"),
+                        "a step: its text, or {\"text\", \"commands\": [...], \"kernel\", \"cell\": [queue, cpu], \"outcome\"}",
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A refusal naming the field it is about.
 fn err(path: &str, msg: impl fmt::Display) -> ScenarioError {
     ScenarioError(format!("{path}: {msg}"))

@@ -1,7 +1,6 @@
 //! The types of a scenario file (schema 1): every section optional, unknown fields refused.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use steerlab_engine::tc::Counting;
@@ -41,8 +40,8 @@ pub struct Lesson {
     pub kernel_files: Vec<String>,
     /// Where the effect comes from (a seed, a document).
     pub source: String,
-    /// The goal: every check must hold (empty = no goal). One check or an array of them.
-    #[serde(deserialize_with = "one_or_many")]
+    /// The goal: every check must hold (empty = no goal). One check or an array of them (one
+    /// is made an array before typing: [`super::normalize`]).
     pub check: Vec<crate::Check>,
     /// Where each guided step points: a `data-testid` to highlight (same length as `steps`
     /// or empty).
@@ -63,68 +62,35 @@ pub struct Lesson {
     pub learned: String,
     /// The lesson to go on to (an id; empty: none).
     pub next: String,
+    /// Known wrong ways to the goal: each must leave it unmet (tested), and the page says
+    /// why to a learner who takes one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_solutions: Vec<crate::teach::NotSolution>,
 }
 
 /// A guided step: what to read or look at, the exact commands that do it (what a newcomer
 /// types; tests type them too), and in words which kernel functions decided what happened.
-/// In a file a step is either its text alone or `{"text", "commands", "kernel", "cell"}`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// In a file a step is either its text alone or `{"text", "commands", "kernel", "cell",
+/// "outcome"}` (the text alone is made the object before typing: [`super::normalize`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Step {
     /// What the learner reads.
     pub text: String,
     /// Console lines that carry the step out, in order (empty: a step to look, not to type).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<String>,
     /// What happened in the kernel, in words.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kernel: String,
     /// A cell of the host matrix the step points at: `[RX queue, CPU]`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<[u16; 2]>,
-}
-
-/// The object spelling of a [`Step`] in a scenario file.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StepFields {
-    text: String,
-    #[serde(default)]
-    commands: Vec<String>,
-    #[serde(default)]
-    kernel: String,
-    #[serde(default)]
-    cell: Option<[u16; 2]>,
-}
-
-/// Reads a step from its text or its object. A visitor rather than `#[serde(untagged)]`:
-/// untagged enums buffer the input in serde's `Content` type, which cost the page's bundle
-/// kilobytes, and their error names no field.
-impl<'de> Deserialize<'de> for Step {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Step;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a step: its text, or {\"text\", \"commands\": [...], \"kernel\", \"cell\": [queue, cpu]}")
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Step, E> {
-                Ok(Step {
-                    text: text.to_string(),
-                    ..Step::default()
-                })
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Step, A::Error> {
-                let f = StepFields::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
-                Ok(Step {
-                    text: f.text,
-                    commands: f.commands,
-                    kernel: f.kernel,
-                    cell: f.cell,
-                })
-            }
-        }
-        d.deserialize_any(V)
-    }
+    /// What the step's commands do, to read once they have run: a step's text must not
+    /// answer the question asked before its commands (teaching.md: "a question is only a
+    /// question if the screen does not answer it").
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub outcome: String,
 }
 
 /// Which way a lesson's figure moves when the learner succeeds.
@@ -157,26 +123,6 @@ pub struct Evidence {
     /// The direction that means success.
     #[serde(default)]
     pub better: Better,
-}
-
-/// One check, or an array of them (a visitor, as for [`Step`]).
-fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<crate::Check>, D::Error> {
-    struct V;
-    impl<'de> serde::de::Visitor<'de> for V {
-        type Value = Vec<crate::Check>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a check {\"metric\", \"over_ms\", \"op\", \"value\"} or an array of them")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
-            Ok(vec![crate::Check::deserialize(
-                serde::de::value::MapAccessDeserializer::new(m),
-            )?])
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, s: A) -> Result<Self::Value, A::Error> {
-            Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
-        }
-    }
-    d.deserialize_any(V)
 }
 
 /// `host.*`

@@ -60,14 +60,14 @@ impl Scenario {
                 ));
             }
         }
-        self.validate_lesson(&cfg)?;
+        self.validate_lesson(&cfg, threads as u32)?;
         self.validate_threads(&cfg)?;
         self.validate_flows(threads)
     }
 
     /// The lesson's page names (highlights, the chart), its steps' matrix cells, its teaching
     /// parts and its checks.
-    fn validate_lesson(&self, cfg: &HostConfig) -> Result<(), ScenarioError> {
+    fn validate_lesson(&self, cfg: &HostConfig, threads: u32) -> Result<(), ScenarioError> {
         for (i, h) in self.lesson.highlight.iter().enumerate() {
             // A step may point at nothing (""); a name is a page's data-testid.
             if !h.is_empty() && !is_testid(h) {
@@ -78,6 +78,12 @@ impl Scenario {
             }
         }
         for (i, step) in self.lesson.steps.iter().enumerate() {
+            if !step.outcome.is_empty() && step.commands.is_empty() {
+                return Err(err(
+                    &format!("lesson.steps[{i}].outcome"),
+                    "an outcome follows the step's commands: this step has none (put the words in its text)",
+                ));
+            }
             if let Some([q, c]) = step.cell {
                 if q >= cfg.rx_queues || c >= cfg.cpus {
                     return Err(err(
@@ -100,12 +106,43 @@ impl Scenario {
             ));
         }
         crate::teach::validate(&self.lesson)?;
-        for (i, c) in self.lesson.check.iter().enumerate() {
-            if c.over_ms > DAY_MS {
-                return Err(err(
-                    &format!("lesson.check[{i}].over_ms"),
-                    format!("out of range (accepted: 0..={DAY_MS})"),
-                ));
+        self.validate_figures(cfg, threads)
+    }
+
+    /// Every figure the lesson reads (its goal's, its questions', its evidence's) is one the
+    /// report of this host has, and every setting its goal names is a part of the host: a
+    /// typo would leave a goal that is silently never met.
+    fn validate_figures(&self, cfg: &HostConfig, threads: u32) -> Result<(), ScenarioError> {
+        let l = &self.lesson;
+        let known = |m: &str| crate::is_figure(m, cfg);
+        let challenge = l.challenge.iter().flat_map(|c| c.check.iter().enumerate());
+        let checks = l
+            .check
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("lesson.check[{i}]"), c))
+            .chain(challenge.map(|(i, c)| (format!("lesson.challenge.check[{i}]"), c)));
+        for (at, c) in checks {
+            c.validate(&at, &known, cfg, threads).map_err(ScenarioError)?;
+        }
+        let unknown = |at: String, m: &str| {
+            Err(err(
+                &at,
+                format!("{m:?} is not a figure of this host's report (`steerlab run FILE --json` lists them)"),
+            ))
+        };
+        for (i, e) in l.evidence.iter().enumerate() {
+            if !known(&e.metric) {
+                return unknown(format!("lesson.evidence[{i}].metric"), &e.metric);
+            }
+        }
+        for (i, p) in l.predict.iter().enumerate() {
+            for (j, c) in p.choices.iter().enumerate() {
+                for (k, o) in c.when.iter().enumerate() {
+                    if !known(&o.metric) {
+                        return unknown(format!("lesson.predict[{i}].choices[{j}].when[{k}].metric"), &o.metric);
+                    }
+                }
             }
         }
         Ok(())
