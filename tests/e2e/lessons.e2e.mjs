@@ -23,6 +23,14 @@ async function type(page, line) {
   await input.press("Enter");
 }
 
+// A command of a step whose question is open waits for the answer: the page asks the
+// question with the command held; answering (choice `n`) runs it.
+async function answerHeld(page, line, n = 0) {
+  await page.getByTestId("lesson-held").filter({ hasText: line }).waitFor();
+  await page.getByTestId("lesson-predict-choice").nth(n).click();
+  await page.getByTestId("lesson-held").waitFor({ state: "detached" });
+}
+
 export const tests = [
   {
     name: "console: ethtool -x prints the table; -X equal 3 empties rx-3 and meets the rss-basics goal",
@@ -34,6 +42,8 @@ export const tests = [
       await waitText(page, "console-output", (t) => t.includes("RX flow hash indirection table for eth0"));
       await page.getByTestId("speed").selectOption({ label: "10 s/s" });
       await type(page, "ethtool -X eth0 equal 3");
+      // The step's question first: the command waits for the answer, then runs.
+      await answerHeld(page, "ethtool -X eth0 equal 3", 1);
       await page.getByTestId("lesson-goal-met").waitFor({ timeout: 60_000 });
       // Up recalls the last command.
       await page.getByTestId("console-input").press("ArrowUp");
@@ -61,6 +71,7 @@ export const tests = [
       await page.getByTestId("speed").selectOption({ label: "max" });
       await waitText(page, "metric-arfs-update", (t) => Number(t) > 0);
       await page.getByTestId("driver-select").selectOption("ice");
+      await answerHeld(page, "nic driver ice");
       await waitText(page, "console-output", (t) => t.includes("nic driver ice"));
       for (const id of ["metric-local", "metric-remote", "metric-arfs-update", "flow-count"]) {
         expect(/^\d+$/.test((await text(page, id)).trim()), `${id} is a plain integer`);
@@ -235,6 +246,10 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
       expect(!RAW.test(body), `no raw value on the page: ${body.match(RAW)?.[0]}`);
       expect((await page.getByTestId("lesson-goal-met").count()) === 0, "the goal is not met before the learner acts");
       const { steps, highlight, predict } = lessonFile(lesson).lesson;
+      const current = () => page.evaluate(() => [...document.querySelectorAll("ol.steps li")].findIndex((li) => li.classList.contains("current")));
+      // Where the console is: the ending, an answer, the goal's parts never move it.
+      const consoleAt = async () => Math.round((await page.getByTestId("console-input").boundingBox()).y + (await page.evaluate(() => window.scrollY)));
+      const console0 = await consoleAt();
       let met = false;
       for (const [i, step] of steps.entries()) {
         const commands = typeof step === "string" ? [] : (step.commands ?? []);
@@ -244,24 +259,47 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
           const target = document.querySelector(`[data-testid="${id}"]`);
           return li?.classList.contains("current") && target && getComputedStyle(target).outlineStyle === "dashed";
         }, [i, highlight[i]], { timeout: 10_000 }).catch(() => { throw new Error(`step ${i + 1} of ${lesson} is not current, or outlines nothing`); });
-        // A step with a question asks it first: the commands show once it is answered.
-        if (predict?.some((p) => p.step === i)) {
+        // A step with a question asks it first: the commands show once it is answered, and
+        // nothing on the page tells the answer while it is open.
+        const q = predict?.find((p) => p.step === i);
+        if (q) {
           await page.getByTestId("lesson-predict").waitFor();
           expect((await page.getByTestId("step-command").count()) === 0, "the question comes before the commands");
+          expect((await page.getByTestId("lesson-predict-choice").count()) >= 3, "at least three answers");
+          // What the page shows besides the answers themselves.
+          const shown = (await page.evaluate(() => {
+            const main = document.querySelector("main").cloneNode(true);
+            main.querySelectorAll('[data-testid="lesson-predict-choice"]').forEach((b) => b.remove());
+            document.body.append(main);
+            const t = main.innerText;
+            main.remove();
+            return t;
+          })).toLowerCase();
+          for (const [j, c] of q.choices.entries()) {
+            for (const tell of c.tells ?? []) {
+              expect(!shown.includes(tell.toLowerCase()), `answer ${j + 1}'s words "${tell}" are on the page while the question is open`);
+            }
+          }
           await page.getByTestId("lesson-predict-choice").nth(RIGHT[lesson]).click();
           await page.getByTestId("step-command").first().waitFor();
+          // Focus moves to what to do next: the step's first "run".
+          await page.waitForFunction(() => document.activeElement?.dataset.testid === "step-run", null, { timeout: 5000 })
+            .catch(() => { throw new Error(`after the answer, focus is on ${page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))}`); });
         }
-        if (commands.length === 0) {
-          // A button that the growing lesson panel (the answer, the ending) may be moving.
-          await page.getByTestId("lesson-next").evaluate((b) => b.click());
-          continue;
+        if (commands.length > 0) {
+          expect((await page.locator("ol.steps li.current [data-testid=step-outcome]").count()) === 0, "no outcome before the step's commands");
         }
         for (const line of commands) {
           await type(page, line);
           await waitText(page, "console-output", (t, l) => t.includes(`# ${l}`), line);
         }
         const out = await text(page, "console-output");
-        expect(!/not found|error|hint:/i.test(out), `the step's commands ran: ${out.slice(-300)}`);
+        expect(!/not found|error|hint:|waits for your prediction/i.test(out.slice(-400)), `the step's commands ran: ${out.slice(-300)}`);
+        if (commands.length > 0) {
+          // The step stays current, done, until the learner moves on; its outcome shows.
+          expect((await current()) === i, `step ${i + 1} stays current once its commands ran (current: ${(await current()) + 1})`);
+          if (step.outcome) await page.locator("ol.steps li.current [data-testid=step-outcome]").waitFor();
+        }
         if (!met) {
           // The goal is met after this step, or not yet: wait up to 4 simulated seconds.
           const t0 = parseFloat(await text(page, "sim-time"));
@@ -269,28 +307,30 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
             parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > t0 + 4, t0, { timeout: 120_000 })
             .then(async () => (await page.getByTestId("lesson-goal-met").count()) > 0);
           if (met) {
-            // The ending, and the headline figure's change, signed and sized.
+            // The ending, with the learner's score, and the headline figure's change, signed and sized.
             await page.getByTestId("lesson-complete").waitFor();
-            await page.waitForFunction(() => /^([+−]\d|×\d|=$)/.test(document.querySelector('[data-testid="evidence-change"]')?.textContent ?? ""), null, { timeout: 30_000 })
+            await page.getByTestId("lesson-score").waitFor();
+            await page.waitForFunction(() => /^([+−]\d|×\d)/.test(document.querySelector('[data-testid="evidence-change"]')?.textContent ?? ""), null, { timeout: 30_000 })
               .catch(async () => { throw new Error(`no signed change on the strip: ${await text(page, "lesson-evidence")}`); });
             await page.screenshot({ path: await outPath(`goal-${lesson}-1440.png`) });
+            expect((await consoleAt()) === console0, `the console stays put when the goal is met (${console0} -> ${await consoleAt()})`);
             const strip = await text(page, "lesson-evidence");
             expect(!RAW.test(strip), `the evidence strip shows how each figure moved: ${strip}`);
           }
+        }
+        // "Next step", as a learner presses it after every step: it goes to the next step,
+        // never past one (after the last, to the lesson's end).
+        await page.getByTestId("lesson-next").evaluate((b) => b.click());
+        if (i + 1 < steps.length) {
+          await page.waitForFunction((n) => [...document.querySelectorAll("ol.steps li")].findIndex((li) => li.classList.contains("current")) === n, i + 1, { timeout: 10_000 })
+            .catch(async () => { throw new Error(`Next after step ${i + 1} went to step ${(await current()) + 1}`); });
         }
       }
       expect(met, `following the steps of ${lesson} met its goal`);
       // The engine answered the question the way the lesson teaches.
       await page.waitForFunction(() => document.querySelector('[data-testid="lesson-predict-result"]')?.dataset.verdict === "right", null, { timeout: 60_000 })
         .catch(async () => { throw new Error(`the prediction's result: ${await page.getByTestId("lesson-predict-result").textContent().catch(() => "none shown")}`); });
-      // "Next step" after the last step is the end, not step 1.
-      const current = () => page.evaluate(() => [...document.querySelectorAll("ol.steps li")].findIndex((li) => li.classList.contains("current")));
-      while (!(await page.getByTestId("lesson-next").isDisabled())) {
-        const c = await current();
-        await page.getByTestId("lesson-next").evaluate((b) => b.click());
-        await page.waitForFunction((c) => document.querySelector('[data-testid="lesson-next"]').disabled
-          || [...document.querySelectorAll("ol.steps li")].findIndex((li) => li.classList.contains("current")) !== c, c);
-      }
+      await page.waitForFunction(() => document.querySelector('[data-testid="lesson-next"]').disabled, null, { timeout: 10_000 });
       expect(!(await page.locator("ol.steps li").first().getAttribute("class"))?.includes("current"), "Next never wraps to step 1");
       // Tab leaves the console (an empty line completes nothing).
       await page.getByTestId("console-input").focus();
@@ -305,13 +345,20 @@ for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-c
       await page.getByTestId(picture).waitFor();
       const width = async () => (await page.getByTestId(picture).boundingBox()).width;
       const w0 = await width();
+      const barHeight = async () => (await page.locator(".topbar").boundingBox()).height;
+      const h0 = await barHeight();
       const length = lessonFile(lesson).sim.duration_ms / 1000;
       await page.getByTestId("speed").selectOption({ label: "max" });
       await page.waitForFunction((l) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 4.5 * l, length, { timeout: 240_000 });
       await page.getByTestId("run-ended").waitFor();
       expect(!(await page.getByTestId("pause").isDisabled()), "still playing past 4.5 lengths");
       expect(Math.abs((await width()) - w0) < 1, `the host picture keeps its width (${w0} -> ${await width()})`);
+      expect(Math.abs((await barHeight()) - h0) < 1, `the top bar does not wrap as time passes (${h0} -> ${await barHeight()} px at t = ${await text(page, "sim-time")})`);
       await at800(page, `first-screen-${lesson}-800.png`);
+      // At 800 px the console is within a screen of the current step.
+      const gap = await page.evaluate(() => document.querySelector('[data-testid="console-input"]').getBoundingClientRect().bottom
+        - document.querySelector("ol.steps li.current").getBoundingClientRect().top);
+      expect(gap < 900, `at 800 px the console's input is ${Math.round(gap)} px below the current step`);
     },
   });
 }
@@ -567,6 +614,7 @@ tests.push({
     await page.waitForFunction(() => /DNS \(UDP :53\) \(\d+\/s\): reaches its socket: its software filter never ran/.test(document.querySelector('[data-testid="tc-block"] svg')?.getAttribute("aria-label") ?? ""));
     expect(/web \(TCP :80\) \(\d+\/s\): dropped in the NIC/.test(await label("tc-block")), await label("tc-block"));
     await type(page, "tc counting usesw");
+    await answerHeld(page, "tc counting usesw");
     await page.waitForFunction(() => /DNS \(UDP :53\) \(\d+\/s\): dropped by a software filter/.test(document.querySelector('[data-testid="tc-block"] svg')?.getAttribute("aria-label") ?? ""));
     await page.getByTestId("tc-block").screenshot({ path: await outPath("tc-block.png") });
 
@@ -574,6 +622,7 @@ tests.push({
     await page.getByTestId("tx-path").locator("svg").waitFor();
     await page.waitForFunction(() => /CPU 6 netperf: \d+ msgs\/s, no XPS map, to tx-\d by hash/.test(document.querySelector('[data-testid="tx-path"] svg')?.getAttribute("aria-label") ?? ""));
     await type(page, "echo 44 > /sys/class/net/eth0/queues/tx-2/xps_cpus");
+    await answerHeld(page, "echo 44 > /sys/class/net/eth0/queues/tx-2/xps_cpus");
     await page.waitForFunction(() => /CPU 6 netperf: \d+ msgs\/s, an XPS map, to tx-2 by xps/.test(document.querySelector('[data-testid="tx-path"] svg')?.getAttribute("aria-label") ?? ""));
     await page.getByTestId("tx-path").screenshot({ path: await outPath("tx-path.png") });
 

@@ -55,7 +55,7 @@ pub(crate) fn check(what: &str, scenario: &Scenario) -> Findings {
         if c.solution.is_empty() {
             f.fail("lesson.challenge.solution: none given: the challenge's goal is not shown reachable");
         } else {
-            let run = play(scenario, true, &[c.solution.clone()]);
+            let run = play(scenario, true, std::slice::from_ref(&c.solution));
             report_play(&mut f, "challenge: its solution", &run, true);
         }
     }
@@ -65,7 +65,7 @@ pub(crate) fn check(what: &str, scenario: &Scenario) -> Findings {
                 continue;
             }
             let form = if challenge { "challenge" } else { "guided" };
-            let run = play(scenario, challenge, &[n.commands.clone()]);
+            let run = play(scenario, challenge, std::slice::from_ref(&n.commands));
             report_play(
                 &mut f,
                 &format!("{form}: not_solutions[{i}] {:?}", n.commands.join("; ")),

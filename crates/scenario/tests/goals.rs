@@ -39,7 +39,7 @@ fn every_lessons_solution_meets_its_goal_in_both_forms() {
         );
         let c = s.lesson.challenge.as_ref().expect("every lesson has a challenge");
         assert!(!c.solution.is_empty(), "{id}: the challenge names a solution");
-        let challenge = play(&s, true, &[c.solution.clone()]);
+        let challenge = play(&s, true, std::slice::from_ref(&c.solution));
         assert!(
             challenge.met.is_some(),
             "{id}: the challenge's solution meets it: {:?}",
@@ -60,7 +60,7 @@ fn no_listed_shortcut_meets_a_goal_in_either_form() {
         for n in &s.lesson.not_solutions {
             assert!(!n.why.is_empty(), "{id}: {:?} says why it does not count", n.commands);
             for challenge in [false, true] {
-                let p = play(&s, challenge, &[n.commands.clone()]);
+                let p = play(&s, challenge, std::slice::from_ref(&n.commands));
                 assert_eq!(p.error, None, "{id}: {:?} runs", n.commands);
                 assert_eq!(
                     p.met, None,

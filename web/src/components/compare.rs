@@ -95,18 +95,19 @@ pub fn Compare(p: &CompareProps) -> Html {
     }
 }
 
-/// B against A, as a change is written: `+12 %`, `×0.05`, `=` (`—` when A is zero and B not).
+/// B against A, as the evidence strip writes a change (one rule: `+12 %`, `×0.05`, "same"; `—`
+/// when A is zero and B not).
 fn versus(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
-        (Some(a), Some(b)) if a == b => "=".to_string(),
+        (Some(a), Some(b)) if a == b => "same".to_string(),
         (Some(a), Some(b)) if a != 0.0 => crate::controller::ratio_text(b / a),
         _ => "—".to_string(),
     }
 }
 
-/// A rate per second as the table prints it.
+/// A rate per second as the evidence strip prints one (`1.31G/s`, `620k/s`).
 fn per_s(v: Option<f64>) -> String {
-    v.map_or_else(|| "—".to_string(), |v| format!("{:.0}/s", v))
+    v.map_or_else(|| "—".to_string(), |v| format!("{}/s", crate::controller::human(v)))
 }
 
 /// The lesson's table for both hosts: totals since the start with B against A, and each

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::icon::{icon, Icon};
-use crate::controller::{ChallengeView, CompleteView, EvidenceView, LessonView, PredictView, Trend};
+use crate::controller::{ChallengeView, CompleteView, EvidenceView, GoalPart, LessonView, PredictView, Trend};
 use steerlab_scenario::Better;
 
 /// Properties of [`LessonPanel`].
@@ -66,6 +66,57 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
         .predict
         .as_ref()
         .filter(|q| q.chosen.is_none() && !q.measuring && q.engine.is_none());
+    // The current step is done (its commands ran) or has none: "Next step" is what to do.
+    let current_done = l.steps.get(l.step).is_some_and(|s| s.done || s.commands.is_empty());
+    // Focus goes to the next thing to do after a click on "run" (Next step, once the step
+    // is done) or on an answer (the step's first "run"); typing in the console keeps it there.
+    let focus = use_state(|| Focus::None);
+    let next_ref = use_node_ref();
+    let run_ref = use_node_ref();
+    let question_ref = use_node_ref();
+    {
+        let (focus, next_ref, run_ref) = (focus.clone(), next_ref.clone(), run_ref.clone());
+        let ready = (*focus, current_done, asked.is_none());
+        use_effect_with(ready, move |&(want, done, answered)| {
+            let target = match want {
+                Focus::Next if done => next_ref.cast::<web_sys::HtmlElement>(),
+                Focus::Run if answered => run_ref.cast::<web_sys::HtmlElement>(),
+                _ => None,
+            };
+            if let Some(el) = target {
+                let _ = el.focus();
+                focus.set(Focus::None);
+            }
+        });
+    }
+    // A question that opens is scrolled into view (at 800 px the lesson column is long).
+    {
+        let question_ref = question_ref.clone();
+        let open = asked.map(|q| q.question.clone());
+        use_effect_with(open, move |open| {
+            if open.is_some() {
+                if let Some(el) = question_ref.cast::<web_sys::Element>() {
+                    let opts = web_sys::ScrollIntoViewOptions::new();
+                    opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                    el.scroll_into_view_with_scroll_into_view_options(&opts);
+                }
+            }
+        });
+    }
+    let on_run = {
+        let (on_run, focus) = (p.on_run.clone(), focus.clone());
+        Callback::from(move |c: String| {
+            focus.set(Focus::Next);
+            on_run.emit(c);
+        })
+    };
+    let on_predict = {
+        let (on_predict, focus) = (p.on_predict.clone(), focus.clone());
+        Callback::from(move |i: usize| {
+            focus.set(Focus::Run);
+            on_predict.emit(i);
+        })
+    };
     html! {
         <section class="panel lesson" aria-labelledby="lesson-title">
             <div class="lesson-head">
@@ -83,39 +134,19 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
             } else if !l.goal.is_empty() {
                 <p class="goal"><strong>{ "Goal: " }</strong>{ rich(&l.goal) }</p>
             }
+            { goal_parts(&l.goal_parts) }
             { goal_state(l) }
+            if let Some(why) = &l.wrong_way {
+                <p class="wrong-way" data-testid="lesson-wrong-way" role="status">
+                    <strong>{ "Not the lesson's way: " }</strong>{ rich(why) }
+                </p>
+            }
             if let Some(done) = &l.complete {
                 { complete(done, &p.on_open) }
             }
             if l.challenge.is_none() {
                 <ol class="steps" ref={list}>
-                    { for l.steps.iter().enumerate().map(|(i, s)| {
-                        let current = i == l.step;
-                        html! {
-                            <li class={classes!(current.then_some("current"), s.done.then_some("done"))} aria-current={current.then_some("step")}>
-                                <p class="step-text">{ rich(&s.text) }</p>
-                                if current {
-                                    if let Some(q) = asked {
-                                        { question(q, &p.on_predict) }
-                                    } else {
-                                        { for s.commands.iter().map(|c| html! {
-                                            <div class="step-command">
-                                                <code data-testid="step-command">{ c }</code>
-                                                <button class="small" data-testid="step-run" onclick={p.on_run.reform({ let c = c.clone(); move |_: MouseEvent| c.clone() })}
-                                                    aria-label={format!("run {c} in the console")}>{ "run" }</button>
-                                            </div>
-                                        }) }
-                                    }
-                                    if !s.kernel.is_empty() {
-                                        <details class="kernel" data-testid="step-kernel">
-                                            <summary>{ "What happened in the kernel" }</summary>
-                                            <p>{ rich(&s.kernel) }</p>
-                                        </details>
-                                    }
-                                }
-                            </li>
-                        }
-                    }) }
+                    { for l.steps.iter().enumerate().map(|(i, s)| step(StepCtx { l, asked, on_run: &on_run, on_predict: &on_predict, run_ref: &run_ref, question_ref: &question_ref }, i, s)) }
                 </ol>
                 if let Some(q) = l.predict.as_ref().filter(|q| q.chosen.is_some() || q.measuring || q.engine.is_some()) {
                     { result(q) }
@@ -128,7 +159,7 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
             }
             <div class="lesson-foot">
                 if l.challenge.is_none() && !l.steps.is_empty() {
-                    <button data-testid="lesson-next" onclick={next} disabled={at_end}>
+                    <button data-testid="lesson-next" ref={next_ref} class={classes!(current_done.then_some("primary"))} onclick={next} disabled={at_end}>
                         { icon(Icon::Next) }{ if l.step + 1 >= l.steps.len() { "Finish" } else { "Next step" } }
                     </button>
                 }
@@ -147,11 +178,69 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
     }
 }
 
-/// The question asked before the step's commands: the commands appear once it is answered.
-fn question(q: &PredictView, on: &Callback<usize>) -> Html {
+/// What [`step`] draws a step with.
+struct StepCtx<'a> {
+    l: &'a LessonView,
+    asked: Option<&'a PredictView>,
+    on_run: &'a Callback<String>,
+    on_predict: &'a Callback<usize>,
+    run_ref: &'a NodeRef,
+    question_ref: &'a NodeRef,
+}
+
+/// One step of the list: its text, its outcome once its commands ran, and, while it is
+/// current, its question or its commands and what the kernel did.
+fn step(cx: StepCtx<'_>, i: usize, s: &crate::controller::StepView) -> Html {
+    let current = i == cx.l.step;
     html! {
-        <fieldset class="predict" data-testid="lesson-predict">
+        <li class={classes!(current.then_some("current"), s.done.then_some("done"))} aria-current={current.then_some("step")}>
+            <p class="step-text">{ rich(&s.text) }</p>
+            if !s.outcome.is_empty() {
+                <p class="step-outcome" data-testid="step-outcome">{ rich(&s.outcome) }</p>
+            }
+            if current {
+                if let Some(q) = cx.asked {
+                    { question(q, cx.l.held.as_deref(), cx.on_predict, cx.question_ref) }
+                } else {
+                    { for s.commands.iter().enumerate().map(|(k, c)| html! {
+                        <div class="step-command">
+                            <code data-testid="step-command">{ c }</code>
+                            <button class="small" data-testid="step-run" ref={if k == 0 { cx.run_ref.clone() } else { NodeRef::default() }}
+                                onclick={cx.on_run.reform({ let c = c.clone(); move |_: MouseEvent| c.clone() })}
+                                aria-label={format!("run {c} in the console")}>{ "run" }</button>
+                        </div>
+                    }) }
+                }
+                if !s.kernel.is_empty() {
+                    <details class="kernel" data-testid="step-kernel">
+                        <summary>{ "What happened in the kernel" }</summary>
+                        <p>{ rich(&s.kernel) }</p>
+                    </details>
+                }
+            }
+        </li>
+    }
+}
+
+/// Where focus goes once the page has drawn the change a click asked for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Focus {
+    None,
+    /// "Next step", once the current step is done.
+    Next,
+    /// The current step's first "run", once its question is answered.
+    Run,
+}
+
+/// The question asked before the step's commands: the commands appear once it is answered
+/// (a command typed before waits for the answer: `held`).
+fn question(q: &PredictView, held: Option<&str>, on: &Callback<usize>, node: &NodeRef) -> Html {
+    html! {
+        <fieldset class="predict" data-testid="lesson-predict" ref={node.clone()}>
             <legend>{ "Predict first: " }{ rich(&q.question) }</legend>
+            if let Some(line) = held {
+                <p class="held" data-testid="lesson-held" role="status"><code>{ line }</code>{ " waits for your answer: it runs once you choose." }</p>
+            }
             <div class="choices">
                 { for q.choices.iter().enumerate().map(|(i, c)| html! {
                     <button data-testid="lesson-predict-choice" onclick={on.reform(move |_: MouseEvent| i)}>{ rich(c) }</button>
@@ -217,6 +306,7 @@ fn complete(done: &CompleteView, on_open: &Callback<String>) -> Html {
         <div class="lesson-complete" data-testid="lesson-complete" role="status">
             <p><strong>{ "Lesson complete." }</strong></p>
             { for done.learned.lines().map(|l| html! { <p>{ rich(l) }</p> }) }
+            { score(&done.score) }
             if let Some((id, title)) = &done.next {
                 <button data-testid="lesson-complete-next" onclick={on_open.reform({ let id = id.clone(); move |_: MouseEvent| id.clone() })}>
                     { icon(Icon::Next) }{ format!("Next lesson: {title}") }
@@ -225,6 +315,58 @@ fn complete(done: &CompleteView, on_open: &Callback<String>) -> Html {
                 <p class="muted">{ "That was the last lesson: open any of them again from the lesson list, or try their challenge forms." }</p>
             }
         </div>
+    }
+}
+
+/// The learner's own score, in words and out of 100 (the rule the README gives).
+fn score(s: &crate::controller::Score) -> Html {
+    let mut parts = Vec::new();
+    if s.questions > 0 {
+        parts.push(match (s.predicted, s.right) {
+            (0, _) => "no prediction made".to_string(),
+            (p, r) if r == p && p == s.questions => "prediction right".to_string(),
+            (p, r) => format!("{r} of {p} predictions right"),
+        });
+    }
+    if s.challenge {
+        parts.push(format!(
+            "challenge form, {} hint{}",
+            s.hints,
+            if s.hints == 1 { "" } else { "s" }
+        ));
+    }
+    parts.push(match s.shortcuts {
+        0 => "no wrong way tried".to_string(),
+        1 => "1 wrong way tried".to_string(),
+        n => format!("{n} wrong ways tried"),
+    });
+    parts.push(format!("goal met at {:.1} simulated s", s.sim_ms as f64 / 1000.0));
+    html! {
+        <p class="score" data-testid="lesson-score"><strong>{ format!("Your score: {}/100", s.points()) }</strong>{ format!(" ({})", parts.join(", ")) }</p>
+    }
+}
+
+/// The goal's parts, each held or not: where the learner stands against the goal, folded to
+/// one line ("2 of 3 parts hold") so that the first screen keeps the console.
+fn goal_parts(parts: &[GoalPart]) -> Html {
+    if parts.len() < 2 {
+        return html! {};
+    }
+    let holding = parts.iter().filter(|p| p.holds == Some(true)).count();
+    html! {
+        <details class="goal-parts" data-testid="goal-parts">
+            <summary>{ format!("Where you stand: {holding} of {} parts of the goal hold", parts.len()) }</summary>
+            <ul aria-label="the goal's parts">
+                { for parts.iter().map(|p| {
+                    let (mark, class, said) = match p.holds {
+                        Some(true) => ("✔", "holds", "holds"),
+                        Some(false) => ("✘", "fails", "not yet"),
+                        None => ("…", "judging", "being measured"),
+                    };
+                    html! { <li class={class}><span aria-hidden="true">{ mark }</span>{ " " }{ rich(&p.label) }<span class="sr-only">{ format!(" ({said})") }</span></li> }
+                }) }
+            </ul>
+        </details>
     }
 }
 
@@ -276,7 +418,7 @@ pub struct EvidenceProps {
 #[component]
 pub fn EvidenceStrip(p: &EvidenceProps) -> Html {
     html! {
-        <section class="evidence" data-testid="lesson-evidence" aria-label="the lesson's key figures: over the second before the step's change, and over the last second">
+        <section class="evidence" data-testid="lesson-evidence" aria-label="the lesson's key figures: over the second before your first change, and over the last second">
             { for p.figures.iter().map(|f| {
                 let (arrow, verdict) = verdict(f);
                 let want = match f.better { Better::Down => "lower is better", Better::Up => "higher is better", Better::Watch => "a figure to watch" };
@@ -284,8 +426,8 @@ pub fn EvidenceStrip(p: &EvidenceProps) -> Html {
                     <div class={classes!("figure", verdict)} title={format!("{}: {want}", f.label)}>
                         <span class="label">{ &f.label }</span>
                         <span class="values">
-                            if f.before != "—" {
-                                <span class="before" aria-label="before the step's change">{ &f.before }</span>
+                            if f.before != "—" && f.trend != Trend::Same {
+                                <span class="before" aria-label="before your first change">{ &f.before }</span>
                                 <span class="arrow" aria-hidden="true">{ arrow }</span>
                             }
                             <strong class="now" aria-label="now">{ &f.now }</strong>

@@ -58,6 +58,10 @@ pub struct XdpCostProps {
     /// The lesson's budget, ns (a dashed line).
     #[prop_or(40.0)]
     pub goal_ns: f64,
+    /// A question about these costs is open: the bar shows the packet's total and names the
+    /// calls, not what each costs (teaching.md: the observation comes after the commitment).
+    #[prop_or(false)]
+    pub conceal: bool,
 }
 
 /// One XDP packet's cost, stacked: the driver's poll with a trivial program, then each kfunc
@@ -73,6 +77,9 @@ pub fn XdpCost(p: &XdpCostProps) -> Html {
         };
     };
     let total = v.base_ns + v.parts.iter().map(|(_, n)| n).sum::<f64>();
+    if p.conceal {
+        return concealed(v, total);
+    }
     let top = (p.goal_ns * 1.25).max(total * 1.08);
     let x = |ns: f64| 10.0 + 580.0 * ns / top;
     let mut body = String::new();
@@ -141,6 +148,36 @@ pub fn XdpCost(p: &XdpCostProps) -> Html {
                 if v.parts.is_empty() {
                     <li class="muted">{ format!("no kfunc call per packet ({} strategy)", v.strategy) }</li>
                 }
+            </ul>
+        </div>
+    }
+}
+
+/// The cost bar while a question about it is open: the packet's total, and the calls it
+/// makes, named without their costs.
+fn concealed(v: &XdpView, total: f64) -> Html {
+    let label = format!(
+        "{}: {} per packet, the driver's poll, the program and {} kfunc calls (their costs show once you answer the question)",
+        v.program,
+        ns(total),
+        v.parts.len()
+    );
+    let mut body = String::new();
+    rect(&mut body, (10.0, 30.0, 560.0, 34.0), r##"fill="#8a94a3""##, &label);
+    text(
+        &mut body,
+        290.0,
+        52.0,
+        r##"text-anchor="middle" fill="#fff" font-size="13""##,
+        &format!("{} per packet: where it goes shows once you answer", ns(total)),
+    );
+    html! {
+        <div class="xdp-cost" data-testid="xdp-cost" data-total={format!("{total:.2}")} data-concealed="true">
+            <h2>{ "XDP: what one packet costs" }</h2>
+            { svg(600.0, 96.0, &label, &body) }
+            <ul class="xdp-parts">
+                <li class="muted">{ "driver poll + trivial program" }</li>
+                { for v.parts.iter().map(|(name, _)| html! { <li class="muted"><code>{ name }</code></li> }) }
             </ul>
         </div>
     }

@@ -1,10 +1,10 @@
 //! The lesson's key figures as the strip prints them (`lesson-evidence`): each a steady rate,
-//! "before" over the last full simulated second before the step's first command (in the
-//! challenge form, before the learner's first change), "now" over the last full second once
-//! a second has passed since the last command; and the change between them, signed and
-//! sized as a person writes it (teaching.md, "Figures that teach"): `−7 %` when the ratio is
-//! between 0.5 and 2, `×0.02` or `×15` outside, `+160k/s` when "before" is about zero, and
-//! "=" only when both print the same.
+//! "before" over the last full simulated second before the learner's first change (the lesson
+//! as they found it), "now" over the last full second once a second has passed since the last
+//! command; and the change between them, signed and sized by one rule everywhere, the compare
+//! view's ratios too (teaching.md, "Figures that teach"): `−7 %` when the ratio is between 0.5
+//! and 2, `×0.02` or `×15` outside (two significant figures below 1), `+160k/s` when "before"
+//! is about zero, and "unchanged" when both print the same.
 
 use serde::{Deserialize, Serialize};
 use steerlab_scenario::teach::{figure, SETTLE_NS, WINDOW_NS};
@@ -93,7 +93,7 @@ pub(super) fn before(evidence: &[Evidence], samples: &[(u64, Totals)], at: u64) 
 /// The change from `b` to `n`, as printed, and its direction.
 fn change(e: &Evidence, b: f64, n: f64, b_text: &str, n_text: &str) -> (String, Trend) {
     if b_text == n_text {
-        return ("=".to_string(), Trend::Same);
+        return ("unchanged".to_string(), Trend::Same);
     }
     let trend = if n > b { Trend::Up } else { Trend::Down };
     // About zero before: a ratio says nothing, the absolute change does.
@@ -119,8 +119,12 @@ pub fn ratio_text(r: f64) -> String {
     }
     match r {
         0.0 => "×0".to_string(),
-        r if r < 0.01 => format!("×{r:.3}"),
-        r if r < 1.0 => format!("×{r:.2}"),
+        // Two significant figures, no trailing zero: ×0.02, ×0.0099, ×0.5.
+        r if r < 1.0 => {
+            let digits = (1 - r.log10().floor() as i32).max(2) as usize;
+            let text = format!("{r:.digits$}");
+            format!("×{}", text.trim_end_matches('0').trim_end_matches('.'))
+        }
         r if r < 10.0 => format!("×{r:.1}"),
         r => format!("×{r:.0}"),
     }
@@ -144,7 +148,7 @@ pub(super) fn format_value(e: &Evidence, v: Option<f64>) -> String {
 }
 
 /// Three significant figures with k, M, G suffixes; small values keep two decimals.
-pub(super) fn human(v: f64) -> String {
+pub fn human(v: f64) -> String {
     let a = v.abs();
     let (x, suffix) = match a {
         a if a >= 1e9 => (v / 1e9, "G"),
@@ -210,9 +214,15 @@ mod tests {
         assert_eq!(show(&r, 0.0, 160_000.0), ("+160k/s".to_string(), Trend::Up));
         assert_eq!(
             show(&r, 160_000.0, 160_400.0),
-            ("=".to_string(), Trend::Same),
+            ("unchanged".to_string(), Trend::Same),
             "both print 160k/s"
         );
+        assert_eq!(
+            show(&r, 4204.0, 41.5).0,
+            "×0.0099",
+            "two significant figures, not ×0.010"
+        );
+        assert_eq!(ratio_text(0.1), "×0.1");
         assert_eq!(ratio_text(0.5), "−50 %");
         assert_eq!(ratio_text(1.0004), "±0 %");
     }

@@ -76,15 +76,7 @@ struct Checkpoint {
 impl History {
     /// The history of a host at its start: one sample and one snapshot.
     pub fn start(scenario: &Scenario, sim: &Sim) -> History {
-        let l = &scenario.lesson;
-        let metrics = l
-            .check
-            .iter()
-            .map(|c| &c.metric)
-            .chain(l.evidence.iter().map(|e| &e.metric));
-        let arrays = metrics
-            .into_iter()
-            .any(|m| m.starts_with("queues") || m.starts_with("cpus"));
+        let arrays = scenario.lesson.reads_arrays();
         let mut h = History {
             arrays,
             ..History::default()
@@ -123,6 +115,16 @@ impl History {
     /// Engine snapshots held (the start's included).
     pub fn snapshots(&self) -> usize {
         self.checkpoints.len()
+    }
+
+    /// Whether the samples carry the per-queue and per-CPU arrays.
+    pub fn arrays(&self) -> bool {
+        self.arrays
+    }
+
+    /// The host at time 0 (the first snapshot, never dropped).
+    pub fn at_zero(&self) -> Option<&Sim> {
+        self.checkpoints.front().filter(|c| c.at == 0).map(|c| &c.sim)
     }
 
     /// The samples, oldest first.
@@ -260,6 +262,7 @@ impl Controller {
             self.applied.retain(|a| a.at_ns <= t.0);
             self.console.undo_after(t.0);
             self.progress.rewound(t.0, &self.scenario.lesson, &self.applied);
+            self.goal.rewound();
             for a in replay {
                 self.run_for(Nanos(a.at_ns - self.sim.now().0));
                 let _ = steerlab_console::execute(&mut self.sim, &a.command);
@@ -290,14 +293,9 @@ impl Controller {
         Nanos(self.history.earliest())
     }
 
-    /// Simulated time of the learner's last change: goal checks look only after it.
-    fn since_ns(&self) -> u64 {
-        self.applied.last().map_or(0, |a| a.at_ns)
-    }
-
-    /// Whether the lesson's goal is met now (`None`: not yet assessable).
+    /// Whether the lesson's goal is met now (`None`: not yet assessable): the verdict of the
+    /// last sample.
     pub fn goal_met(&self) -> Option<bool> {
-        let checks = self.progress.checks(&self.scenario.lesson);
-        steerlab_scenario::all_met(checks, self.history.samples(), self.since_ns())
+        self.goal.verdict.met
     }
 }

@@ -1,8 +1,10 @@
-//! A learner's way through a lesson: which step is current (it follows the commands the
-//! learner types, not only the "Next step" button, and after the last step comes the
-//! lesson's end), the questions asked before key commands and the engine's answers, the
-//! challenge form and its hints, whether the goal was met (the lesson is then complete, for
-//! good) and which command undid it, and where the evidence strip's "before" is taken.
+//! A learner's way through a lesson: which step is current (the "Next step" button moves it,
+//! one step at a time, so that no step is skipped; typing a later step's commands moves to
+//! that step; after the last step comes the lesson's end), the questions asked before key
+//! commands and the engine's answers (a step's command typed before its question is answered
+//! waits for the answer), the challenge form and its hints, whether the goal was met (the
+//! lesson is then complete, for good) and which command undid it, the wrong ways the learner
+//! took, where the evidence strip's "before" is taken, and the learner's score.
 
 use serde::{Deserialize, Serialize};
 use steerlab_scenario::permalink::Applied;
@@ -51,6 +53,40 @@ pub struct CompleteView {
     pub learned: String,
     /// The next lesson's id and title (none after the last).
     pub next: Option<(String, String)>,
+    /// What the learner did, as the ending says it and the course page hears it.
+    pub score: Score,
+}
+
+/// The learner's own score (teaching.md: "a score is what the learner did"): said to them in
+/// the ending, and sent to the embedding course page with `lesson-complete`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Score {
+    /// The challenge form (else the guided steps).
+    pub challenge: bool,
+    /// Questions answered before their commands ran, and how many of those were right.
+    pub predicted: u32,
+    /// Of those, right.
+    pub right: u32,
+    /// Questions in the lesson.
+    pub questions: u32,
+    /// Hints taken (challenge form).
+    pub hints: u32,
+    /// Wrong ways tried: changes that removed the symptom some other way than the lesson's
+    /// mechanism (each counted once).
+    pub shortcuts: u32,
+    /// Simulated ms from the lesson's start to the goal.
+    pub sim_ms: u64,
+}
+
+impl Score {
+    /// Out of 100, the rule the README gives trainers: 100 for the goal met, 20 off for a
+    /// wrong or missing prediction, 10 off per hint and per wrong way tried, never below 40
+    /// (the goal was met).
+    pub fn points(&self) -> u32 {
+        let missed = self.questions.saturating_sub(self.right);
+        let off = 20 * missed + 10 * (self.hints + self.shortcuts);
+        100u32.saturating_sub(off).max(40)
+    }
 }
 
 /// A question's state: the learner's answer and the step's commands as they ran.
@@ -67,15 +103,16 @@ struct Answer {
 /// The learner's progress through one lesson.
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
-    /// The current step; the number of steps means the lesson's end.
+    /// The current step; the number of steps means the lesson's end. Only "Next step" and a
+    /// later step's commands move it: a step whose commands ran stays current, done, until
+    /// the learner moves on.
     pub step: usize,
     /// Per step, which of its commands the learner has run.
     typed: Vec<Vec<bool>>,
     /// The goal was met at some time since the start: the lesson is complete, for good.
     pub met_once: bool,
-    /// The evidence figures measured before the first command typed while a step was
-    /// current (in the challenge form, before the learner's first change): when, that step,
-    /// the figures. The next step's first command measures them anew.
+    /// The evidence figures measured over the second before the learner's first change: when,
+    /// the step then current, the figures.
     before: Option<(u64, usize, Vec<Option<f64>>)>,
     /// The challenge form: no steps, the challenge's goal, hints on request.
     challenge: bool,
@@ -87,9 +124,16 @@ pub struct Progress {
     /// The command that undid the goal: the latest before the first window it failed in.
     undone_by: Option<String>,
     /// Each step's text with its figures as they were when the learner left the step.
-    frozen: Vec<Option<String>>,
+    frozen: Vec<Option<(String, String)>>,
     /// The step whose text is filled live.
     live_step: usize,
+    /// A step's command the learner typed before answering its question: it runs once they
+    /// answer (or type it again).
+    held: Option<String>,
+    /// The wrong ways seen (the text that said why each does not count), once each.
+    shortcuts: Vec<String>,
+    /// Simulated time the goal was first met.
+    met_at: Option<u64>,
 }
 
 /// Compares console lines as a shell would see them: words, not spacing.
@@ -113,6 +157,50 @@ impl Progress {
         self.step = (self.step + 1).min(self.typed.len());
     }
 
+    /// Whether `line` is a command of a step whose question is open (not answered, its
+    /// commands not run yet): it should wait for the answer, and that step becomes current
+    /// (its question shows there). A line typed a second time runs (the learner chose not to
+    /// predict).
+    pub fn hold(&mut self, lesson: &Lesson, line: &str) -> bool {
+        if self.challenge || self.held.as_deref().is_some_and(|h| same_line(h, line)) {
+            self.held = None;
+            return false;
+        }
+        let open = lesson.predict.iter().zip(&self.answers).find(|(p, a)| {
+            a.chosen.is_none()
+                && a.first_ns.is_none()
+                && p.step >= self.step
+                && lesson.steps[p.step].commands.iter().any(|c| same_line(c, line))
+        });
+        let Some((p, _)) = open else {
+            return false;
+        };
+        self.held = Some(line.to_string());
+        self.step = p.step;
+        true
+    }
+
+    /// The command waiting for the question's answer, taken (it runs now).
+    pub fn take_held(&mut self) -> Option<String> {
+        self.held.take()
+    }
+
+    /// The command waiting for the question's answer.
+    pub fn held(&self) -> Option<&str> {
+        self.held.as_deref()
+    }
+
+    /// A wrong way the learner took, said to them as `why`, after `last` (their last
+    /// command): counted once in the score, unless a guided step had them type it (a step may
+    /// show a wrong way on purpose: "load the plain dropper … this does not meet the goal").
+    pub fn shortcut(&mut self, lesson: &Lesson, why: &str, last: Option<&str>) {
+        let a_step = !self.challenge
+            && last.is_some_and(|l| lesson.steps.iter().any(|s| s.commands.iter().any(|c| same_line(c, l))));
+        if !a_step && !self.shortcuts.iter().any(|s| s == why) {
+            self.shortcuts.push(why.to_string());
+        }
+    }
+
     /// Switches to the challenge form (or back to the guided steps).
     pub fn set_challenge(&mut self, on: bool) {
         self.challenge = on;
@@ -131,10 +219,7 @@ impl Progress {
 
     /// The goal's checks: the challenge's own in the challenge form, else the lesson's.
     pub fn checks<'a>(&self, lesson: &'a Lesson) -> &'a [Check] {
-        match &lesson.challenge {
-            Some(c) if self.challenge && !c.check.is_empty() => &c.check,
-            _ => &lesson.check,
-        }
+        lesson.goal(self.challenge)
     }
 
     /// The learner's answer to the question asked now (ignored once its commands ran).
@@ -153,14 +238,14 @@ impl Progress {
     }
 
     /// A command succeeded at `now`. Marks it typed in every step that names it; when that
-    /// completes a step at or after the current one, the step after it becomes current. The
-    /// evidence before the change is measured at the current step's first command.
+    /// completes a step after the current one, that step becomes current (the current one
+    /// stays current, done: "Next step" moves on, so that nothing is skipped). The evidence
+    /// before is measured at the learner's first change.
     pub fn command(&mut self, lesson: &Lesson, line: &str, now: u64, samples: &[(u64, Totals)]) {
-        let fresh = match &self.before {
-            None => true,
-            Some((_, step, _)) => !self.challenge && *step != self.step,
-        };
-        if fresh {
+        // The strip compares with the lesson as the learner found it: the second before their
+        // first change, whatever step they are at (a later step's baseline would compare a
+        // step with the one before it: 38.94 ns = 38.94 ns).
+        if self.before.is_none() {
             self.before = Some((now, self.step, evidence::before(&lesson.evidence, samples, now)));
         }
         let mut done = None;
@@ -168,7 +253,7 @@ impl Progress {
             for (i, c) in step.commands.iter().enumerate() {
                 if same_line(c, line) {
                     self.typed[k][i] = true;
-                    if k >= self.step && self.typed[k].iter().all(|&t| t) {
+                    if self.typed[k].iter().all(|&t| t) {
                         done = Some(k);
                     }
                     // A question's step: its commands are what the engine's answer follows.
@@ -181,9 +266,12 @@ impl Progress {
                 }
             }
         }
-        if let Some(k) = done {
-            // The last step stays current once done: "Next step" leads to the lesson's end.
-            self.step = (k + 1).min(self.typed.len().saturating_sub(1));
+        if let Some(k) = done.filter(|&k| k > self.step) {
+            self.step = k;
+        }
+        // A step left earlier whose commands ran now shows what they did.
+        if let Some(k) = done.filter(|&k| self.frozen.get(k).is_some_and(Option::is_some)) {
+            self.frozen[k] = Some(self.live_texts(lesson, k, samples));
         }
     }
 
@@ -227,8 +315,8 @@ impl Progress {
     /// The step changed since the last call: the step left keeps its figures as they are now.
     pub fn track_step(&mut self, lesson: &Lesson, samples: &[(u64, Totals)]) {
         if self.step != self.live_step {
-            if let (Some(slot), Some(step)) = (self.frozen.get_mut(self.live_step), lesson.steps.get(self.live_step)) {
-                *slot = Some(super::texts::fill(&step.text, samples));
+            if self.live_step < self.frozen.len() {
+                self.frozen[self.live_step] = Some(self.live_texts(lesson, self.live_step, samples));
             }
             self.live_step = self.step;
             if let Some(slot) = self.frozen.get_mut(self.step) {
@@ -237,17 +325,32 @@ impl Progress {
         }
     }
 
-    /// Step `k`'s text: as it was when the learner left it, else with the figures of now.
-    pub fn step_text(&self, lesson: &Lesson, k: usize, samples: &[(u64, Totals)]) -> String {
+    /// Step `k`'s text and outcome (empty until its commands ran): as they were when the
+    /// learner left it, else with the figures of now.
+    pub fn step_text(&self, lesson: &Lesson, k: usize, samples: &[(u64, Totals)]) -> (String, String) {
         match self.frozen.get(k).and_then(Option::as_ref) {
             Some(t) => t.clone(),
-            None => super::texts::fill(&lesson.steps[k].text, samples),
+            None => self.live_texts(lesson, k, samples),
         }
     }
 
-    /// The goal is met (again): nothing undid it.
-    pub fn met(&mut self) {
+    /// Step `k`'s text and outcome with the figures of now; the outcome only once the step's
+    /// commands have all run (it says what they did).
+    fn live_texts(&self, lesson: &Lesson, k: usize, samples: &[(u64, Totals)]) -> (String, String) {
+        let step = &lesson.steps[k];
+        let done = self.typed.get(k).is_some_and(|t| !t.is_empty() && t.iter().all(|&x| x));
+        let outcome = if done && !step.outcome.is_empty() {
+            super::texts::fill(&step.outcome, samples)
+        } else {
+            String::new()
+        };
+        (super::texts::fill(&step.text, samples), outcome)
+    }
+
+    /// The goal is met (again) at `now`: nothing undid it.
+    pub fn met(&mut self, now: u64) {
         self.met_once = true;
+        self.met_at.get_or_insert(now);
         self.undone_by = None;
     }
 
@@ -321,6 +424,37 @@ impl Progress {
         Some(CompleteView {
             learned: lesson.learned.clone(),
             next,
+            score: self.score(lesson),
         })
+    }
+
+    /// What the learner did so far.
+    pub fn score(&self, lesson: &Lesson) -> Score {
+        let predicted = self.answers.iter().filter(|a| a.chosen.is_some()).count() as u32;
+        let right = lesson
+            .predict
+            .iter()
+            .zip(&self.answers)
+            .filter(|(_, a)| a.chosen.is_some() && a.engine == Some(a.chosen))
+            .count() as u32;
+        Score {
+            challenge: self.challenge,
+            predicted,
+            right,
+            questions: if self.challenge { 0 } else { lesson.predict.len() as u32 },
+            hints: self.hints as u32,
+            shortcuts: self.shortcuts.len() as u32,
+            sim_ms: self.met_at.unwrap_or(0) / 1_000_000,
+        }
+    }
+
+    /// Each question's answer as the course page hears it (`predict` events): the question's
+    /// index, the learner's choice, the engine's answer once measured.
+    pub fn answers(&self) -> Vec<(usize, Option<usize>, Option<Option<usize>>)> {
+        self.answers
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (i, a.chosen, a.engine))
+            .collect()
     }
 }

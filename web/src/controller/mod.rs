@@ -20,6 +20,7 @@ mod action;
 mod console;
 mod evidence;
 pub mod frame;
+mod goal;
 mod history;
 #[cfg(all(any(test, feature = "learner"), not(target_arch = "wasm32")))]
 pub mod learner;
@@ -41,9 +42,10 @@ use steerlab_scenario::Scenario;
 
 pub use action::{decode, encode, Action, Event, HostId, Origin, SessionView, ToPage};
 pub use console::{ConsoleLine, ConsoleLog, ConsoleView};
-pub use evidence::{ratio_text, EvidenceView, Trend};
+pub use evidence::{human, ratio_text, EvidenceView, Trend};
+pub use goal::GoalPart;
 pub use history::{History, SAMPLE_NS};
-pub use lesson::{ChallengeView, CompleteView, PredictView, Progress};
+pub use lesson::{ChallengeView, CompleteView, PredictView, Progress, Score};
 pub use matrix::{Cell, CellFlow, Fates, MatrixView};
 pub use pacer::{Pacer, SPEEDS};
 pub use pictures::{FlowKind, TcEnd, TcFilterView, TcPicture, TxPicture, TxSender};
@@ -215,6 +217,8 @@ pub struct Controller {
     playing: bool,
     history: History,
     progress: Progress,
+    /// The goal's verdict at the last sample, and what it says of a wrong way.
+    goal: goal::GoalState,
     console: ConsoleLog,
     traced: u32,
     /// Commands that succeeded and are not yet reported to an embedding page.
@@ -273,6 +277,7 @@ impl Controller {
             applied: Vec::new(),
             history: History::start(&scenario, &sim),
             progress: Progress::start(&scenario.lesson),
+            goal: goal::GoalState::default(),
             matrix: {
                 let mut m = matrix::MatrixHistory::default();
                 m.sample(&sim);
@@ -368,6 +373,21 @@ impl Controller {
         self.apply(line)
     }
 
+    /// A line the learner typed or a control of theirs sent: a step's command typed before
+    /// the step's question is answered waits for the answer (teaching.md: predict, then
+    /// observe), and the console says so; typed again, it runs without a prediction.
+    pub fn learner_command(&mut self, line: &str) -> Result<String, String> {
+        let line = line.trim();
+        if self.restoring.is_none() && self.progress.hold(&self.scenario.lesson, line) {
+            self.console.record(line, Ok(String::new()), self.sim.now().0);
+            self.console.remark(
+                "waits for your prediction: answer the question in the lesson panel and it runs (type it again to run it without one)",
+            );
+            return Ok(String::new());
+        }
+        self.command(line)
+    }
+
     /// Applies a console line now (between ticks) and records it for permalinks and replay.
     fn apply(&mut self, line: &str) -> Result<String, String> {
         self.finish_tick();
@@ -388,6 +408,8 @@ impl Controller {
                 command: line.to_string(),
                 output: output.clone(),
             });
+            // Judged again from now: only what happens after the change counts.
+            self.judge();
         }
         self.console.record(line, out.clone(), self.sim.now().0);
         if out.is_ok() && !self.playing && self.restoring.is_none() {
@@ -516,13 +538,32 @@ impl Controller {
             return;
         }
         self.matrix.sample(&self.sim);
+        self.judge();
+    }
+
+    /// Judges the goal at the last sample; the learner's progress follows (the questions'
+    /// answers, a goal met or undone, a wrong way that stood long enough to count).
+    fn judge(&mut self) {
         let lesson = &self.scenario.lesson;
         let samples = self.history.samples();
-        let raw = steerlab_scenario::all_met(self.progress.checks(lesson), samples, 0);
-        self.progress.sampled(lesson, samples, &self.applied, raw);
+        self.goal.judge(
+            (&self.scenario, self.progress.checks(lesson)),
+            samples,
+            &self.applied,
+            &self.sim,
+            self.history.at_zero(),
+            self.history.arrays(),
+        );
+        let met = self.goal.verdict.met;
+        self.progress.sampled(lesson, samples, &self.applied, met);
         self.progress.track_step(lesson, samples);
-        if self.goal_met() == Some(true) {
-            self.progress.met();
+        let now = self.sim.now().0;
+        if met == Some(true) {
+            self.progress.met(now);
+        }
+        if let Some(why) = self.goal.standing_shortcut(now) {
+            let last = self.applied.last().map(|a| a.command.as_str());
+            self.progress.shortcut(lesson, why, last);
         }
     }
 
@@ -546,15 +587,20 @@ impl Controller {
         self.progress.track_step(&self.scenario.lesson, self.history.samples());
     }
 
-    /// The learner's answer to the question the lesson asks now.
+    /// The learner's answer to the question the lesson asks now; a command that waited for
+    /// it runs.
     pub fn predict(&mut self, choice: usize) {
         self.progress.answer(&self.scenario.lesson, choice);
+        if let Some(line) = self.progress.take_held() {
+            let _ = self.command(&line);
+        }
     }
 
     /// The challenge form (`?mode=challenge`) on or off.
     pub fn set_challenge(&mut self, on: bool) {
         self.progress
             .set_challenge(on && self.scenario.lesson.challenge.is_some());
+        self.judge();
     }
 
     /// One more hint of the challenge.

@@ -148,9 +148,10 @@ fn every_lesson_reaches_its_goal_in_three_actions() {
     }
 }
 
-/// Every lesson, followed as its own text says: each step's commands, typed in order,
-/// work; the current step follows them; the goal is met after one of the steps; and a
-/// later step that undoes it is named on the page.
+/// Every lesson, followed as its own text says and as a learner clicks: each step's question
+/// answered, its commands typed in order, then "Next step"; a step whose commands ran stays
+/// current until Next (so Next never skips one), shows its outcome then and not before; the
+/// goal is met after one of the steps; and a later step that undoes it is named on the page.
 #[test]
 fn every_lesson_followed_as_written_meets_its_goal() {
     for id in steerlab_scenario::lesson_ids() {
@@ -159,21 +160,31 @@ fn every_lesson_followed_as_written_meets_its_goal() {
         let lesson = c.scenario().lesson.clone();
         let (mut met_after, mut undone_at) = (None, None);
         for (k, step) in lesson.steps.iter().enumerate() {
+            assert_eq!(c.view().lesson.step, k, "{id}: Next led to step {}", k + 1);
+            if lesson.predict.iter().any(|p| p.step == k) {
+                c.predict(0);
+            }
+            assert!(
+                c.view().lesson.steps[k].outcome.is_empty(),
+                "{id}: no outcome before the commands"
+            );
             for line in &step.commands {
-                c.command(line)
+                c.learner_command(line)
                     .unwrap_or_else(|e| panic!("{id} step {}: {line}: {e}", k + 1));
             }
             if !step.commands.is_empty() {
+                assert_eq!(c.view().lesson.step, k, "{id}: step {} stays current once done", k + 1);
+                assert!(c.view().lesson.steps[k].done, "{id}: step {} is marked done", k + 1);
                 assert_eq!(
-                    c.view().lesson.step,
-                    (k + 1).min(lesson.steps.len() - 1),
-                    "{id}: the current step follows step {}",
+                    c.view().lesson.steps[k].outcome.is_empty(),
+                    step.outcome.is_empty(),
+                    "{id}: step {}'s outcome shows once its commands ran",
                     k + 1
                 );
-                assert!(c.view().lesson.steps[k].done, "{id}: step {} is marked done", k + 1);
             }
             run(&mut c, 2500);
             let v = c.view().lesson;
+            c.next_step();
             if v.goal_met == Some(true) {
                 met_after.get_or_insert(k);
                 undone_at = None;
@@ -494,4 +505,80 @@ fn the_filter_window_lists_collisions_first_in_order() {
         seen += v.filters.iter().filter(|f| f.collision).count();
     }
     assert!(seen > 0, "the hash-only driver's table has collisions");
+}
+
+/// A step's command typed before its question is answered waits for the answer and says so;
+/// the answer runs it. Typed twice, it runs without a prediction.
+#[test]
+fn a_command_typed_before_its_question_waits_for_the_answer() {
+    let mut c = Controller::for_lesson("tc-bypass").unwrap();
+    run(&mut c, 1000);
+    c.learner_command("tc counting usesw").unwrap();
+    let v = c.view().lesson;
+    assert_eq!(v.step, 2, "the question's step is current");
+    assert_eq!(v.held.as_deref(), Some("tc counting usesw"));
+    assert!(
+        v.predict.as_ref().is_some_and(|p| p.chosen.is_none()),
+        "the question is open"
+    );
+    assert!(
+        !v.steps[2].done && c.sim().config().tc_counting.name() == "legacy",
+        "nothing ran"
+    );
+    let note = c
+        .view()
+        .console
+        .lines
+        .last()
+        .and_then(|l| l.note.clone())
+        .unwrap_or_default();
+    assert!(note.contains("waits for your prediction"), "{note}");
+    c.predict(0);
+    let v = c.view().lesson;
+    assert!(v.held.is_none() && v.steps[2].done, "the answer ran it");
+    assert_eq!(c.sim().config().tc_counting.name(), "usesw");
+    // Typed twice: it runs, without a prediction.
+    let mut c = Controller::for_lesson("tc-bypass").unwrap();
+    run(&mut c, 1000);
+    c.learner_command("tc counting usesw").unwrap();
+    c.learner_command("tc counting usesw").unwrap();
+    assert_eq!(c.sim().config().tc_counting.name(), "usesw");
+    assert!(c
+        .view()
+        .lesson
+        .predict
+        .as_ref()
+        .is_some_and(|p| p.chosen.is_none() && p.measuring));
+}
+
+/// A wrong way is named on the page in the lesson's words, counts in the score once it
+/// stood (tried is tried, even when time goes back over it), and the lesson's own way then
+/// ends the lesson with that score.
+#[test]
+fn a_wrong_way_is_named_and_scored_and_the_right_way_ends_the_lesson() {
+    let mut c = Controller::for_lesson("tc-bypass").unwrap();
+    run(&mut c, 3000);
+    c.learner_command("tc qdisc del dev eth0 ingress").unwrap();
+    run(&mut c, 4000);
+    let v = c.view().lesson;
+    assert_eq!(v.goal_met, Some(false));
+    let why = v.wrong_way.clone().expect("the page says why it does not count");
+    assert!(why.starts_with("Without the ingress block"), "{why}");
+    assert!(
+        v.goal_parts.iter().any(|p| p.holds == Some(false)),
+        "{:?}",
+        v.goal_parts
+    );
+    c.seek(Nanos::from_ms(2900));
+    assert!(c.view().lesson.wrong_way.is_none(), "gone with the change it named");
+    c.learner_command("tc counting usesw").unwrap(); // held: the question first
+    c.predict(0);
+    run(&mut c, 2500);
+    let v = c.view().lesson;
+    assert_eq!(v.goal_met, Some(true), "{:?}", v.goal_parts);
+    let score = v.complete.clone().expect("the ending").score;
+    assert_eq!((score.predicted, score.right, score.questions), (1, 1, 1));
+    assert_eq!(score.shortcuts, 1, "tried, even if time went back over it: {score:?}");
+    assert_eq!(score.points(), 90);
+    assert!(score.sim_ms > 2900);
 }

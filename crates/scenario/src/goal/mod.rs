@@ -506,8 +506,8 @@ impl Check {
                 op,
                 value,
             } => match (op, *value) {
-                (Op::Eq, v) if v == 1.0 => format!("every flow {pattern}: {property}"),
-                (Op::Eq, v) if v == 0.0 => format!("no flow {pattern}: {property}"),
+                (Op::Eq, 1.0) => format!("every flow {pattern}: {property}"),
+                (Op::Eq, 0.0) => format!("no flow {pattern}: {property}"),
                 _ => format!("flows {pattern}: {property}, share {} {value}", op.symbol()),
             },
             Part::Setting { setting, op, value } => format!("{setting} {} {value}", op.symbol()),

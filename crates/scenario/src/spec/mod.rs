@@ -39,7 +39,12 @@ pub(crate) fn normalize(root: &mut serde_json::Value) -> Result<(), ScenarioErro
     match lesson.get_mut("check") {
         Some(c @ Value::Object(_)) => *c = Value::Array(vec![c.take()]),
         Some(Value::Array(_) | Value::Null) | None => {}
-        Some(_) => return Err(err("lesson.check", "a check {\"metric\", \"op\", \"value\", …} or an array of them")),
+        Some(_) => {
+            return Err(err(
+                "lesson.check",
+                "a check {\"metric\", \"op\", \"value\", …} or an array of them",
+            ))
+        }
     }
     if let Some(Value::Array(steps)) = lesson.get_mut("steps") {
         for (i, s) in steps.iter_mut().enumerate() {

@@ -348,6 +348,11 @@ fn chart_panels(v: &ViewModel) -> (Vec<(&'static str, Html)>, usize) {
         log,
         marks: v.marks.clone(),
     };
+    let question_open = v
+        .lesson
+        .predict
+        .as_ref()
+        .is_some_and(|q| q.chosen.is_none() && !q.measuring && q.engine.is_none());
     let mut panels: Vec<(&str, Html)> = vec![
         (
             "chart-arfs",
@@ -373,7 +378,12 @@ fn chart_panels(v: &ViewModel) -> (Vec<(&'static str, Html)>, usize) {
             "tc-block",
             html! { <div><h2>{ "tc ingress block" }</h2><TcBlockPicture view={v.tc.clone()} /><TcCounters figures={v.figures.clone()} /></div> },
         ),
-        ("xdp-cost", html! { <XdpCost view={v.xdp.clone()} /> }),
+        // While the lesson's question is open the bar keeps its parts' costs to itself: they
+        // are the answer to "how much less time?".
+        (
+            "xdp-cost",
+            html! { <XdpCost view={v.xdp.clone()} conceal={question_open} /> },
+        ),
         ("tx-path", html! { <TxPath view={v.tx.clone()} /> }),
     ];
     // The tc block has a panel of its own where the lesson is about it; elsewhere its

@@ -386,10 +386,16 @@ impl Session {
 
     /// A command line on one host; a refusal goes where the line came from.
     fn command(&mut self, host: HostId, line: &str, from: Origin) {
-        let Some(h) = self.hosts.get_mut(usize::from(host)) else {
+        if usize::from(host) >= self.hosts.len() {
             return self.refuse(from, format!("no host {host} (this view has {})", self.hosts.len()));
+        }
+        // A single host's lesson asks its questions first; the compare view has no lesson panel.
+        let single = self.hosts.len() == 1;
+        let h = &mut self.hosts[usize::from(host)];
+        let result = match from {
+            Origin::Console | Origin::Control if single => h.c.learner_command(line),
+            _ => h.c.command(line),
         };
-        let result = h.c.command(line);
         match (from, result) {
             (Origin::Console, _) | (_, Ok(_)) => self.event(Event::Banner(None)),
             (Origin::Control, Err(e)) => self.event(Event::Banner(Some(e))),

@@ -492,7 +492,7 @@ fn time_never_stops_the_class() {
     s.apply(Action::Pause);
     s.apply(Action::Command {
         host: 0,
-        line: "ethtool -X eth0 equal 3".into(),
+        line: "ethtool -X eth0 equal 2".into(),
         from: Origin::Console,
     });
     let line = s.host(0).unwrap().view().console.lines.last().cloned().unwrap();

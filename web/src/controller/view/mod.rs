@@ -117,6 +117,12 @@ pub struct LessonView {
     pub has_challenge: bool,
     /// The ending, once the goal was met (it stays when a later change undoes the goal).
     pub complete: Option<super::CompleteView>,
+    /// The goal's parts, each with its verdict (the checklist beside the goal).
+    pub goal_parts: Vec<super::GoalPart>,
+    /// Why the learner's change, which removed the symptom, does not meet the goal.
+    pub wrong_way: Option<String>,
+    /// A step's command typed before its question was answered: it runs once answered.
+    pub held: Option<String>,
 }
 
 /// A row of the lesson's own table (as `steerlab run --vary` prints it), for this host now.
@@ -157,6 +163,8 @@ pub struct StepView {
     pub kernel: String,
     /// The learner has run all its commands.
     pub done: bool,
+    /// What its commands did, once they ran (empty before).
+    pub outcome: String,
     /// The host matrix cell it points at (RX queue, CPU).
     pub cell: Option<(u16, u16)>,
 }

@@ -270,12 +270,22 @@ impl Controller {
                 .iter()
                 .zip(self.progress.steps_done())
                 .enumerate()
-                .map(|(k, (s, done))| StepView {
-                    text: self.progress.step_text(l, k, samples),
-                    commands: s.commands.clone(),
-                    kernel: s.kernel.clone(),
-                    done,
-                    cell: s.cell.map(|[q, c]| (q, c)),
+                .map(|(k, (s, done))| {
+                    let (text, outcome) = self.progress.step_text(l, k, samples);
+                    StepView {
+                        text,
+                        commands: s.commands.clone(),
+                        // What the kernel did follows the step's commands (it would answer
+                        // the step's question); a step to look at says it at once.
+                        kernel: if done || s.commands.is_empty() {
+                            s.kernel.clone()
+                        } else {
+                            String::new()
+                        },
+                        done,
+                        outcome,
+                        cell: s.cell.map(|[q, c]| (q, c)),
+                    }
                 })
                 .collect(),
             step: self.progress.step,
@@ -302,6 +312,9 @@ impl Controller {
             challenge: self.progress.challenge_view(l),
             has_challenge: l.challenge.is_some(),
             complete: self.progress.complete_view(l),
+            goal_parts: self.goal.parts(self.progress.checks(l)),
+            wrong_way: self.goal.shortcut.as_ref().map(|(why, _)| why.clone()),
+            held: self.progress.held().map(String::from),
         }
     }
 
