@@ -29,8 +29,10 @@
     && !location.hash.startsWith("#s=") && Object.hasOwn(screens, lesson) ? screens[lesson] : null;
   const base = new URL(".", location.href).href;
   // The modules use WebAssembly SIMD: web/preload.js probed for it before it asked for any
-  // module; without it the page says what it needs rather than stay blank.
-  const runnable = window.steerlabSimd === true;
+  // module; without it the page says what it needs rather than stay blank. Opened from a file
+  // (file://), browsers load neither the modules nor the worker: the page says how to serve it.
+  const fromFile = location.protocol === "file:";
+  const runnable = window.steerlabSimd === true && !fromFile;
   // The lesson's whole text, for the worker (the first screen has its digest already).
   const text = screen ? fetch(`${base}lessons/${lesson}.json`).then((r) => (r.ok ? r.text() : null)).catch(() => null) : null;
 
@@ -98,7 +100,8 @@
       const links = [...(document.getElementById("page-module")?.content.children ?? [])].map((l) => l.cloneNode());
       document.head.append(...links);
       const wasm = links.find((l) => l.type === "application/wasm")?.href;
-      done(wasm ? compile(wasm) : Promise.reject(new Error("the page has no <template id=page-module> (scripts/post-build.mjs)")));
+      const page = wasm ? compile(wasm) : Promise.reject(new Error("the page has no <template id=page-module> (scripts/post-build.mjs)"));
+      done(page.catch((err) => failed(`the page's module (${wasm})`, err)));
     };
   });
 
@@ -172,7 +175,9 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
     const url = URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
     const worker = new Worker(url, { type: "module" });
     URL.revokeObjectURL(url);
-    workerModule().then((m) => worker.postMessage(m), (err) => setTimeout(() => { throw err; }));
+    workerModule().then((m) => worker.postMessage(m), (err) => failed(`the simulation's module (${urls().wasm})`, err));
+    // The worker's own start (its glue, imported in it) fails there: said here.
+    worker.addEventListener("error", (ev) => failed(`the simulation worker (${glue})`, ev.message || "it did not start"));
     return worker;
   }
 
@@ -255,7 +260,8 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
       e.out = draw(screen, ask);
       performance.mark("steerlab:first-screen");
     }
-    if (!runnable) unsupported();
+    if (fromFile) fromFileNotice();
+    else if (!runnable) unsupported();
   });
   if (screen && runnable) {
     e.expected = true;
@@ -306,6 +312,37 @@ self.onmessage = (e) => { self.onmessage = null; init({ module_or_path: e.data }
       el("div", { class: "stage" }));
     root.replaceChildren(main);
     return out;
+  }
+
+  /** A file the page needs did not load: said at the top of the page, naming it, instead of
+   * a "Starting…" that never ends (then rethrown for the console). */
+  function failed(what, err) {
+    const reason = String(err?.message ?? err ?? "").split("\n")[0];
+    if (!document.querySelector("[data-testid=load-error]")) {
+      const note = el("p", { class: "error load-error", role: "alert", "data-testid": "load-error" },
+        `steerlab could not load ${what}${reason ? `: ${reason}` : ""}. Check that every file of dist/ was copied next to index.html and is served with its type (.wasm as application/wasm), then reload.`);
+      parsed(() => document.body.prepend(note));
+    }
+    throw err instanceof Error ? err : new Error(`${what}: ${reason}`);
+  }
+  // The page's glue is imported by the loader Trunk writes: a failed import is an unhandled
+  // rejection before the page has started.
+  addEventListener("unhandledrejection", (ev) => {
+    const msg = String(ev.reason?.message ?? ev.reason ?? "");
+    if (!boot.closed && /import|module|fetch/i.test(msg)) {
+      try { failed("the page's module", ev.reason); } catch { /* said on the page */ }
+    }
+  });
+
+  /** Opened from a file: what the page needs, and the one command that serves it. */
+  function fromFileNotice() {
+    const cmd = "python3 -m http.server 8080";
+    const note = el("div", { class: "error file-notice", role: "alert", "data-testid": "file-notice" },
+      el("p", null, "steerlab cannot run from a file (file://): browsers load its WebAssembly modules and its simulation worker only from a web server."),
+      el("p", null, "In this folder (the one with index.html), run ", el("code", null, cmd), " and open ", el("a", { href: "http://127.0.0.1:8080/" }, "http://127.0.0.1:8080/"), ". Any static web server works, at any path."));
+    const root = document.getElementById("first-screen");
+    root?.querySelector("[data-testid=loading]")?.remove();
+    (root ?? document.body).prepend(note);
   }
 
   /** The browser cannot run the engine: said at the top of the page, with what it needs. */

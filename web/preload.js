@@ -15,7 +15,8 @@
   const simd = typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
   window.steerlabSimd = simd;
   const w = window.steerlabWorker;
-  if (!w) return;
+  // From a file nothing can load: web/boot.js says how to serve the page instead.
+  if (!w || location.protocol === "file:") return;
   /** The module's preload links, once: web/boot.js's compile and the worker's import then
    * take the preloaded bytes. */
   w.preload = () => {

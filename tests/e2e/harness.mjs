@@ -22,11 +22,15 @@ const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z]+$/;
 /**
  * Serves `dir` on 127.0.0.1 at a free port; resolves to { url, close }. With `cache`, the
  * headers a static host sends: hashed assets immutable for a year, the rest revalidated
- * (reach.mjs measures loads as a learner's browser sees them).
+ * (reach.mjs measures loads as a learner's browser sees them). With `prefix` ("/a/b/"), the
+ * files are served under that path only, as a course site serves them (`url` includes it);
+ * with `missing` (a RegExp), the files whose path it matches answer 404.
  */
-export async function serveDir(dir, { cache = false } = {}) {
+export async function serveDir(dir, { cache = false, prefix = "/", missing = null } = {}) {
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
+    const url = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    if (!url.startsWith(prefix) || missing?.test(url)) return res.writeHead(404).end("not found");
+    const path = normalize(`/${url.slice(prefix.length)}`).replace(/^(\.\.[/\\])+/, "");
     const file = join(dir, path.endsWith("/") ? path + "index.html" : path);
     // The precompressed file a static host would send (precompress.mjs), if the browser takes it.
     const accepts = String(req.headers["accept-encoding"] ?? "");
@@ -52,7 +56,7 @@ export async function serveDir(dir, { cache = false } = {}) {
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((ok) => server.close(ok)) };
 }
 
 /** Rejects after `ms` with a message naming the step. */
