@@ -1,5 +1,6 @@
 // Permalinks and embedding: a link restores the exact state; a damaged link falls back;
 // the example page's two embeds keep their own state and one is driven by postMessage.
+import { createServer } from "node:http";
 import { expect, outPath } from "./harness.mjs";
 
 const text = (page, id) => page.getByTestId(id).textContent();
@@ -122,3 +123,113 @@ export const tests = [
     },
   },
 ];
+
+// A course page on another origin, as a trainer writes it (the README's snippet): it waits
+// for steerlab:ready, hears every learning moment, and sizes its iframe from steerlab:resize.
+// The course page is served by a server of its own, on another port: another origin (a page
+// the browser did not fetch from the local network may not frame it: Chromium's local
+// network access checks).
+async function coursePages(pages) {
+  const server = createServer((req, res) => {
+    const body = pages(req.url);
+    res.writeHead(body ? 200 : 404, { "content-type": "text/html; charset=utf-8" }).end(body ?? "not found");
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((ok) => server.close(ok)) };
+}
+const coursePage = (src) => `<!doctype html><html><body style="margin:0">
+<h1>Net 342: receive steering</h1>
+<iframe id="lab" src="${src}" title="steerlab" style="width:100%;height:640px;border:0"></iframe>
+<script>
+  window.heard = [];
+  const frame = document.getElementById("lab");
+  addEventListener("message", (e) => {
+    if (e.source !== frame.contentWindow) return;
+    window.heard.push(e.data);
+    if (e.data.type === "steerlab:resize") frame.style.height = (e.data.height + 4) + "px";
+  });
+</script></body></html>`;
+
+tests.push({
+  name: "a course page on another origin hears each step, the answer, the goal met and lost, the score; its iframe follows the content both ways",
+  timeoutMs: 120_000,
+  async run(page, base) {
+    let src = "";
+    const course = await coursePages(() => coursePage(src));
+    src = `${base}?lesson=tc-bypass&embed=1&origin=${encodeURIComponent(course.origin)}`;
+    await page.goto(`${course.origin}/net342/`);
+    const heard = (pred) => page.waitForFunction(`window.heard.some(${pred})`, null, { timeout: 60_000 });
+    const lab = page.frameLocator("#lab");
+    await heard(`(m) => m.type === "steerlab:ready"`);
+    await lab.getByTestId("lesson-next").click();
+    await lab.getByTestId("lesson-next").click();
+    await heard(`(m) => m.kind === "step" && m.detail.step === 3`);
+    await lab.getByTestId("lesson-predict-choice").first().click();
+    await lab.getByTestId("console-input").fill("tc counting usesw");
+    await lab.getByTestId("console-input").press("Enter");
+    await heard(`(m) => m.kind === "lesson-complete"`);
+    await heard(`(m) => m.kind === "predict"`);
+    const events = await page.evaluate(() => window.heard.filter((m) => m.type === "steerlab:event" && m.kind !== "command"));
+    const kinds = events.map((m) => m.kind);
+    for (const k of ["step", "predict", "goal-met", "lesson-complete"]) expect(kinds.includes(k), `heard ${k}: ${kinds}`);
+    const predict = events.find((m) => m.kind === "predict").detail;
+    expect(predict.choice === 1 && predict.right === true, `the answer and whether it was right: ${JSON.stringify(predict)}`);
+    const score = events.find((m) => m.kind === "lesson-complete").detail.score;
+    expect(score.points === 100 && score.form === "guided" && score.right === 1, `the score: ${JSON.stringify(score)}`);
+    // The trainer's page undoes the goal through the API: goal-lost names the command.
+    await page.evaluate((origin) => document.getElementById("lab").contentWindow.postMessage({ type: "steerlab:command", command: "tc counting legacy" }, origin), new URL(base).origin);
+    await heard(`(m) => m.kind === "goal-lost" && m.detail.undone_by === "tc counting legacy"`);
+    // The iframe follows the content: taller with the ending, shorter on a smaller host.
+    const tall = await page.evaluate(() => document.getElementById("lab").getBoundingClientRect().height);
+    await page.evaluate((origin) => document.getElementById("lab").contentWindow.postMessage({ type: "steerlab:load", scenario: { schema: 1, id: "tiny", host: { cpus: 2 }, nic: { rx_queues: 2 } } }, origin), new URL(base).origin);
+    await page.waitForFunction((t) => document.getElementById("lab").getBoundingClientRect().height < t - 50, tall, { timeout: 30_000 })
+      .catch(async () => { throw new Error(`the iframe did not shrink from ${tall} px: ${await page.evaluate(() => document.getElementById("lab").style.height)}`); });
+    // And it settles: no growth by its own +4 px every 250 ms.
+    const h1 = await page.evaluate(() => document.getElementById("lab").getBoundingClientRect().height);
+    await page.waitForTimeout(1500);
+    const h2 = await page.evaluate(() => document.getElementById("lab").getBoundingClientRect().height);
+    expect(Math.abs(h2 - h1) < 1, `the iframe's height settles (${h1} -> ${h2})`);
+    await course.close();
+  },
+});
+
+tests.push({
+  name: "a hint in the challenge form, and the compare view embedded, reach the course page",
+  timeoutMs: 90_000,
+  async run(page, base) {
+    let origin = "";
+    const course = await coursePages((url) => coursePage(url.includes("compare")
+      ? `${base}?view=compare&lesson=tc-bypass&embed=1&origin=${encodeURIComponent(origin)}`
+      : `${base}?lesson=rss-basics&mode=challenge&embed=1&origin=${encodeURIComponent(origin)}`));
+    origin = course.origin;
+    const COURSE = course.origin;
+    await page.goto(`${COURSE}/challenge/`);
+    await page.waitForFunction(() => window.heard.some((m) => m.type === "steerlab:ready"));
+    await page.frameLocator("#lab").getByTestId("lesson-hint").click();
+    await page.waitForFunction(() => window.heard.some((m) => m.kind === "hint" && m.detail.hints === 1));
+    await page.goto(`${COURSE}/compare/`);
+    await page.waitForFunction(() => window.heard.some((m) => m.type === "steerlab:ready"));
+    await page.evaluate((origin) => document.getElementById("lab").contentWindow.postMessage({ type: "steerlab:command", command: "tc counting usesw" }, origin), new URL(base).origin);
+    await page.waitForFunction(() => window.heard.some((m) => m.kind === "goal-met" && m.detail.host === "a"), null, { timeout: 60_000 });
+    await course.close();
+  },
+});
+
+tests.push({
+  name: "a restored link says time is paused there and how to go on",
+  timeoutMs: 60_000,
+  async run(page, base) {
+    await page.goto(`${base}?lesson=rss-basics`);
+    await page.getByTestId("sim-time").first().waitFor();
+    await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 0.5);
+    await page.getByTestId("pause").click();
+    await page.waitForFunction(() => !document.querySelector('[data-testid="play"]').disabled);
+    const href = await page.getByTestId("share-link").getAttribute("href");
+    await page.goto("about:blank");
+    await page.goto(href);
+    await page.getByTestId("restored-paused").waitFor();
+    expect(/paused/.test(await page.getByTestId("restored-paused").textContent()), "says paused");
+    await page.getByTestId("play").click();
+    await page.getByTestId("restored-paused").waitFor({ state: "detached" });
+  },
+});

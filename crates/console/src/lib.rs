@@ -17,7 +17,8 @@
 //! | `own`        | steerlab's own `flow`, `thread`, `xdp`, `nic`, `kernel`, `rfs`, `help` |
 //! | `shell`      | bash around them: quoting, `;`, `echo … \| tee FILE…`, `for … in …; do …; done`, `$VAR`, globs, `sudo`, `grep . FILE…` |
 //!
-//! `complete` offers the page's tab completion from the same forms.
+//! `complete` offers the page's tab completion from the same forms; `notes` steerlab's word
+//! after a command that succeeded without doing what it seems to (RFS half on, a queue gone).
 //!
 //! Errors are the real tool's text, then one `hint:` line with the accepted form. The rules are
 //! the engine's: a command parses its words as the tool does, then makes one engine call and
@@ -33,6 +34,7 @@
 mod complete;
 mod ethtool;
 mod iplink;
+mod notes;
 mod own;
 mod procfs;
 mod shell;
@@ -41,6 +43,7 @@ mod taskset;
 mod tc;
 
 pub use complete::complete;
+pub use notes::note;
 
 use core::fmt::Display;
 

@@ -292,7 +292,16 @@ fn thread(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
             let cpu = cpu_of(cpu)?;
             sim.migrate_thread(tid, cpu)
                 .map_err(|e| bad(format!("thread migrate: {e}")))?;
-            Ok(String::new())
+            // A thread with a migration policy does not stay where it is put: said now, not
+            // discovered when the next period moves it back.
+            match (sim.thread_migration(tid), sim.thread(tid)) {
+                (Some(every), Some((_, set))) if every.0 > 0 => Ok(format!(
+                    "thread {tid} migrates on its own every {} ms within CPUs {} (its policy): it leaves CPU {cpu} at its next move; `thread policy {tid} pin` keeps it there\n",
+                    every.0 / 1_000_000,
+                    set.to_list()
+                )),
+                _ => Ok(String::new()),
+            }
         }
         ["policy", tid, policy @ ..] => {
             // steerlab's per-thread policy: pinned where it is, confined to a cpuset, or

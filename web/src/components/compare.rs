@@ -55,16 +55,27 @@ fn side((label, id, host): (&'static str, &'static str, HostId), v: &ViewModel, 
 #[component]
 pub fn Compare(p: &CompareProps) -> Html {
     let error = use_state(|| None::<String>);
+    // Embedded, the compare view is driven and heard as the single view is (its learning
+    // moments name their host).
+    let allow = use_memo((), |_| {
+        crate::embed::parse_allow_list(crate::components::app::url::url_param("origin").as_deref())
+    });
     let on_event = {
-        let error = error.clone();
-        Callback::from(move |e: Event| {
-            if let Event::Banner(b) = e {
-                error.set(b);
-            }
+        let (error, allow) = (error.clone(), allow.clone());
+        Callback::from(move |e: Event| match e {
+            Event::Banner(b) => error.set(b),
+            Event::Host(msg) => crate::components::app::host_page::post_json_to_parent(&allow, &msg),
+            _ => {}
         })
     };
     let session = use_session(Action::OpenCompare(p.lesson.to_string()), on_event);
     let dispatch = session.dispatch;
+    let lesson_id = session
+        .view
+        .as_ref()
+        .and_then(|v| v.hosts.first())
+        .map(|h| h.lesson.id.clone());
+    crate::components::app::host_page::use_host_page(dispatch.clone(), allow, lesson_id);
     let banner = (*error)
         .clone()
         .map(|m| html! { <p class="error" role="alert" data-testid="error-banner">{ m }</p> });

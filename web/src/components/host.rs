@@ -17,11 +17,30 @@ pub struct HostProps {
     pub on_migrate: Callback<(u32, u16)>,
 }
 
-/// Queues and CPUs (every one: each has its `data-testid`).
+/// Queues and CPUs (every one: each has its `data-testid`). While a thread is dragged, the
+/// CPUs' threads stay as they were when the drag began: time runs on, and a thread that its
+/// policy moves would otherwise vanish from under the pointer and end the drag.
 #[component]
 pub fn Host(p: &HostProps) -> Html {
     let total: u64 = p.queues.iter().map(|q| q.packets).sum::<u64>().max(1);
     let nodes: u16 = p.cpus.iter().map(|c| c.node + 1).max().unwrap_or(1);
+    let frozen = use_state(|| None::<Vec<Vec<u32>>>);
+    let drag = Drag {
+        start: {
+            let (frozen, cpus) = (frozen.clone(), p.cpus.clone());
+            Callback::from(move |()| frozen.set(Some(cpus.iter().map(|c| c.threads.clone()).collect())))
+        },
+        end: {
+            let frozen = frozen.clone();
+            Callback::from(move |()| frozen.set(None))
+        },
+    };
+    let threads = |c: &CpuView| -> Vec<u32> {
+        (*frozen)
+            .as_ref()
+            .and_then(|f| f.get(usize::from(c.index)).cloned())
+            .unwrap_or_else(|| c.threads.clone())
+    };
     html! {
         <div class="host">
             <ol class={classes!("queues", (p.queues.len() > 16).then_some("many"))} aria-label="RX queues">
@@ -42,7 +61,7 @@ pub fn Host(p: &HostProps) -> Html {
             { for (0..nodes).map(|n| html! {
                 <fieldset class="node"><legend>{ format!("NUMA node {n}") }</legend>
                     <div class="cpus">
-                        { for p.cpus.iter().filter(|c| c.node == n).map(|c| cpu(c, &p.on_migrate)) }
+                        { for p.cpus.iter().filter(|c| c.node == n).map(|c| cpu(c, &threads(c), &p.on_migrate, &drag)) }
                     </div>
                 </fieldset>
             }) }
@@ -50,13 +69,20 @@ pub fn Host(p: &HostProps) -> Html {
     }
 }
 
-fn cpu(c: &CpuView, on_migrate: &Callback<(u32, u16)>) -> Html {
+/// A drag's start and end (the threads freeze between them).
+struct Drag {
+    start: Callback<()>,
+    end: Callback<()>,
+}
+
+fn cpu(c: &CpuView, threads: &[u32], on_migrate: &Callback<(u32, u16)>, drag: &Drag) -> Html {
     let target = c.index;
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let ondrop = {
-        let on_migrate = on_migrate.clone();
+        let (on_migrate, end) = (on_migrate.clone(), drag.end.clone());
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
+            end.emit(());
             let tid = e
                 .data_transfer()
                 .and_then(|d| d.get_data("text/plain").ok())
@@ -72,20 +98,24 @@ fn cpu(c: &CpuView, on_migrate: &Callback<(u32, u16)>) -> Html {
         c.softirq_permille / 10,
         c.softirq_permille % 10,
         c.packets,
-        c.threads
+        threads
     );
     html! {
         <div data-testid={format!("cpu-{}", c.index)} class="cpu" tabindex="0" title={label.clone()} aria-label={label}
             style={format!("--load:{}", c.softirq_permille)} {ondragover} {ondrop}>
             <span class="cpuname">{ c.index }</span>
             <span class="load" style={format!("height:{}%", c.softirq_permille / 10)}></span>
-            { for c.threads.iter().map(|&t| {
+            { for threads.iter().map(|&t| {
+                let start = drag.start.clone();
                 let ondragstart = Callback::from(move |e: DragEvent| {
                     if let Some(d) = e.data_transfer() {
                         let _ = d.set_data("text/plain", &t.to_string());
                     }
+                    start.emit(());
                 });
-                html! { <span data-testid={format!("thread-{t}")} class="thread" draggable="true" {ondragstart}
+                let end = drag.end.clone();
+                let ondragend = Callback::from(move |_: DragEvent| end.emit(()));
+                html! { <span key={t} data-testid={format!("thread-{t}")} class="thread" draggable="true" {ondragstart} {ondragend}
                     aria-label={format!("thread {t}")}>{ format!("T{t}") }</span> }
             }) }
         </div>

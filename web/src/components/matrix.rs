@@ -82,6 +82,54 @@ fn paint_labels(ctx: &CanvasRenderingContext2d, m: &MatrixView, width: f64) {
     let _ = ctx.fill_text("aRFS", width - RIGHT, TOP - 7.0);
 }
 
+/// Cells an aRFS filter not the flows' own sent them to: a dot larger than the cell, so that
+/// one such flow shows on a 144 × 144 host, and the ice fix visibly empties them.
+fn paint_other_filter(ctx: &CanvasRenderingContext2d, cells: &[(u16, u16)], (cw, ch): (f64, f64)) {
+    let r = (cw.max(ch) * 0.9).max(2.5);
+    ctx.set_fill_style_str("#cc79a7");
+    ctx.set_stroke_style_str("#1b1f24");
+    ctx.set_line_width(0.8);
+    for &(q, c) in cells {
+        ctx.begin_path();
+        let _ = ctx.arc(
+            LEFT + (f64::from(c) + 0.5) * cw,
+            TOP + (f64::from(q) + 0.5) * ch,
+            r,
+            0.0,
+            std::f64::consts::TAU,
+        );
+        ctx.fill();
+        ctx.stroke();
+    }
+}
+
+/// NUMA boundaries: between the nodes' CPUs, and between queues whose IRQs are on different
+/// nodes.
+fn paint_numa(ctx: &CanvasRenderingContext2d, m: &MatrixView, (cw, ch): (f64, f64), width: f64) {
+    let rows_h = rows_height(m.queues);
+    if m.nodes > 1 {
+        ctx.set_stroke_style_str("#1b1f24");
+        ctx.set_line_width(1.0);
+        let _ = ctx.set_line_dash(&js_sys::Array::of2(&4.0.into(), &3.0.into()));
+        ctx.begin_path();
+        let per = m.cpus / m.nodes.max(1);
+        for n in 1..m.nodes {
+            let x = LEFT + f64::from(n * per) * cw;
+            ctx.move_to(x, TOP - 4.0);
+            ctx.line_to(x, TOP + rows_h + 2.0);
+        }
+        for q in 1..m.queue_nodes.len() {
+            if m.queue_nodes[q] != m.queue_nodes[q - 1] {
+                let y = TOP + q as f64 * ch;
+                ctx.move_to(LABELS, y);
+                ctx.line_to(width - RIGHT, y);
+            }
+        }
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&js_sys::Array::new());
+    }
+}
+
 /// Draws the matrix's data on `ctx` (already scaled to CSS px), `width` CSS px wide, with the
 /// cell a lesson step points at (`mark`) ringed; the labels stay as [`paint_labels`] drew them.
 fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width: f64, mark: Option<(u16, u16)>) {
@@ -100,7 +148,11 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
     let mut row_pps = vec![[0u64; 2]; usize::from(m.queues)];
     let mut buckets: [Vec<(u16, u16)>; 3 * LEVELS] = Default::default();
     let mut wrong = Vec::new();
+    let mut by_other = Vec::new();
     for c in &m.cells {
+        if c.by_other_filter > 0 {
+            by_other.push((c.queue, c.cpu));
+        }
         let n = c.total();
         let row = &mut row_pps[usize::from(c.queue)];
         row[0] += u64::from(n - c.wrong_queue.min(n));
@@ -138,29 +190,8 @@ fn paint(ctx: &CanvasRenderingContext2d, m: &MatrixView, cpus: &[CpuView], width
             (ch * 0.45).max(1.0),
         );
     }
-    // NUMA boundaries: between the nodes' CPUs, and between queues whose IRQs are on
-    // different nodes.
-    if m.nodes > 1 {
-        ctx.set_stroke_style_str("#1b1f24");
-        ctx.set_line_width(1.0);
-        let _ = ctx.set_line_dash(&js_sys::Array::of2(&4.0.into(), &3.0.into()));
-        ctx.begin_path();
-        let per = m.cpus / m.nodes.max(1);
-        for n in 1..m.nodes {
-            let x = LEFT + f64::from(n * per) * cw;
-            ctx.move_to(x, TOP - 4.0);
-            ctx.line_to(x, TOP + rows_h + 2.0);
-        }
-        for q in 1..m.queue_nodes.len() {
-            if m.queue_nodes[q] != m.queue_nodes[q - 1] {
-                let y = TOP + q as f64 * ch;
-                ctx.move_to(LABELS, y);
-                ctx.line_to(width - RIGHT, y);
-            }
-        }
-        ctx.stroke();
-        let _ = ctx.set_line_dash(&js_sys::Array::new());
-    }
+    paint_other_filter(ctx, &by_other, (cw, ch));
+    paint_numa(ctx, m, (cw, ch), width);
     // Left margin: each queue's packets per second, as a bar growing leftwards; vermillion
     // for the packets that arrived on a queue not their reader's.
     let row_top = row_pps.iter().map(|r| r[0] + r[1]).max().unwrap_or(1).max(1) as f64;
@@ -358,10 +389,15 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
     let described = hover.or(m.selected).or(p.mark).map(|(q, c)| describe(&m, q, c));
     html! {
         <div class="matrix">
-            <canvas ref={canvas} class="host-matrix" data-testid={p.testid.clone()} role="img" tabindex="0" {onmousemove} {onmouseleave} {onclick} {onkeydown}
+            <canvas ref={canvas} class={classes!("host-matrix", m.measuring_ms.is_some().then_some("measuring"))} data-testid={p.testid.clone()} role="img" tabindex="0" {onmousemove} {onmouseleave} {onclick} {onkeydown}
                 style={format!("height:{}px", TOP + rows_height(m.queues) + BOTTOM)}
                 data-geometry={format!("{LEFT} {RIGHT} {TOP} {}", rows_height(m.queues))}
                 aria-label={format!("{} RX queues by {} CPUs: packets per second of the last simulated second, green on the reader's CPU, yellow on its NUMA node, vermillion on the other node, dark band: arrived on a queue not the reader's; click a cell (or move with the arrow keys and press Enter) to list its flows", m.queues, m.cpus)}></canvas>
+            if let Some(ms) = m.measuring_ms {
+                <p class="matrix-measuring" data-testid="matrix-measuring" role="status">
+                    { format!("Measuring your change ({ms} ms of 1,000): the picture is the last full second before it.") }
+                </p>
+            }
             <p class="matrix-hover" data-testid="matrix-hover" aria-live="polite">
                 { described.unwrap_or_else(|| format!("rows: RX queues · columns: CPUs · cells: packets/s of the last {} ms · left: packets/s per queue · right: aRFS add / re-point / expire per s, re-points of the last {} ms flashing · bottom: softirq load per CPU (busiest {} %)", m.window_ms, m.now_ms, busiest_permille(&p.cpus) / 10)) }
             </p>
@@ -370,6 +406,7 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
                 <li><span class="chip near"></span>{ "another CPU of its node" }</li>
                 <li><span class="chip wrong"></span>{ if m.nodes > 1 { "the other NUMA node" } else { "no reader" } }</li>
                 <li><span class="chip band"></span>{ "dark band / vermillion bar: arrived on a queue not its reader's" }</li>
+                <li><span class="chip other-filter"></span>{ "dot: sent there by an aRFS filter not its own" }</li>
                 if m.nodes > 1 { <li><span class="chip dash"></span>{ "NUMA boundary" }</li> }
                 <li data-testid="sock-writes-now">{ format!("socket-table writes: {} in the last {} ms", m.sock_writes_now, m.now_ms) }</li>
             </ul>
@@ -424,16 +461,17 @@ fn fates_view(f: &crate::controller::Fates) -> Html {
 /// One cell in words: its packets, their share on the reader's CPU, its queue's aRFS churn.
 fn describe(m: &MatrixView, q: u16, c: u16) -> String {
     let cell = m.cells.iter().find(|x| x.queue == q && x.cpu == c).copied();
-    let (local, wrong) = cell.map_or((0, 0), |x| (x.local, x.wrong_queue));
+    let (local, wrong, other) = cell.map_or((0, 0, 0), |x| (x.local, x.wrong_queue, x.by_other_filter));
     let n = cell.map_or(0, |x| x.total());
     let share = if n == 0 {
         String::new()
     } else {
         let pct = |x: u32| u64::from(x) * 100 / u64::from(n);
         format!(
-            ", {} % on the reader's CPU, {} % arrived on a queue not the reader's",
+            ", {} % on the reader's CPU, {} % arrived on a queue not the reader's, {} % sent there by an aRFS filter not their own",
             pct(local),
-            pct(wrong)
+            pct(wrong),
+            pct(other)
         )
     };
     let [add, update, expire] = m.arfs.get(usize::from(q)).copied().unwrap_or_default();

@@ -152,19 +152,27 @@ pub struct LedgerProps {
 #[component]
 pub fn Ledger(p: &LedgerProps) -> Html {
     let stages = &p.figures.ledger;
-    let total: u64 = stages.iter().map(|(_, n)| n).sum::<u64>().max(1);
+    // Shares of the last second (what the lesson's change moves); until a second has passed,
+    // of the totals.
+    let now = |(_, total, second): &(String, u64, Option<u64>)| second.unwrap_or(*total);
+    let sum: u64 = stages.iter().map(now).sum::<u64>().max(1);
     let (xdp, xps) = (p.figures.xdp, p.figures.xps);
     let no_program = || "no program".to_string();
     html! {
         <div class="ledger" tabindex="0" role="region" aria-label="where the time goes">
             <table data-testid="cost-ledger" class="ledger-table">
-                <caption>{ "CPU time by stage (under 0.1 % not shown)" }</caption>
+                <caption>{ "CPU time by stage: the last simulated second, and since the start" }</caption>
+                <thead><tr><th scope="col">{ "stage" }</th><th scope="col" class="num">{ "last second" }</th><th scope="col">{ "share" }</th><th scope="col" class="num">{ "since the start" }</th></tr></thead>
                 <tbody>
-                    { for stages.iter().map(|(name, n)| (name, n, n * 1000 / total)).filter(|(_, _, pct)| *pct > 0).map(|(name, n, pct)| {
+                    { for stages.iter().filter(|(_, total, _)| *total > 0).map(|row| {
+                        let (name, total, second) = row;
+                        let permille = now(row) * 1000 / sum;
+                        let share = if permille == 0 && now(row) > 0 { "<0.1 %".to_string() } else { format!("{}.{} %", permille / 10, permille % 10) };
                         html! {
                             <tr><th scope="row">{ name }</th>
-                                <td class="num">{ format!("{:.3} s", *n as f64 / 1e9) }</td>
-                                <td class="barcell"><span class="hbar" style={format!("width:{}%", pct / 10)}></span>{ format!("{}.{}%", pct / 10, pct % 10) }</td></tr>
+                                <td class="num">{ second.map_or_else(|| "…".to_string(), |ns| format!("{:.1} ms", ns as f64 / 1e6)) }</td>
+                                <td class="barcell"><span class="hbar" style={format!("width:{:.1}%", permille as f64 * 0.06)}></span>{ share }</td>
+                                <td class="num">{ format!("{:.3} s", *total as f64 / 1e9) }</td></tr>
                         }
                     }) }
                 </tbody>

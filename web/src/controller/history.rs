@@ -263,6 +263,7 @@ impl Controller {
             self.console.undo_after(t.0);
             self.progress.rewound(t.0, &self.scenario.lesson, &self.applied);
             self.goal.rewound();
+            self.matrix_held = self.matrix_held.take().filter(|(at, _)| *at <= t.0);
             for a in replay {
                 self.run_for(Nanos(a.at_ns - self.sim.now().0));
                 let _ = steerlab_console::execute(&mut self.sim, &a.command);

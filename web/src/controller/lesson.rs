@@ -211,6 +211,11 @@ impl Progress {
         self.challenge
     }
 
+    /// Hints taken so far.
+    pub fn hints_taken(&self) -> usize {
+        self.hints
+    }
+
     /// Shows one more hint of the challenge.
     pub fn hint(&mut self, lesson: &Lesson) {
         let total = lesson.challenge.as_ref().map_or(0, |c| c.hints.len());
@@ -446,6 +451,12 @@ impl Progress {
             shortcuts: self.shortcuts.len() as u32,
             sim_ms: self.met_at.unwrap_or(0) / 1_000_000,
         }
+    }
+
+    /// A question whose commands ran is still being answered by the engine (its score is
+    /// not known yet).
+    pub fn answers_pending(&self) -> bool {
+        self.answers.iter().any(|a| a.first_ns.is_some() && a.engine.is_none())
     }
 
     /// Each question's answer as the course page hears it (`predict` events): the question's

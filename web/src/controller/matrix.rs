@@ -96,6 +96,10 @@ pub struct Cell {
     pub far: u32,
     /// Of all of them, packets per second that arrived on a queue not their reader's.
     pub wrong_queue: u32,
+    /// Of those, packets per second an aRFS filter sent there: re-pointed by another flow
+    /// (ice before the fix) or not yet moved after the reader. Drawn so that one such flow
+    /// shows at a glance: the ice fix empties them.
+    pub by_other_filter: u32,
 }
 
 impl Cell {
@@ -162,6 +166,11 @@ pub struct MatrixView {
     pub selected: Option<(u16, u16)>,
     /// Busiest flows of the selected cell.
     pub selected_flows: Vec<CellFlow>,
+    /// The learner changed the host this many simulated ms ago, less than a window: this is
+    /// the picture of the last full second before the change, kept while the new one is
+    /// measured (flows are drawn where they go now: a window across the change would draw a
+    /// second of the old steering where the new one sends them).
+    pub measuring_ms: Option<u32>,
 }
 
 impl Fates {
@@ -183,6 +192,28 @@ impl Fates {
 }
 
 impl Controller {
+    /// Before a change of the learner's: keeps the matrix of the last second as it is, to be
+    /// shown while the change's first second is measured ([`MatrixView::measuring_ms`]).
+    pub(super) fn hold_matrix(&mut self) {
+        let flows = super::view::open_flows(&self.sim);
+        let view = self.live_matrix(&flows);
+        self.matrix_held = (view.window_ms > 0).then(|| (self.sim.now().0, view));
+    }
+
+    /// The matrix view now: the one held at the learner's last change while less than a
+    /// window has passed since, else the live one.
+    pub(super) fn matrix_view(&self, flows: &[(u32, FlowView)]) -> MatrixView {
+        let now = self.sim.now().0;
+        match &self.matrix_held {
+            Some((at, held)) if now >= *at && now - at < WINDOW_NS => MatrixView {
+                measuring_ms: Some(((now - at) / 1_000_000) as u32),
+                selected: self.matrix_cell,
+                ..held.clone()
+            },
+            _ => self.live_matrix(flows),
+        }
+    }
+
     /// Selects a cell of the matrix (or none).
     pub fn select_cell(&mut self, cell: Option<(u16, u16)>) {
         let c = self.sim.config();
@@ -190,7 +221,7 @@ impl Controller {
     }
 
     /// The matrix view of the host now, from `flows` (the views of every open flow, by id).
-    pub(super) fn matrix_view(&self, flows: &[(u32, FlowView)]) -> MatrixView {
+    fn live_matrix(&self, flows: &[(u32, FlowView)]) -> MatrixView {
         let c = self.sim.config();
         let (queues, cpus) = (c.rx_queues, c.cpus);
         let now = self.sim.now().0;
@@ -210,6 +241,7 @@ impl Controller {
             fates: Fates::count(flows),
             selected: self.matrix_cell,
             selected_flows: Vec::new(),
+            measuring_ms: None,
         };
         let Some(start) = self.matrix.window_start(now) else {
             return view;
@@ -218,7 +250,7 @@ impl Controller {
         view.window_ms = (span / 1_000_000) as u32;
         let per_s = |n: u64| (n as f64 * 1e9 / span as f64).round() as u32;
         // Per cell: packets on the reader's CPU, its node, the other node; on a wrong queue.
-        let mut grid = vec![[0u64; 4]; usize::from(queues) * usize::from(cpus)];
+        let mut grid = vec![[0u64; 5]; usize::from(queues) * usize::from(cpus)];
         let mut listed = Vec::new();
         for &(f, ref v) in flows {
             let before = self.sim.flow_sent_at(f, Nanos(start.at_ns)).unwrap_or(0);
@@ -237,6 +269,9 @@ impl Controller {
             if has_reader && v.queue != v.reader_queue {
                 cell[3] += n;
             }
+            if v.by_wrong_filter() {
+                cell[4] += n;
+            }
             if self.matrix_cell == Some((v.queue, v.cpu)) {
                 listed.push((n, f, v.away_from_reader()));
             }
@@ -252,6 +287,7 @@ impl Controller {
                 near: per_s(c[1]),
                 far: per_s(c[2]),
                 wrong_queue: per_s(c[3]),
+                by_other_filter: per_s(c[4]),
             })
             .collect();
         let tallies = self.sim.arfs_per_queue();
@@ -355,6 +391,35 @@ mod tests {
             c.matrix_view(&flows).selected,
             None,
             "a cell the host does not have is refused"
+        );
+    }
+
+    /// A change keeps the last full second's picture while its own first second is measured
+    /// (no false clean diagonal); the flows an aRFS filter not their own sends elsewhere are
+    /// drawn apart, and the ice fix empties them.
+    #[test]
+    fn a_change_is_measured_before_it_is_drawn_and_the_fix_shows() {
+        let mut c = Controller::for_lesson("arfs-collision").unwrap();
+        c.run_for(Nanos::from_ms(3000));
+        let other = |c: &Controller| -> u64 {
+            let m = c.matrix_view(&crate::controller::view::open_flows(c.sim()));
+            m.cells.iter().map(|x| u64::from(x.by_other_filter)).sum()
+        };
+        let before = other(&c);
+        assert!(before > 0, "the old driver's wrong filters are drawn apart");
+        let held = c.matrix_view(&crate::controller::view::open_flows(c.sim()));
+        c.command("nic driver ice").unwrap();
+        c.run_for(Nanos::from_ms(500));
+        let m = c.matrix_view(&crate::controller::view::open_flows(c.sim()));
+        assert_eq!(m.measuring_ms, Some(500), "said to be measuring");
+        assert_eq!(m.cells, held.cells, "the picture of the second before the change");
+        c.run_for(Nanos::from_ms(2500));
+        let m = c.matrix_view(&crate::controller::view::open_flows(c.sim()));
+        assert_eq!(m.measuring_ms, None);
+        assert!(
+            other(&c) * 20 < before,
+            "the fix empties them: {before} -> {}",
+            other(&c)
         );
     }
 }

@@ -229,10 +229,14 @@ pub struct Controller {
     filters_first: u32,
     /// A permalink being restored, a slice at a time.
     restoring: Option<Restore>,
+    /// A restored link stopped paused at its state, and time has not played since.
+    restored: bool,
     /// Recent per-flow and per-queue samples for the host matrix.
     matrix: matrix::MatrixHistory,
     /// The host matrix's selected cell (RX queue, CPU).
     matrix_cell: Option<(u16, u16)>,
+    /// The matrix of the second before the learner's last change, and when it was made.
+    matrix_held: Option<(u64, MatrixView)>,
     /// Why the last restore stopped early (a link command the host refused).
     link_error: Option<String>,
     /// The trace select's flows and their labels, as last formatted.
@@ -284,6 +288,7 @@ impl Controller {
                 m
             },
             matrix_cell: None,
+            matrix_held: None,
             scenario,
             sim,
             playing: true,
@@ -293,6 +298,7 @@ impl Controller {
             rfs_queue: 0,
             filters_first: 0,
             restoring: None,
+            restored: false,
             link_error: None,
             flow_labels: Default::default(),
         })
@@ -391,6 +397,12 @@ impl Controller {
     /// Applies a console line now (between ticks) and records it for permalinks and replay.
     fn apply(&mut self, line: &str) -> Result<String, String> {
         self.finish_tick();
+        // A big host's picture of the second before the change, while the change's own is
+        // measured (a small host's wire view shows each packet as it goes).
+        if self.shows_matrix() {
+            self.hold_matrix();
+        }
+        let before = self.sim.config().clone();
         let (out, kind) = match steerlab_console::run(&mut self.sim, line) {
             Ok((output, kind)) => (Ok(output), kind),
             Err(e) => (Err(e), steerlab_console::Kind::Command),
@@ -412,9 +424,16 @@ impl Controller {
             self.judge();
         }
         self.console.record(line, out.clone(), self.sim.now().0);
+        let mut remarks = Vec::new();
+        if out.is_ok() {
+            remarks.extend(steerlab_console::note(&before, &self.sim, line));
+        }
         if out.is_ok() && !self.playing && self.restoring.is_none() {
-            self.console
-                .remark("time is paused: press Play to see what this changes (what it printed is the host now)");
+            remarks
+                .push("time is paused: press Play to see what this changes (what it printed is the host now)".into());
+        }
+        if !remarks.is_empty() {
+            self.console.remark(&remarks.join(" · "));
         }
         out
     }
@@ -447,7 +466,14 @@ impl Controller {
             // Paused between ticks, so that what is shown is a state a link can name.
             self.finish_tick();
         }
+        self.restored &= !playing;
         self.playing = playing;
+    }
+
+    /// Whether a restored link stopped paused at its state and time has not played since (the
+    /// page says to press Play).
+    pub fn restored(&self) -> bool {
+        self.restored
     }
 
     /// Whether time runs for this host.
@@ -601,6 +627,11 @@ impl Controller {
         self.progress
             .set_challenge(on && self.scenario.lesson.challenge.is_some());
         self.judge();
+    }
+
+    /// The learner's progress through the lesson (read only).
+    pub fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// One more hint of the challenge.

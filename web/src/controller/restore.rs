@@ -103,9 +103,10 @@ impl Controller {
             }
         }
         if done {
-            // A link shows a precise state: it opens paused there.
+            // A link shows a precise state: it opens paused there, and says so.
             self.restoring = None;
             self.playing = false;
+            self.restored = true;
         }
         !done
     }

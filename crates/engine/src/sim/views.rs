@@ -56,7 +56,7 @@ impl Sim {
             txq: self.txq_packets.clone(),
             ledger,
             xdp_ps: self.xdp.as_ref().map(|(_, c)| self.cfg.costs.driver_rx_ps + c.kfunc_ps),
-            flows: self.flows.len() as u32 - self.closed_flows,
+            flows: self.open_flow_count(),
             digest: self.digest,
         }
     }
@@ -64,6 +64,11 @@ impl Sim {
     /// Number of flows.
     pub fn flow_count(&self) -> u32 {
         self.flows.len() as u32
+    }
+
+    /// Number of open flows (what the snapshot's `flows` says).
+    pub fn open_flow_count(&self) -> u32 {
+        self.flows.len() as u32 - self.closed_flows
     }
 
     /// Number of threads.

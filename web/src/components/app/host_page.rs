@@ -72,10 +72,13 @@ pub(crate) fn use_host_page(dispatch: Callback<Action>, allow: std::rc::Rc<Vec<S
             );
             let mut last_height = 0;
             interval = Some(Interval::new(250, move || {
+                // The body's own height, not the document's: the document is at least as
+                // tall as the iframe, so a page that sizes the iframe to it made it grow
+                // for ever and never shrink.
                 let h = web_sys::window()
                     .and_then(|w| w.document())
-                    .and_then(|d| d.document_element())
-                    .map_or(0, |e| e.scroll_height());
+                    .and_then(|d| d.body())
+                    .map_or(0, |b| b.scroll_height());
                 if h != last_height {
                     last_height = h;
                     post_to_parent(&allow, &[("type", "steerlab:resize".into()), ("height", h.into())]);

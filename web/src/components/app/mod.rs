@@ -17,9 +17,9 @@ use crate::client::use_session;
 use crate::components::your_host::Built;
 use crate::controller::{Action, Event as SimEvent};
 
-mod host_page;
+pub(crate) mod host_page;
 mod page;
-mod url;
+pub(crate) mod url;
 
 pub use page::{Page, PageProps};
 

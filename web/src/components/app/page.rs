@@ -131,6 +131,11 @@ pub fn Page(p: &PageProps) -> Html {
                 </style>
             }
             { topbar(sv, dispatch, embed, p.copied, p.built.is_some()) }
+            if v.restored {
+                <p class="notice restored" data-testid="restored-paused" role="status">
+                    { format!("This is a shared state, restored at t = {}: time is paused here. Press Play to go on.", v.sim_time) }
+                </p>
+            }
             if let Some(message) = &p.error {
                 <p class="error" role="alert" data-testid="error-banner">{ message }</p>
             }

@@ -29,8 +29,8 @@ struct Host {
     sent: frame::Sent,
     /// Its permalink as last made, the commands it covered, and the views since.
     link: (std::rc::Rc<str>, usize, u32),
-    /// The embedding page was told the goal is met.
-    goal_sent: bool,
+    /// What the embedding course page was told of the learner's way through the lesson.
+    told: told::Told,
 }
 
 impl Host {
@@ -39,7 +39,7 @@ impl Host {
             c,
             sent: None,
             link: (std::rc::Rc::default(), 0, 0),
-            goal_sent: false,
+            told: told::Told::default(),
         }
     }
 
@@ -98,6 +98,9 @@ pub struct Session {
     /// last pump.
     view_at_ms: f64,
     clock_ms: f64,
+    /// The worker's clock when this lesson was opened (its first pump): the learner's wall
+    /// time on it, for the course page's score.
+    opened_ms: Option<f64>,
     out: Vec<ToPage>,
 }
 
@@ -130,6 +133,7 @@ impl Session {
             view_ms: 0.0,
             view_at_ms: f64::NEG_INFINITY,
             clock_ms: 0.0,
+            opened_ms: None,
             out: Vec::new(),
         };
         s.note_length();
@@ -265,7 +269,7 @@ impl Session {
             }),
             Action::Reset => {
                 self.each(Controller::reset);
-                self.hosts.iter_mut().for_each(|h| h.goal_sent = false);
+                self.hosts.iter_mut().for_each(|h| h.told.clear());
             }
             Action::RunToEnd => {
                 // Past the scenario's length there is no end to run to.
@@ -523,6 +527,7 @@ impl Session {
         }
         let now = clock();
         self.clock_ms = now;
+        self.opened_ms.get_or_insert(t0);
         if self.now_ns() != sim0 {
             self.changed = true;
             if self.pacer.unbounded() && now > t0 {
@@ -573,11 +578,11 @@ impl Session {
                     json!({ "command": d.command, "output": d.output }),
                 ));
             }
+            let name = (self.hosts.len() > 1).then_some(["a", "b"][i.min(1)]);
+            let wall_s = (self.clock_ms - self.opened_ms.unwrap_or(self.clock_ms)).max(0.0) / 1000.0;
             let h = &mut self.hosts[i];
-            if !h.goal_sent && h.c.goal_met() == Some(true) {
-                h.goal_sent = true;
-                let id = h.c.scenario().id.clone();
-                self.host_message(embed::event("goal-met", json!({ "lesson": id })));
+            for msg in h.told.news(&h.c, name, wall_s) {
+                self.host_message(msg);
             }
         }
         let mut out = std::mem::take(&mut self.out);
@@ -646,6 +651,8 @@ impl Session {
         }
     }
 }
+
+mod told;
 
 #[cfg(test)]
 mod tests;

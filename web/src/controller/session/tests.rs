@@ -592,3 +592,97 @@ fn frame_bytes_and_worker_time_at_144_cpus() {
         worker_s * 1000.0 / f64::from(frames)
     );
 }
+
+/// The course page hears every moment a teacher grades, once each: the steps reached, the
+/// question's answer and whether it was right, the goal met, lost and met again, and the
+/// lesson complete with the learner's score; from each host of the compare view, named.
+#[test]
+fn the_course_page_hears_every_learning_moment_once() {
+    let mut s = Session::on_lesson("tc-bypass", 1).unwrap();
+    let mut t = 0.0;
+    let mut heard = Vec::new();
+    let listen = |s: &mut Session, heard: &mut Vec<serde_json::Value>| {
+        for e in events(&s.take()) {
+            if let Event::Host(m) = e {
+                let v = host(m);
+                if v["type"] == "steerlab:event" && v["kind"] != "command" {
+                    heard.push(v);
+                }
+            }
+        }
+    };
+    drive(&mut s, &mut t, 0.01, 1.0, 1000, 100_000);
+    listen(&mut s, &mut heard);
+    s.apply(Action::NextStep);
+    s.apply(Action::NextStep);
+    s.apply(Action::Predict(0));
+    s.apply(Action::Command {
+        host: 0,
+        line: "tc counting usesw".into(),
+        from: Origin::Console,
+    });
+    drive(&mut s, &mut t, 0.01, 1.0, 4000, 100_000);
+    listen(&mut s, &mut heard);
+    s.apply(Action::Command {
+        host: 0,
+        line: "tc counting legacy".into(),
+        from: Origin::Console,
+    });
+    drive(&mut s, &mut t, 0.01, 1.0, 6000, 100_000);
+    listen(&mut s, &mut heard);
+    let kinds: Vec<&str> = heard.iter().map(|v| v["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "step",
+            "step",
+            "step",
+            "predict",
+            "goal-met",
+            "lesson-complete",
+            "goal-lost"
+        ],
+        "{heard:#?}"
+    );
+    let steps: Vec<u64> = heard
+        .iter()
+        .filter(|v| v["kind"] == "step")
+        .map(|v| v["detail"]["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [1, 2, 3]);
+    let predict = heard.iter().find(|v| v["kind"] == "predict").unwrap();
+    assert_eq!(
+        (
+            predict["detail"]["choice"].as_u64(),
+            predict["detail"]["right"].as_bool()
+        ),
+        (Some(1), Some(true))
+    );
+    let score = &heard.iter().find(|v| v["kind"] == "lesson-complete").unwrap()["detail"]["score"];
+    assert_eq!(
+        (score["points"].as_u64(), score["form"].as_str()),
+        (Some(100), Some("guided"))
+    );
+    assert!(score["wall_seconds"].as_f64().unwrap() > 0.0);
+    let lost = heard.iter().find(|v| v["kind"] == "goal-lost").unwrap();
+    assert_eq!(lost["detail"]["undone_by"], "tc counting legacy");
+    // The compare view: each host's moments, named.
+    let mut s = Session::on_lesson("tc-bypass", 2).unwrap();
+    s.apply(Action::Command {
+        host: 1,
+        line: "tc counting usesw".into(),
+        from: Origin::Console,
+    });
+    let mut heard = Vec::new();
+    drive(&mut s, &mut t, 0.01, 1.0, 2000, 100_000);
+    listen(&mut s, &mut heard);
+    assert!(
+        heard
+            .iter()
+            .any(|v| v["kind"] == "goal-met" && v["detail"]["host"] == "b"),
+        "{heard:#?}"
+    );
+    assert!(!heard
+        .iter()
+        .any(|v| v["kind"] == "goal-met" && v["detail"]["host"] == "a"));
+}

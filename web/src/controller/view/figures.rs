@@ -9,8 +9,9 @@ use steerlab_engine::{Sim, Snapshot};
 /// The cost ledger and the XDP, XPS and tc figures.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
-    /// CPU time per pipeline stage, ns, in the pipeline's order.
-    pub ledger: Vec<(String, u64)>,
+    /// CPU time per pipeline stage, in the pipeline's order: its name, ns since the start, and
+    /// ns per second over the last full simulated second (`None` before a second has passed).
+    pub ledger: Vec<(String, u64, Option<u64>)>,
     /// The loaded XDP program's cost (`None`: no program).
     pub xdp: Option<XdpFigures>,
     /// Transmit queue picks.
@@ -59,8 +60,9 @@ pub struct TcFigures {
 }
 
 impl Figures {
-    /// The figures of `sim` now (`s` is its snapshot).
-    pub fn of(sim: &Sim, s: &Snapshot) -> Figures {
+    /// The figures of `sim` now (`s` is its snapshot; `samples` the history's, for the last
+    /// second's rates).
+    pub fn of(sim: &Sim, s: &Snapshot, samples: &[(u64, steerlab_scenario::Totals)]) -> Figures {
         let c = &s.counters;
         let block = sim.tc_block();
         let secs = (s.now.0 as f64 / 1e9).max(1e-9);
@@ -68,7 +70,11 @@ impl Figures {
             ledger: s
                 .ledger
                 .iter()
-                .map(|(stage, ns)| (stage.name().to_string(), ns))
+                .map(|(stage, ns)| {
+                    let path = format!("ledger.{}_ns", stage.name());
+                    let second = steerlab_scenario::teach::figure(samples, &path, true, s.now.0);
+                    (stage.name().to_string(), ns, second.map(|x| x.max(0.0).round() as u64))
+                })
                 .collect(),
             // As the report rounds them: 0.01 ns, 0.001 Mpps.
             xdp: s.xdp_ps.map(|ps| XdpFigures {
@@ -107,7 +113,7 @@ mod tests {
             let mut c = Controller::for_lesson(id).unwrap();
             c.run_for(Nanos::from_ms(1000));
             let (sim, r) = (c.sim(), Report::totals(c.scenario(), c.sim()));
-            let f = Figures::of(sim, &sim.snapshot());
+            let f = Figures::of(sim, &sim.snapshot(), &[]);
             let num = |path: &str| r.get(path).and_then(serde_json::Value::as_f64);
             assert_eq!(f.xdp.map(|x| x.ns_per_pkt), num("xdp.ns_per_pkt"), "{id}");
             assert_eq!(f.xdp.map(|x| x.mpps_per_core), num("xdp.mpps_per_core"), "{id}");
@@ -129,15 +135,15 @@ mod tests {
                 "xps-pick-tx" => assert!(f.xps.msgs_per_sec > 0, "{f:?}"),
                 _ => {}
             }
-            assert!(f.ledger.iter().any(|(_, ns)| *ns > 0), "{id}: time was booked");
-            for (stage, ns) in &f.ledger {
+            assert!(f.ledger.iter().any(|(_, ns, _)| *ns > 0), "{id}: time was booked");
+            for (stage, ns, _) in &f.ledger {
                 assert_eq!(*ns, r.int(&format!("ledger.{stage}_ns")), "{id}: {stage}");
             }
         }
         let mut c = Controller::for_lesson("xdp-kfunc-cost").unwrap();
         c.run_for(Nanos::from_ms(500));
         assert!(
-            Figures::of(c.sim(), &c.sim().snapshot()).xdp.is_some(),
+            Figures::of(c.sim(), &c.sim().snapshot(), &[]).xdp.is_some(),
             "the XDP lesson loads a program"
         );
     }

@@ -184,6 +184,8 @@ pub struct Series {
 pub struct ViewModel {
     /// Simulated time, e.g. `1.250s`.
     pub sim_time: String,
+    /// A shared link was restored here and time has not played since: paused at its state.
+    pub restored: bool,
     /// The scenario's suggested length, ms (a mark on the timeline).
     pub duration_ms: u64,
     /// The earliest time the timeline reaches, ms (the oldest snapshot kept).
@@ -327,6 +329,7 @@ impl Controller {
             sim_time: snap.now.to_string(),
             duration_ms: self.scenario.sim.duration_ms,
             earliest_ms: self.earliest().0 / 1_000_000,
+            restored: self.restored(),
             progress_permille: (u128::from(snap.now.0) * 1000 / u128::from(duration)).min(1000) as u32,
             flow_count: snap.flows,
             queues,
@@ -351,7 +354,7 @@ impl Controller {
             locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
             marks: self.marks(),
             cost_series: self.cost_series(),
-            figures: Figures::of(sim, &snap),
+            figures: Figures::of(sim, &snap, self.history.samples()),
             table: self.table_rows(&totals),
             // Set by the session when due (`Session::view`): a deflate of the learner's
             // commands, not worth a frame while time runs.

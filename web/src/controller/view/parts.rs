@@ -49,6 +49,15 @@ impl Controller {
         self.delta_series(paths, |dt, _, _| dt as f64 / 1e9)
     }
 
+    /// Whether the host is drawn as the matrix (too big for the wire view).
+    pub(in crate::controller) fn shows_matrix(&self) -> bool {
+        use crate::wire::{MAX_FLOWS, MAX_QUEUES};
+        let c = self.sim.config();
+        self.sim.open_flow_count() > MAX_FLOWS
+            || usize::from(c.rx_queues) > MAX_QUEUES
+            || usize::from(c.cpus) > MAX_QUEUES
+    }
+
     /// The wire view, for hosts small enough to draw flow by flow, from the view's flows,
     /// queues and CPUs.
     pub(super) fn wire_view(
