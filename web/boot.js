@@ -13,8 +13,8 @@
 //    `<template id="page-module">`) be asked for about a round trip before the worker's has
 //    all come, so that the two do not share a slow connection, and compiles it for the page's
 //    loader (Trunk.toml `pattern_script`).
-// A compare view, a shared link (#s=) and a click-to-start embed have no first screen: the page
-// opens them itself, and both modules are fetched at once (a click-to-start embed's worker
+// A compare view, a shared link (#s=), a trainer's lesson file (?lesson-url=) and a
+// click-to-start embed have no first screen: the page opens them itself, and both modules are fetched at once (a click-to-start embed's worker
 // module when the learner starts it).
 (() => {
   "use strict";
@@ -25,7 +25,7 @@
   const screens = window.steerlabFirstScreens ?? {};
   // A click-to-start embed asks for the worker's module when the learner starts it.
   const click = params.get("start") === "click";
-  const screen = params.get("view") !== "compare" && !click
+  const screen = params.get("view") !== "compare" && !click && !params.has("lesson-url")
     && !location.hash.startsWith("#s=") && Object.hasOwn(screens, lesson) ? screens[lesson] : null;
   const base = new URL(".", location.href).href;
   // The modules use WebAssembly SIMD: web/preload.js probed for it before it asked for any

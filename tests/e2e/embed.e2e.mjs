@@ -135,7 +135,7 @@ async function coursePages(pages) {
     res.writeHead(body ? 200 : 404, { "content-type": "text/html; charset=utf-8" }).end(body ?? "not found");
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((ok) => server.close(ok)) };
+  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((ok) => { server.close(ok); server.closeAllConnections(); }) };
 }
 const coursePage = (src) => `<!doctype html><html><body style="margin:0">
 <h1>Net 342: receive steering</h1>

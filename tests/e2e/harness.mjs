@@ -56,7 +56,8 @@ export async function serveDir(dir, { cache = false, prefix = "/", missing = nul
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((ok) => server.close(ok)) };
+  // Closing ends the browser's kept-alive connections too (close alone waits for them).
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((ok) => { server.close(ok); server.closeAllConnections(); }) };
 }
 
 /** Rejects after `ms` with a message naming the step. */

@@ -648,10 +648,11 @@ tests.push({
     await page.getByTestId("cpu-5").waitFor();
     await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > 0.5);
     expect(!(await page.getByTestId("pause").isDisabled()), "time plays");
-    // The threads migrate every 4 ms: the chip moves between CPUs many times a second.
-    const chip = page.getByTestId("thread-3");
-    await chip.scrollIntoViewIfNeeded();
-    await chip.dragTo(page.getByTestId("cpu-5"));
+    // The threads migrate every 4 ms: the chips move between CPUs many times a second, and
+    // hold still while the pointer is over the CPUs, so that one can be grabbed.
+    await page.getByTestId("cpu-5").scrollIntoViewIfNeeded();
+    await page.getByTestId("cpu-5").hover();
+    await page.getByTestId("thread-3").dragTo(page.getByTestId("cpu-5"));
     await waitText(page, "console-output", (t) => t.includes("# thread migrate 3 5"));
     await waitText(page, "console-output", (t) => /thread 3 migrates on its own every 4 ms/.test(t));
   },

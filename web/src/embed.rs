@@ -52,6 +52,21 @@ pub fn allowed(list: &[String], origin: &str) -> bool {
     list.iter().any(|o| o == origin)
 }
 
+/// Whether a lesson file from `url_origin` may be opened by `?lesson-url=` on a page of
+/// `page_origin`: the page's own origin, or one the embed's `?origin=` allow-list names (a
+/// course site that hosts its lesson files). Anything else is refused, naming what is
+/// accepted: a lesson file is untrusted input, and a link must not make a page fetch from
+/// wherever it says.
+pub fn lesson_url_allowed(page_origin: &str, allow: &[String], url_origin: &str) -> Result<(), String> {
+    if url_origin == page_origin || allowed(allow, url_origin) {
+        return Ok(());
+    }
+    Err(format!(
+        "a lesson file is opened only from this page's origin ({page_origin}) or one its ?origin= allows ({}), not {url_origin}",
+        if allow.is_empty() { "none".to_string() } else { allow.join(", ") }
+    ))
+}
+
 /// Checks a message's size, in bytes of JSON. `Err` carries the error event's message.
 pub fn check_size(size: usize) -> Result<(), String> {
     if size > MAX_MESSAGE {
@@ -150,6 +165,22 @@ mod tests {
         assert!(allowed(&l, "https://a.example"));
         assert!(!allowed(&l, "https://a.example.evil"));
         assert!(parse_allow_list(None).is_empty());
+    }
+
+    #[test]
+    fn a_lesson_file_comes_from_this_origin_or_an_allowed_one() {
+        let allow = vec!["https://course.example".to_string()];
+        assert!(lesson_url_allowed("https://lab.example", &allow, "https://lab.example").is_ok());
+        assert!(lesson_url_allowed("https://lab.example", &allow, "https://course.example").is_ok());
+        let e = lesson_url_allowed("https://lab.example", &allow, "https://evil.example").unwrap_err();
+        assert!(
+            e.contains("https://course.example") && e.contains("not https://evil.example"),
+            "{e}"
+        );
+        assert!(
+            lesson_url_allowed("https://lab.example", &[], "null").is_err(),
+            "a data: or file: URL"
+        );
     }
 
     #[test]

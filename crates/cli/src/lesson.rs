@@ -235,3 +235,45 @@ fn parts(f: &mut Findings, p: &Played) {
 fn figure(x: Option<f64>) -> String {
     x.map_or("—".into(), |x| format!("{x:.2}"))
 }
+
+/// `steerlab lesson links`: for each student (one name a line), the link to their own variant
+/// (`{base}?{target}&student=NAME`), checked first with `check`: its solution meets the goal
+/// and no not-solution does, as `lesson check` plays them. Returns the text and the failures.
+pub(crate) fn links(scenario: &Scenario, base: &str, target: &str, names: &str, check: bool) -> (String, usize) {
+    let (mut out, mut failed) = (String::new(), 0);
+    let sep = if base.contains('?') { '&' } else { '?' };
+    for name in names
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let seed = steerlab_scenario::student_seed(scenario.sim.seed, name);
+        if check {
+            let mut variant = scenario.clone();
+            variant.sim.seed = seed;
+            let f = self::check(name, &variant);
+            if f.failed > 0 {
+                failed += 1;
+                out.push_str(&format!("# {name}: seed {seed}: {} checks FAILED\n{}", f.failed, f.out));
+                continue;
+            }
+            out.push_str(&format!(
+                "# {name}: seed {seed}: gradable (its solution meets the goal, no wrong way does)\n"
+            ));
+        }
+        out.push_str(&format!("{base}{sep}{target}&student={}\n", url_encode(name)));
+    }
+    (out, failed)
+}
+
+/// Percent-encodes a URL query value (RFC 3986 unreserved characters kept).
+pub(crate) fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

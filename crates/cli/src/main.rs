@@ -51,6 +51,31 @@ enum LessonCommand {
     /// its challenge's solution (each must meet the goal) and each of its not_solutions
     /// (none may), and print the evidence a learner will see. Exit 1 when a check fails.
     Check(LessonCheckArgs),
+    /// Print the JSON Schema of a lesson (scenario) file, written from the types that read it.
+    Schema,
+    /// Print one link per student, each opening the learner's own variant of the lesson
+    /// (`?student=NAME`); with --check, play each variant's solution and not-solutions first.
+    Links(LessonLinksArgs),
+}
+
+#[derive(clap::Args)]
+struct LessonLinksArgs {
+    /// A lesson file (or a built-in lesson's id).
+    file: String,
+    /// Where the sandbox is served, e.g. https://host/courses/net342/steerlab/.
+    #[arg(long)]
+    base: String,
+    /// A file of student names, one per line (`-` for stdin; empty lines and # comments skipped).
+    #[arg(long)]
+    students: String,
+    /// Where the lesson file is served (for a file: its URL, or a path relative to --base; the
+    /// file's name by default).
+    #[arg(long = "lesson-url")]
+    lesson_url: Option<String>,
+    /// Check each student's variant as `lesson check` does (its solution meets the goal, no
+    /// not-solution does) before printing its link.
+    #[arg(long)]
+    check: bool,
 }
 
 #[derive(clap::Args)]
@@ -212,6 +237,10 @@ fn main() -> ExitCode {
         Command::Predict(args) => predict(&args),
         Command::Solve(args) => solve(&args),
         Command::Lesson(LessonCommand::Check(args)) => return lesson_check(&args),
+        Command::Lesson(LessonCommand::Links(args)) => return lesson_links(&args),
+        Command::Lesson(LessonCommand::Schema) => serde_json::to_string_pretty(&steerlab_scenario::json_schema())
+            .map(|s| s + "\n")
+            .map_err(|e| e.to_string()),
     };
     match result {
         Ok(out) => match emit(&out) {
@@ -243,6 +272,42 @@ fn lesson_check(args: &LessonCheckArgs) -> ExitCode {
     };
     match emit(&format!("{}{summary}", found.out)) {
         Ok(()) if found.failed == 0 => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(1),
+        Err(code) => code,
+    }
+}
+
+/// `steerlab lesson links`: a link per student; 1 when a checked variant fails, 2 for bad
+/// input.
+fn lesson_links(args: &LessonLinksArgs) -> ExitCode {
+    let names = match read_input(&args.students, 1 << 20) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("steerlab: --students {}: {e}", args.students);
+            return ExitCode::from(2);
+        }
+    };
+    let built_in = steerlab_scenario::lesson(&args.file).is_some();
+    let scenario = match load(&args.file, &[]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("steerlab: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let target = if built_in {
+        format!("lesson={}", lesson::url_encode(&args.file))
+    } else {
+        let url = args.lesson_url.clone().unwrap_or_else(|| {
+            std::path::Path::new(&args.file)
+                .file_name()
+                .map_or_else(|| args.file.clone(), |n| n.to_string_lossy().into_owned())
+        });
+        format!("lesson-url={}", lesson::url_encode(&url))
+    };
+    let (out, failed) = lesson::links(&scenario, &args.base, &target, &names, args.check);
+    match emit(&out) {
+        Ok(()) if failed == 0 => ExitCode::SUCCESS,
         Ok(()) => ExitCode::from(1),
         Err(code) => code,
     }

@@ -484,3 +484,113 @@ fn import_and_predict_take_the_corrections_of_what_was_assumed() {
     assert_eq!(code, 2);
     assert!(err.contains("host.cpus") && err.lines().count() == 1, "{err}");
 }
+
+/// `steerlab lesson check`: a built-in lesson passes; a file naming a figure the report lacks
+/// is refused naming it; a step command the host refuses, and a "wrong way" that meets the
+/// goal, each fail the check with exit status 1.
+#[test]
+fn lesson_check_passes_a_lesson_and_fails_each_kind_of_broken_file() {
+    let (code, out, err) = steerlab(&["lesson", "check", "tc-bypass"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("guided: its steps, followed in order: goal met")
+            && out.ends_with("lesson check: every check passed\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not_solutions[0]") && out.contains("goal not met"),
+        "{out}"
+    );
+    let lesson: serde_json::Value = serde_json::from_str(steerlab_scenario::lesson("tc-bypass").unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("steerlab-lesson-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let broken = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = lesson.clone();
+        edit(&mut v);
+        let path = dir.join(name);
+        std::fs::write(&path, v.to_string()).unwrap();
+        steerlab(&["lesson", "check", path.to_str().unwrap()])
+    };
+    let (code, _, err) = broken("metric.json", &|v| {
+        v["lesson"]["check"][0]["metric"] = "tc.sw_mised".into()
+    });
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("lesson.check[0].metric") && err.contains("tc.sw_mised"),
+        "{err}"
+    );
+    let (code, out, _) = broken("command.json", &|v| {
+        v["lesson"]["steps"][2]["commands"][0] = "tc counting sideways".into();
+    });
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL  lesson.steps[2]: \"tc counting sideways\""), "{out}");
+    let (code, out, _) = broken("shortcut.json", &|v| {
+        v["lesson"]["not_solutions"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"commands": ["tc counting usesw"], "why": "not really"}));
+    });
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("meets the goal at") && out.contains("a shortcut the goal lets through"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `steerlab lesson links`: a link per student, each a variant of its own seed; with
+/// --check each variant is played first.
+#[test]
+fn lesson_links_give_each_student_a_gradable_variant() {
+    let dir = std::env::temp_dir().join(format!("steerlab-lesson-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let students = dir.join("students.txt");
+    std::fs::write(&students, "Ada Lovelace\n# not a student\n\nLinus\n").unwrap();
+    let (code, out, err) = steerlab(&[
+        "lesson",
+        "links",
+        "tc-bypass",
+        "--base",
+        "https://host/courses/net342/steerlab/",
+        "--students",
+        students.to_str().unwrap(),
+        "--check",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let links: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        links,
+        [
+            "https://host/courses/net342/steerlab/?lesson=tc-bypass&student=Ada%20Lovelace",
+            "https://host/courses/net342/steerlab/?lesson=tc-bypass&student=Linus"
+        ]
+    );
+    assert_eq!(out.matches("gradable").count(), 2, "{out}");
+    let seeds: Vec<&str> = out.lines().filter_map(|l| l.split("seed ").nth(1)).collect();
+    assert!(seeds.len() == 2 && seeds[0] != seeds[1], "a seed each: {seeds:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `docs/lesson.schema.json` is what `steerlab lesson schema` writes from the types that read
+/// a lesson file (regenerate: `steerlab lesson schema > docs/lesson.schema.json`).
+#[test]
+fn the_lesson_schema_in_docs_is_the_types_own() {
+    let (code, out, err) = steerlab(&["lesson", "schema"]);
+    assert_eq!(code, 0, "{err}");
+    let committed =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/lesson.schema.json")).unwrap();
+    assert_eq!(out, committed, "docs/lesson.schema.json is stale: regenerate it");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for def in [
+        "Lesson",
+        "Step",
+        "Check",
+        "Prediction",
+        "Choice",
+        "Challenge",
+        "NotSolution",
+        "Evidence",
+    ] {
+        assert!(v["$defs"][def].is_object(), "the schema defines {def}");
+    }
+}

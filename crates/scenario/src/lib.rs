@@ -69,6 +69,39 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     Ok(scenario)
 }
 
+/// The JSON Schema of a scenario file (a lesson file is one), written from the types that
+/// read it: what `steerlab lesson schema` prints and `docs/lesson.schema.json` holds.
+#[cfg(feature = "schema")]
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = schemars::schema_for!(Scenario).to_value();
+    schema["title"] = serde_json::json!("steerlab scenario / lesson file (schema 1)");
+    schema
+}
+
+/// The seed of a learner's own variant of a scenario whose seed is `seed` (`?student=NAME`,
+/// `steerlab lesson links`): FNV-1a of the name mixed into the scenario's seed, so that one
+/// lesson file gives every learner a host of their own, the same one each time they open it.
+pub fn student_seed(seed: u64, student: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in student.trim().bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // Kept below 2^53: a seed survives JSON readers that hold numbers as doubles.
+    (seed ^ h) & ((1 << 53) - 1)
+}
+
+/// The scenario text `text` with `overrides` applied, as JSON text, after checking that it
+/// parses and validates: a variant that a permalink or a download carries whole.
+pub fn with_overrides(text: &str, overrides: &[String]) -> Result<String, ScenarioError> {
+    parse(text, overrides)?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ScenarioError(format!("scenario is not valid JSON: {e}")))?;
+    for o in overrides {
+        spec::apply_override(&mut value, o)?;
+    }
+    Ok(value.to_string())
+}
+
 /// Names the part of the scenario a typing error is in, by typing each section on its own and
 /// then each of its fields alone (sections default every field), only on the error path: this
 /// is much smaller in the wasm bundle than tracking paths while typing.

@@ -17,6 +17,7 @@ pub const SETTLE_NS: u64 = 1_000_000_000;
 
 /// A question asked before a step's commands (`lesson.predict`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Prediction {
     /// The step (0-based) whose commands the question comes before: it is asked while that
@@ -32,6 +33,7 @@ pub struct Prediction {
 
 /// One answer to a [`Prediction`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Choice {
     /// The answer as the learner reads it.
@@ -49,6 +51,7 @@ pub struct Choice {
 /// One condition of a [`Choice`]: a figure after the step's commands, compared with a value,
 /// or with the same figure before them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Outcome {
     /// A report path (`arfs.update`, `queues.rx.2.packets`).
@@ -72,6 +75,7 @@ fn yes() -> bool {
 /// The challenge form of a lesson (`?mode=challenge`): the goal in words that name no
 /// command, hints on request, and the check that says it is met.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Challenge {
     /// What to achieve, naming the effect and the tools, not the commands.
@@ -92,6 +96,7 @@ pub struct Challenge {
 /// tests run each and require the goal unmet; the page says `why` to a learner who takes it
 /// (teaching.md: "list the wrong ways in the lesson itself").
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NotSolution {
     /// The lines, in order.
@@ -173,14 +178,25 @@ pub(crate) fn validate(l: &Lesson) -> Result<(), ScenarioError> {
             );
         }
     }
-    if !l.next.is_empty() && crate::lesson_title(&l.next).is_none() {
+    if !l.next.is_empty() && crate::lesson_title(&l.next).is_none() && !is_lesson_url(&l.next) {
         let ids: Vec<&str> = crate::lesson_ids().collect();
         return fail(
             "lesson.next".into(),
-            &format!("{:?} is not a lesson (accepted: {})", l.next, ids.join(", ")),
+            &format!(
+                "{:?} is neither a lesson (accepted: {}) nor a lesson file's URL (ending in .json, relative to this file or absolute)",
+                l.next,
+                ids.join(", ")
+            ),
         );
     }
     Ok(())
+}
+
+/// Whether `next` names a lesson file by URL (what `?lesson-url=` opens): a path or URL
+/// ending in `.json`, without spaces or a scheme other than http(s).
+pub fn is_lesson_url(next: &str) -> bool {
+    let scheme_ok = !next.contains("://") || next.starts_with("https://") || next.starts_with("http://");
+    next.ends_with(".json") && scheme_ok && !next.contains(char::is_whitespace) && next.len() <= 2000
 }
 
 /// What the page shows while question `q` is open, for [`giveaways`]: the goal (both forms,

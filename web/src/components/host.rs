@@ -17,9 +17,10 @@ pub struct HostProps {
     pub on_migrate: Callback<(u32, u16)>,
 }
 
-/// Queues and CPUs (every one: each has its `data-testid`). While a thread is dragged, the
-/// CPUs' threads stay as they were when the drag began: time runs on, and a thread that its
-/// policy moves would otherwise vanish from under the pointer and end the drag.
+/// Queues and CPUs (every one: each has its `data-testid`). While the pointer is over the CPUs
+/// (and while a thread is dragged) their threads stay as they were when it came: time runs on,
+/// and a thread its policy moves every few milliseconds would otherwise vanish from under the
+/// pointer before it could be grabbed, or end the drag.
 #[component]
 pub fn Host(p: &HostProps) -> Html {
     let total: u64 = p.queues.iter().map(|q| q.packets).sum::<u64>().max(1);
@@ -28,7 +29,11 @@ pub fn Host(p: &HostProps) -> Html {
     let drag = Drag {
         start: {
             let (frozen, cpus) = (frozen.clone(), p.cpus.clone());
-            Callback::from(move |()| frozen.set(Some(cpus.iter().map(|c| c.threads.clone()).collect())))
+            Callback::from(move |()| {
+                if frozen.is_none() {
+                    frozen.set(Some(cpus.iter().map(|c| c.threads.clone()).collect()));
+                }
+            })
         },
         end: {
             let frozen = frozen.clone();
@@ -41,8 +46,11 @@ pub fn Host(p: &HostProps) -> Html {
             .and_then(|f| f.get(usize::from(c.index)).cloned())
             .unwrap_or_else(|| c.threads.clone())
     };
+    let (hold, release) = (drag.start.clone(), drag.end.clone());
+    let onmouseenter = Callback::from(move |_: MouseEvent| hold.emit(()));
+    let onmouseleave = Callback::from(move |_: MouseEvent| release.emit(()));
     html! {
-        <div class="host">
+        <div class="host" {onmouseenter} {onmouseleave}>
             <ol class={classes!("queues", (p.queues.len() > 16).then_some("many"))} aria-label="RX queues">
                 { for p.queues.iter().map(|q| {
                     let pct = q.packets * 100 / total;

@@ -134,6 +134,9 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
             } else if !l.goal.is_empty() {
                 <p class="goal"><strong>{ "Goal: " }</strong>{ rich(&l.goal) }</p>
             }
+            if let Some((name, seed)) = &l.student {
+                <p class="muted small" data-testid="lesson-student">{ format!("Your own variant, {name} (seed {seed}).") }</p>
+            }
             { goal_parts(&l.goal_parts) }
             { goal_state(l) }
             if let Some(why) = &l.wrong_way {

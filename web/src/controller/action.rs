@@ -77,6 +77,8 @@ pub enum Action {
     Predict(usize),
     /// The lesson's challenge form on or off (`?mode=challenge`).
     Challenge(bool),
+    /// A learner's own variant of the open lesson (`?student=NAME`): its seed from the name.
+    Student(String),
     /// One more hint of the challenge.
     Hint,
     /// Answer with `steerlab:state` for the embedding page.

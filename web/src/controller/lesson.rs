@@ -425,7 +425,14 @@ impl Progress {
         if !self.met_once {
             return None;
         }
-        let next = steerlab_scenario::lesson_title(&lesson.next).map(|title| (lesson.next.clone(), title.to_string()));
+        let next = match steerlab_scenario::lesson_title(&lesson.next) {
+            Some(title) => Some((lesson.next.clone(), title.to_string())),
+            // A trainer's next lesson file, by URL: the page opens it (`?lesson-url=`).
+            None if steerlab_scenario::teach::is_lesson_url(&lesson.next) => {
+                Some((lesson.next.clone(), "the course's next lesson".to_string()))
+            }
+            None => None,
+        };
         Some(CompleteView {
             learned: lesson.learned.clone(),
             next,

@@ -231,6 +231,8 @@ pub struct Controller {
     restoring: Option<Restore>,
     /// A restored link stopped paused at its state, and time has not played since.
     restored: bool,
+    /// The learner whose variant this host is (`?student=NAME`).
+    student: Option<String>,
     /// Recent per-flow and per-queue samples for the host matrix.
     matrix: matrix::MatrixHistory,
     /// The host matrix's selected cell (RX queue, CPU).
@@ -299,6 +301,7 @@ impl Controller {
             filters_first: 0,
             restoring: None,
             restored: false,
+            student: None,
             link_error: None,
             flow_labels: Default::default(),
         })
@@ -627,6 +630,16 @@ impl Controller {
         self.progress
             .set_challenge(on && self.scenario.lesson.challenge.is_some());
         self.judge();
+    }
+
+    /// Marks this host as `name`'s own variant (shown on the page, said to the course page).
+    pub fn set_student(&mut self, name: &str) {
+        self.student = Some(name.to_string());
+    }
+
+    /// The learner whose variant this host is, if one.
+    pub fn student(&self) -> Option<&str> {
+        self.student.as_deref()
     }
 
     /// The learner's progress through the lesson (read only).

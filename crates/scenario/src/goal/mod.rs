@@ -40,6 +40,7 @@ pub const MAX_START_WINDOW_MS: u64 = START_NS / 1_000_000;
 
 /// A comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
     /// `<`
@@ -85,6 +86,7 @@ impl Op {
 /// What a figure is compared as: itself, or against the same measure at another time (the
 /// lesson's start for a goal, before the step's commands for a question's answer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Compare {
     /// The figure now.
@@ -98,6 +100,7 @@ pub enum Compare {
 
 /// One part of a goal: what it asks, and why a move that leaves it unmet does not count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(try_from = "CheckFields", into = "CheckFields")]
 pub struct Check {
     /// What is checked.
@@ -158,6 +161,7 @@ pub enum Part {
 /// cost the page's module kilobytes, and say "did not match any variant" instead of what is
 /// wrong.
 #[derive(Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct CheckFields {
     #[serde(default, skip_serializing_if = "Option::is_none")]

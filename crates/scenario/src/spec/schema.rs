@@ -26,8 +26,25 @@ impl<T: NamedEnum> Serialize for Named<T> {
     }
 }
 
+/// A named choice in the JSON Schema: a string, one of the engine's names.
+#[cfg(feature = "schema")]
+impl<T: NamedEnum> schemars::JsonSchema for Named<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Owned(format!(
+            "Named_{}",
+            std::any::type_name::<T>().rsplit("::").next().unwrap_or("choice")
+        ))
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<String> = T::accepted_names().split('|').map(|n| n.trim().to_string()).collect();
+        schemars::json_schema!({ "type": "string", "enum": names })
+    }
+}
+
 /// What the page shows of a lesson.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Lesson {
     /// Short title.
@@ -73,6 +90,7 @@ pub struct Lesson {
 /// In a file a step is either its text alone or `{"text", "commands", "kernel", "cell",
 /// "outcome"}` (the text alone is made the object before typing: [`super::normalize`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// What the learner reads.
@@ -95,6 +113,7 @@ pub struct Step {
 
 /// Which way a lesson's figure moves when the learner succeeds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Better {
     /// Lower is better (an update storm calming).
@@ -108,6 +127,7 @@ pub enum Better {
 
 /// One figure of the `lesson-evidence` strip.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Evidence {
     /// What the page calls it (the name the steps use).
@@ -127,6 +147,7 @@ pub struct Evidence {
 
 /// `host.*`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct HostSection {
     /// CPUs.
@@ -140,6 +161,7 @@ pub struct HostSection {
 
 /// `nic.*`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct NicSection {
     /// Driver model.
@@ -169,6 +191,7 @@ pub struct NicSection {
 
 /// `rps.*`
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct RpsSection {
     /// `rps_cpus` of every queue as a CPU list.
@@ -177,6 +200,7 @@ pub struct RpsSection {
 
 /// `rfs.*`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct RfsSection {
     /// `rps_flow_cnt` of every queue.
@@ -189,6 +213,7 @@ pub struct RfsSection {
 
 /// `net.*`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct NetSection {
     /// `net.core.netdev_max_backlog`.
@@ -201,6 +226,7 @@ pub struct NetSection {
 
 /// `xps.*`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct XpsSection {
     /// Initial maps: `none | irq | all`.
@@ -211,6 +237,7 @@ pub struct XpsSection {
 
 /// `xdp.*`: a native XDP program loaded from the start.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct XdpSection {
     /// A named sandbox program (`xdp_drop`, `xdp_meta_drop`, …); `""` = none unless `kfuncs`
@@ -226,6 +253,7 @@ pub struct XdpSection {
 
 /// `tc.*`: the block counters' kernel and the parallel-insertion model's workload.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TcSection {
     /// `legacy` (v6.10-6.13 filtercnt/skipswcnt) or `usesw` (v6.14+).
@@ -238,6 +266,7 @@ pub struct TcSection {
 
 /// `sim.*`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct SimSection {
     /// Engine tick, ns.
@@ -252,6 +281,7 @@ pub struct SimSection {
 
 /// A group of threads: thread `i` starts on the `i`-th CPU of `cpus` (cycling).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ThreadGroup {
     /// Threads in the group.
@@ -268,6 +298,7 @@ pub struct ThreadGroup {
 
 /// A group of flows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct FlowGroup {
     /// Flows in the group.
@@ -300,6 +331,7 @@ pub struct FlowGroup {
 
 /// `flows[i].tx`: what each socket of the group sends.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TxGroup {
     /// Messages per second; 0 = as fast as the CPU allows (netperf UDP_STREAM).
@@ -312,6 +344,7 @@ pub struct TxGroup {
 
 /// A console command run at a simulated time.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TimedCommand {
     /// When, ms from the start.
@@ -322,6 +355,7 @@ pub struct TimedCommand {
 
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Schema version (1).

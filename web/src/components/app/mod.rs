@@ -18,6 +18,7 @@ use crate::components::your_host::Built;
 use crate::controller::{Action, Event as SimEvent};
 
 pub(crate) mod host_page;
+mod lesson_url;
 mod page;
 pub(crate) mod url;
 
@@ -118,12 +119,24 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
     };
     let session = use_session(initial_action(), on_event);
     let dispatch = session.dispatch.clone();
-    // `?mode=challenge`: the lesson's challenge form (queued after the lesson opens).
+    // `?lesson-url=`: a trainer's lesson file, fetched and opened; then `?student=NAME`, the
+    // learner's own variant (it reopens the lesson), and `?mode=challenge`, its challenge form.
     {
-        let dispatch = dispatch.clone();
+        let (dispatch, allow, error) = (dispatch.clone(), allow.clone(), error.clone());
         use_effect_with((), move |_| {
+            let mut then = Vec::new();
+            if let Some(name) = url_param("student") {
+                then.push(Action::Student(name));
+            }
             if challenge_mode() {
-                dispatch.emit(Action::Challenge(true));
+                then.push(Action::Challenge(true));
+            }
+            match url_param("lesson-url") {
+                Some(url) => {
+                    let banner = Callback::from(move |m: String| error.set(Some(m)));
+                    lesson_url::open(url, &allow, dispatch, then, banner);
+                }
+                None => then.into_iter().for_each(|a| dispatch.emit(a)),
             }
         });
     }

@@ -236,6 +236,13 @@ fn lesson_column(v: &ViewModel, dispatch: &Callback<Action>, on_command: Callbac
     let on_lesson = {
         let dispatch = dispatch.clone();
         Callback::from(move |id: String| {
+            // A lesson file's `next` may be a URL: the page opens it as `?lesson-url=`.
+            if id.contains('/') || id.ends_with(".json") {
+                if let Some(url) = super::lesson_url::next_url(&id) {
+                    let _ = web_sys::window().map(|w| w.location().set_href(&url));
+                }
+                return;
+            }
             dispatch.emit(Action::OpenLesson(id));
             if challenge_mode() {
                 dispatch.emit(Action::Challenge(true));

@@ -310,6 +310,7 @@ impl Session {
             Action::NextStep => self.first().next_step(),
             Action::Predict(choice) => self.first().predict(choice),
             Action::Challenge(on) => self.hosts.iter_mut().for_each(|h| h.c.set_challenge(on)),
+            Action::Student(name) => self.student(&name),
             Action::Hint => self.first().hint(),
             Action::GetState => {
                 let state = self.state();
@@ -347,6 +348,30 @@ impl Session {
                     "?lesson={id}: {e}; opened the default lesson"
                 ))));
             }
+        }
+    }
+
+    /// Reopens the lesson as `name`'s own variant (`?student=NAME`): the same file with the
+    /// seed `steerlab_scenario::student_seed` gives that name, carried whole by the host's
+    /// scenario (a permalink keeps it).
+    fn student(&mut self, name: &str) {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
+            return self.event(Event::Banner(Some(
+                "?student=: a name of 1 to 64 printable characters".into(),
+            )));
+        }
+        let c = &self.hosts[0].c;
+        let seed = steerlab_scenario::student_seed(c.scenario().sim.seed, name);
+        let variant = steerlab_scenario::with_overrides(c.scenario_json(), &[format!("sim.seed={seed}")])
+            .map_err(|e| e.to_string())
+            .and_then(|text| Controller::for_text(&text));
+        match variant {
+            Ok(mut c) => {
+                c.set_student(name);
+                self.replace(vec![c]);
+            }
+            Err(e) => self.event(Event::Banner(Some(format!("?student={name}: {e}")))),
         }
     }
 

@@ -34,8 +34,12 @@ impl Told {
         let id = c.scenario().id.as_str();
         let p = c.progress();
         let mut out = Vec::new();
+        let student = c.student();
         let mut say = |kind: &str, mut detail: Value| {
             detail["lesson"] = json!(id);
+            if let Some(s) = student {
+                detail["student"] = json!(s);
+            }
             if let Some(h) = host {
                 detail["host"] = json!(h);
             }

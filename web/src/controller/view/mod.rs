@@ -123,6 +123,8 @@ pub struct LessonView {
     pub wrong_way: Option<String>,
     /// A step's command typed before its question was answered: it runs once answered.
     pub held: Option<String>,
+    /// The learner whose own variant this is (`?student=NAME`) and its seed.
+    pub student: Option<(String, u64)>,
 }
 
 /// A row of the lesson's own table (as `steerlab run --vary` prints it), for this host now.

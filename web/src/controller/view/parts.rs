@@ -298,7 +298,12 @@ impl Controller {
                 })
                 .collect(),
             step: self.progress.step,
-            lesson_ids: steerlab_scenario::lesson_ids().map(String::from).collect(),
+            // A lesson opened from a file (`?lesson-url=`, an upload) is listed with the
+            // built-in ones, first.
+            lesson_ids: std::iter::once(self.scenario.id.clone())
+                .filter(|id| !l.steps.is_empty() && steerlab_scenario::lesson_title(id).is_none())
+                .chain(steerlab_scenario::lesson_ids().map(String::from))
+                .collect(),
             kernel_files: l.kernel_files.clone(),
             source: l.source.clone(),
             goal_met,
@@ -324,6 +329,7 @@ impl Controller {
             goal_parts: self.goal.parts(self.progress.checks(l)),
             wrong_way: self.goal.shortcut.as_ref().map(|(why, _)| why.clone()),
             held: self.progress.held().map(String::from),
+            student: self.student.clone().map(|s| (s, self.scenario.sim.seed)),
         }
     }
 
