@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const LESSONS = ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-churn", "xps-pick-tx", "xdp-kfunc-cost"];
+import { LESSONS } from "./lesson-files.mjs";
 
 function expect(cond, msg) {
   if (!cond) throw new Error(msg);

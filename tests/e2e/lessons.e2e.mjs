@@ -1,9 +1,6 @@
 // Lessons, the console and the controls, as a learner uses them.
-import { readFileSync } from "node:fs";
 import { expect, outPath } from "./harness.mjs";
-
-// A lesson's file, as the engine reads it.
-const lessonFile = (id) => JSON.parse(readFileSync(new URL(`../../crates/scenario/lessons/${id}.json`, import.meta.url)));
+import { LESSONS, lessonFile } from "./lesson-files.mjs";
 // rss-basics' tick in seconds (a "step" runs one tick).
 const rssTickS = lessonFile("rss-basics").sim.tick_ns / 1e9;
 
@@ -197,8 +194,8 @@ tests.push({
   },
 });
 
-// The answer each lesson's question should get (the engine picks it; checked natively too).
-const RIGHT = { "rss-basics": 1, "arfs-collision": 0, "tc-bypass": 0, "rfs-thread-churn": 1, "xps-pick-tx": 0, "xdp-kfunc-cost": 1 };
+// The answer each lesson's question teaches (its file says; the engine picks it: lesson check).
+const RIGHT = Object.fromEntries(LESSONS.map((id) => [id, lessonFile(id).lesson.predict?.[0]?.answer ?? 0]));
 
 // Raw values that must never show on the page.
 const RAW = /\b(null|NaN|undefined)\b|"[a-z_]+"/;
@@ -227,7 +224,7 @@ async function at800(page, shot) {
 // Every lesson followed as a newcomer would: its own steps' commands, typed in the console in
 // order, meet its goal; the evidence and the console are on the first screen; nothing raw
 // shows; each step outlines what it names.
-for (const lesson of ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-churn", "xps-pick-tx", "xdp-kfunc-cost"]) {
+for (const lesson of LESSONS) {
   tests.push({
     name: `lesson ${lesson}: answering its question and following its own steps meets the goal and ends the lesson; evidence and console on the first screen; time runs on past 4.5 lengths`,
     timeoutMs: 360_000,

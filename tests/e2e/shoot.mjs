@@ -1,8 +1,9 @@
 // Screenshots for looking at the page (not a test): node tests/e2e/shoot.mjs DIST OUT_DIR [lesson...]
 // Each lesson's first screen at 1440×900 and 800×900 after 3 simulated seconds.
 import { launchBrowser, serveDir } from "./harness.mjs";
+import { LESSONS } from "./lesson-files.mjs";
 const [dist = "dist", out = "/tmp/shots", ...ids] = process.argv.slice(2);
-const lessons = ids.length ? ids : ["rss-basics", "arfs-collision", "tc-bypass", "rfs-thread-churn", "xps-pick-tx", "xdp-kfunc-cost"];
+const lessons = ids.length ? ids : LESSONS;
 const server = await serveDir(dist);
 const browser = await launchBrowser();
 for (const id of lessons) {

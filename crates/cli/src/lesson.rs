@@ -183,6 +183,24 @@ fn solution_meets(scenario: &Scenario, f: &mut Findings) {
         .collect();
     let run = play(scenario, false, &steps);
     report_play(f, "guided: its steps, followed in order", &run, true);
+    for (i, (q, a)) in scenario.lesson.predict.iter().zip(&run.answers).enumerate() {
+        let name = |k: Option<usize>| {
+            k.and_then(|k| q.choices.get(k))
+                .map_or("none of the choices".to_string(), |c| format!("{:?}", c.text))
+        };
+        match (a, q.answer) {
+            (None, _) => f.fail(format!(
+                "lesson.predict[{i}]: its step's commands never ran: the engine cannot answer it"
+            )),
+            (Some(got), Some(want)) if *got != Some(want) => f.fail(format!(
+                "lesson.predict[{i}]: the engine answers {} where the lesson teaches {}",
+                name(*got),
+                name(Some(want))
+            )),
+            (Some(None), None) => f.fail(format!("lesson.predict[{i}]: no choice describes what the engine did")),
+            (Some(got), _) => f.ok(format!("lesson.predict[{i}]: the engine answers {}", name(*got))),
+        }
+    }
 }
 
 /// Reports a play: `want_met` says whether the goal should have been met.

@@ -201,6 +201,9 @@ pub struct Played {
     pub checks: Vec<Check>,
     /// The evidence's figures: label, before the first line, at the end.
     pub evidence: Vec<(String, Option<f64>, Option<f64>)>,
+    /// Per question, the engine's answer when a group of lines was its step's commands
+    /// (`None`: that step was not played; `Some(None)`: no choice describes what happened).
+    pub answers: Vec<Option<Option<usize>>>,
 }
 
 /// Plays `scenario`'s lesson in a form: reads for [`READ_NS`], then each group of lines at
@@ -212,6 +215,7 @@ pub fn play(scenario: &Scenario, challenge: bool, groups: &[Vec<String>]) -> Pla
         error: None,
         checks: scenario.lesson.goal(challenge).to_vec(),
         evidence: Vec::new(),
+        answers: vec![None; scenario.lesson.predict.len()],
     };
     let mut run = match LessonRun::new(scenario.clone(), challenge) {
         Ok(r) => r,
@@ -223,12 +227,22 @@ pub fn play(scenario: &Scenario, challenge: bool, groups: &[Vec<String>]) -> Pla
     let result = (|| -> Result<(), String> {
         run.run_for(READ_NS).map_err(|e| e.to_string())?;
         let before = run.evidence();
+        let lesson = &scenario.lesson;
         for (k, lines) in groups.iter().enumerate() {
+            let first = run.now();
             for line in lines {
                 run.command(line)
                     .map_err(|e| format!("{line:?}: {}", e.lines().next().unwrap_or("")))?;
             }
+            let last = run.now();
             let (met, v) = run.watch(WATCH_NS).map_err(|e| e.to_string())?;
+            // A question whose step's commands these were: the engine's answer, as the page
+            // measures it (a settling second, then a second).
+            for (q, a) in lesson.predict.iter().zip(p.answers.iter_mut()) {
+                if !challenge && lesson.steps[q.step].commands == *lines {
+                    *a = q.answer(&run.samples, first, last);
+                }
+            }
             if let (None, Some(t)) = (p.met, met) {
                 p.met = Some((k, t));
             }

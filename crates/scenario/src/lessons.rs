@@ -6,41 +6,14 @@
 //! `dist/`) and [`register`]s the text before it opens the lesson; the page's first screen
 //! reads the same file before the module has loaded.
 
-/// Lesson ids and titles, in teaching order (what the lesson list and an ending's "next
-/// lesson" show without the lesson's text; a test checks them against the files).
-pub const LESSON_TITLES: [(&str, &str); 6] = [
-    ("rss-basics", "RSS: the Toeplitz hash and the indirection table"),
-    ("arfs-collision", "aRFS: when the driver matches filters by hash only"),
-    ("tc-bypass", "tc: when skip_sw skips filters it should not"),
-    (
-        "rfs-thread-churn",
-        "RFS churn: several epoll readers per socket, migrating",
-    ),
-    (
-        "xps-pick-tx",
-        "XPS: choosing a transmit queue without hashing every packet",
-    ),
-    (
-        "xdp-kfunc-cost",
-        "XDP metadata kfuncs: what a function call per packet costs",
-    ),
-];
-
-/// The lessons' texts, compiled in, in the order of [`LESSON_TITLES`].
-#[cfg(feature = "embedded-lessons")]
-const TEXTS: [&str; 6] = [
-    include_str!("../lessons/rss-basics.json"),
-    include_str!("../lessons/arfs-collision.json"),
-    include_str!("../lessons/tc-bypass.json"),
-    include_str!("../lessons/rfs-thread-churn.json"),
-    include_str!("../lessons/xps-pick-tx.json"),
-    include_str!("../lessons/xdp-kfunc-cost.json"),
-];
+// LESSON_COUNT, LESSON_TITLES and (with `embedded-lessons`) TEXTS, from the files of
+// `lessons/` (build.rs): adding a lesson is adding its file.
+include!(concat!(env!("OUT_DIR"), "/lessons.rs"));
 
 /// Texts registered at run time (the page's worker fetches them), by index in
-/// [`LESSON_TITLES`]. Leaked once each: six texts at most, for the life of the worker.
+/// [`LESSON_TITLES`]. Leaked once each: one text per lesson at most, for the life of the worker.
 #[cfg(not(feature = "embedded-lessons"))]
-static REGISTERED: std::sync::Mutex<[Option<&'static str>; 6]> = std::sync::Mutex::new([None; 6]);
+static REGISTERED: std::sync::Mutex<[Option<&'static str>; LESSON_COUNT]> = std::sync::Mutex::new([None; LESSON_COUNT]);
 
 fn index(id: &str) -> Option<usize> {
     LESSON_TITLES.iter().position(|(i, _)| *i == id)

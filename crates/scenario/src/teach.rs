@@ -29,6 +29,10 @@ pub struct Prediction {
     pub choices: Vec<Choice>,
     /// What the kernel did, in its own terms: shown with the engine's answer.
     pub explain: String,
+    /// The choice (0-based) the lesson teaches: the engine must pick it when the step's
+    /// commands run as written (`steerlab lesson check` plays them and says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<usize>,
 }
 
 /// One answer to a [`Prediction`].
@@ -171,6 +175,9 @@ pub(crate) fn validate(l: &Lesson) -> Result<(), ScenarioError> {
                 "3 to 6 answers (with two, a guess is right half the time)",
             );
         }
+        if p.answer.is_some_and(|a| a >= p.choices.len()) {
+            return fail(format!("{at}.answer"), "the index of one of its choices");
+        }
         if let Some(c) = p.choices.iter().position(|c| c.when.is_empty()) {
             return fail(
                 format!("{at}.choices[{c}].when"),
@@ -294,6 +301,7 @@ mod tests {
             question: "?".into(),
             choices: vec![choice("stays", Op::Gt, 0.5), choice("falls tenfold", Op::Lt, 0.2)],
             explain: String::new(),
+            answer: None,
         };
         // The change at 2 s: 1,000/s before, 100/s after.
         assert_eq!(p.answer(&s[..40], 2_000_000_000, 2_000_000_000), None, "not yet 4 s");

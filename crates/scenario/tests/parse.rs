@@ -243,3 +243,24 @@ fn a_lesson_naming_a_figure_or_setting_the_host_lacks_is_refused() {
         assert!(e.contains(want), "{lesson}: {e}");
     }
 }
+
+/// A lesson file is untrusted input: its lists and nesting are bounded, each refusal naming
+/// the field.
+#[test]
+fn a_lesson_files_lists_and_nesting_are_bounded() {
+    let steps: Vec<String> = (0..65).map(|i| format!("\"step {i}\"")).collect();
+    let e = err(
+        &format!(r#"{{"schema":1,"id":"t","lesson":{{"steps":[{}]}}}}"#, steps.join(",")),
+        &[],
+    );
+    assert!(e.contains("lesson.steps") && e.contains("at most 64"), "{e}");
+    let mut part = r#"{"metric":"arfs.update","op":"eq","value":0}"#.to_string();
+    for _ in 0..9 {
+        part = format!(r#"{{"all":[{part}]}}"#);
+    }
+    let e = err(
+        &format!(r#"{{"schema":1,"id":"t","lesson":{{"check":[{part}]}}}}"#),
+        &[],
+    );
+    assert!(e.contains("lesson.check") && e.contains("8 deep"), "{e}");
+}

@@ -68,6 +68,7 @@ impl Scenario {
     /// The lesson's page names (highlights, the chart), its steps' matrix cells, its teaching
     /// parts and its checks.
     fn validate_lesson(&self, cfg: &HostConfig, threads: u32) -> Result<(), ScenarioError> {
+        self.validate_lesson_sizes()?;
         for (i, h) in self.lesson.highlight.iter().enumerate() {
             // A step may point at nothing (""); a name is a page's data-testid.
             if !h.is_empty() && !is_testid(h) {
@@ -107,6 +108,52 @@ impl Scenario {
         }
         crate::teach::validate(&self.lesson)?;
         self.validate_figures(cfg, threads)
+    }
+
+    /// A lesson file is untrusted input (`?lesson-url=`, an embed's `steerlab:load`): its lists
+    /// and texts are bounded, so that no file can make the page or a check do unbounded work.
+    fn validate_lesson_sizes(&self) -> Result<(), ScenarioError> {
+        let l = &self.lesson;
+        let most = |at: &str, n: usize, max: usize| {
+            if n > max {
+                Err(err(at, format!("{n} items; at most {max}")))
+            } else {
+                Ok(())
+            }
+        };
+        most("lesson.steps", l.steps.len(), 64)?;
+        most("lesson.predict", l.predict.len(), 16)?;
+        most("lesson.check", l.check.len(), 32)?;
+        most("lesson.not_solutions", l.not_solutions.len(), 64)?;
+        most("lesson.evidence", l.evidence.len(), 12)?;
+        most("lesson.table", l.table.len(), 64)?;
+        if let Some(c) = &l.challenge {
+            most("lesson.challenge.hints", c.hints.len(), 16)?;
+            most("lesson.challenge.check", c.check.len(), 32)?;
+            most("lesson.challenge.solution", c.solution.len(), 256)?;
+        }
+        for (i, s) in l.steps.iter().enumerate() {
+            most(&format!("lesson.steps[{i}].commands"), s.commands.len(), 256)?;
+        }
+        for (i, n) in l.not_solutions.iter().enumerate() {
+            most(&format!("lesson.not_solutions[{i}].commands"), n.commands.len(), 256)?;
+        }
+        // A goal's parts nest: at most 8 deep and 256 in all.
+        fn size(c: &crate::Check, depth: usize) -> Option<usize> {
+            match &c.part {
+                crate::Part::All(parts) | crate::Part::Any(parts) if depth < 8 => {
+                    parts.iter().try_fold(1, |n, p| Some(n + size(p, depth + 1)?))
+                }
+                crate::Part::All(_) | crate::Part::Any(_) => None,
+                _ => Some(1),
+            }
+        }
+        let goals = l.check.iter().chain(l.challenge.iter().flat_map(|c| c.check.iter()));
+        let parts = goals.map(|c| size(c, 0)).try_fold(0, |n, s| Some(n + s?));
+        if parts.is_none_or(|n| n > 256) {
+            return Err(err("lesson.check", "parts nest at most 8 deep, 256 in all"));
+        }
+        Ok(())
     }
 
     /// Every figure the lesson reads (its goal's, its questions', its evidence's) is one the
