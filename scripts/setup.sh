@@ -14,11 +14,13 @@ WASM_BINDGEN_VERSION=0.2.130
 
 log() { echo "setup: $*"; }
 
-# 1. Debian: Chromium and ChromeDriver for the headless-browser tests. Never Debian's binaryen
-#    (version 108 cannot parse rustc 1.95's reference-types output).
+# 1. Debian: Chromium and ChromeDriver for the headless-browser tests, and Firefox ESR for the
+#    smoke run in a second browser (tests/e2e/firefox-smoke.mjs, over WebDriver BiDi). Never
+#    Debian's binaryen (version 108 cannot parse rustc 1.95's reference-types output).
 pkgs=()
 command -v chromium >/dev/null || pkgs+=(chromium)
 command -v chromedriver >/dev/null || pkgs+=(chromium-driver)
+command -v firefox-esr >/dev/null || pkgs+=(firefox-esr)
 if [ ${#pkgs[@]} -gt 0 ]; then
   log "apt-get install ${pkgs[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -49,8 +51,9 @@ fi
 
 # 4. Node tools from package-lock.json: binaryen 132 (wasm-opt for trunk --release), terser (the
 #    glue JavaScript, scripts/post-build.mjs), zopfli (the .gz files, tests/e2e/precompress.mjs),
-#    playwright-core and axe-core (e2e).
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+#    playwright-core and axe-core (e2e), scorm-again (the e2e's test LMS), puppeteer-core
+#    (Firefox ESR over WebDriver BiDi).
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] \
    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"
   npm ci --no-audit --no-fund

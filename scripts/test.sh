@@ -6,7 +6,8 @@
 #   2. wasm:   wasm-bindgen-test in headless Chromium (engine vectors in wasm, components in the DOM)
 #   3. bundle: trunk release build, gzipped size checked against the budget
 #   4. e2e:    playwright-core drives Debian's Chromium against dist/ served on 127.0.0.1,
-#              with the benchmarks that time the page against the native CLI (built here)
+#              with the benchmarks that time the page against the native CLI (built here);
+#              then the smoke run in Firefox ESR (each lesson, an embed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -37,4 +38,7 @@ cargo build --offline --locked --release -p steerlab-cli
 
 step "end-to-end in headless Chromium (playwright-core)"
 STEERLAB_CLI="$PWD/target/release/steerlab" timeout 1200 node tests/e2e/run.mjs dist
+
+step "smoke in Firefox ESR (puppeteer-core, WebDriver BiDi)"
+timeout 300 node tests/e2e/firefox-smoke.mjs dist
 echo; echo "test: all passed"
