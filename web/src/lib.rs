@@ -1,7 +1,7 @@
 //! steerlab-web: the sandbox page and its simulation worker. The only crate that touches the
-//! DOM. One wasm module runs on both threads (`src/main.rs`): the page (`components`,
-//! `client`, `chart`) renders what the Web Worker (`worker`, `controller`, the engine) sends,
-//! and sends it [`controller::Action`]s.
+//! DOM. Two wasm modules, each thread loading what it runs: the page's (`src/main.rs`:
+//! `components`, `client`, `chart`) renders what the Web Worker's (`src/worker_main.rs`:
+//! `worker`, `controller`, the engine) sends, and sends it [`controller::Action`]s.
 
 pub mod chart;
 pub mod client;

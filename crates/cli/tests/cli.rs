@@ -579,7 +579,12 @@ fn the_lesson_schema_in_docs_is_the_types_own() {
     assert_eq!(code, 0, "{err}");
     let committed =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/lesson.schema.json")).unwrap();
-    assert_eq!(out, committed, "docs/lesson.schema.json is stale: regenerate it");
+    let first = out.lines().zip(committed.lines()).position(|(a, b)| a != b);
+    assert!(
+        out == committed,
+        "docs/lesson.schema.json is stale (first difference at line {:?}): regenerate it with steerlab lesson schema",
+        first.map(|i| i + 1)
+    );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     for def in [
         "Lesson",

@@ -125,6 +125,10 @@ pub fn execute(sim: &mut Sim, line: &str) -> Result<String, String> {
 
 /// [`execute`], with what the command did.
 pub fn run(sim: &mut Sim, line: &str) -> Result<(String, Kind), String> {
+    debug_assert!(
+        !sim.in_tick(),
+        "a command runs between ticks (Sim's call order): {line}"
+    );
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok((String::new(), Kind::Command));

@@ -5,7 +5,7 @@
 //!
 //! The tick's order and its simplifications are in `tick.rs`.
 //!
-//! The rooms, one per stage, each an `impl Sim` block:
+//! Its parts, one per stage, each an `impl Sim` block:
 //!
 //! | file | holds |
 //! |---|---|
@@ -73,7 +73,18 @@ use crate::error::{range_err, SimError};
 use crate::ntuple::NtupleRule;
 use records::{Cpu, Flow, FlowInfo, RxQueue, Thread};
 
-/// A simulated host.
+/// A simulated host: a pure state machine its caller drives. Build it with [`Sim::new`] (or
+/// a scenario's `build`) and add its threads and flows; then alternate two kinds of call:
+/// - time: whole ticks ([`Sim::tick`], [`Sim::run_ticks`], [`Sim::advance_to`]) or a tick a
+///   slice of flows at a time ([`Sim::tick_part`], the page's slices, any split giving the same
+///   state; [`Sim::finish_tick`] ends one in progress);
+/// - changes, only between ticks ([`Sim::in_tick`] false; checked in debug builds at the
+///   console's entry): commands, settings ([`Sim::check_setting`] then
+///   [`Sim::apply_setting`]), flows, threads, the driver, the kernel generation.
+///
+/// Reads are allowed at any time ([`Sim::snapshot`], [`Sim::flow_view`], [`Sim::trace_flow`],
+/// [`Sim::predict`]). Nothing else runs: no clock, no I/O, one seeded generator; the same calls
+/// in the same order give the same state and digest, natively and in wasm.
 #[derive(Clone, Debug)]
 pub struct Sim {
     cfg: HostConfig,

@@ -29,7 +29,7 @@
 //! * tc statistics are packet counts only; software and hardware hits are kept apart instead of
 //!   being summed as `tc -s` prints them.
 //!
-//! The rooms, as in `sim/` and `arfs/`:
+//! Its parts, as in `sim/` and `arfs/`:
 //!
 //! | file | holds |
 //! |---|---|
