@@ -436,7 +436,7 @@ tests.push({
 });
 
 tests.push({
-  name: "thread policy, RFS tables and XPS map panels",
+  name: "thread policy, RFS tables, mlx5 worker backlog and XPS map panels",
   timeoutMs: 60_000,
   async run(page, base) {
     await page.goto(`${base}?lesson=xps-pick-tx`);
@@ -450,6 +450,10 @@ tests.push({
     await page.goto(`${base}?lesson=rfs-thread-churn`);
     await page.getByTestId("rfs-tables").waitFor();
     await page.waitForFunction(() => /of \d+ entries hold/.test(document.querySelector('[data-testid="rfs-tables"]').textContent));
+    // mlx5's one worker falls behind the readers' moves: the filter table says how many
+    // updates wait for it.
+    await page.getByTestId("arfs-work-queued").waitFor({ state: "attached" });
+    expect(/\d+ updates? waiting for mlx5's one worker/.test(await page.getByTestId("arfs-work-queued").textContent()), "the worker's backlog is said");
     await page.getByTestId("migrate-thread-select").selectOption("0");
     await page.getByTestId("thread-policy-select").selectOption({ label: "pinned to its CPU" });
     await page.getByTestId("thread-policy-submit").click();

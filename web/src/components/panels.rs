@@ -80,6 +80,8 @@ pub struct ArfsTableProps {
     pub first: u32,
     /// Live filters in all.
     pub total: usize,
+    /// mlx5: updates waiting for its one worker.
+    pub work_queued: u32,
     /// The table scrolled: the first row it needs now.
     pub on_scroll: Callback<u32>,
 }
@@ -124,12 +126,17 @@ pub fn ArfsTable(p: &ArfsTableProps) -> Html {
     html! {
         <div class="table-wrap" {onscroll} tabindex="0" role="region" aria-label="aRFS filter table">
             <table data-testid="arfs-table" class="arfs" aria-rowcount={(n + 1).to_string()}>
-                <caption>{ format!("aRFS filters: {} live, colliding flow_ids first", p.total) }</caption>
+                <caption>
+                    { format!("aRFS filters: {} live, colliding flow_ids first", p.total) }
+                    if p.work_queued > 0 {
+                        <span class="backlog" data-testid="arfs-work-queued">{ format!("; {} waiting for mlx5's one worker (their flows' requests are skipped meanwhile)", count(u64::from(p.work_queued), "update")) }</span>
+                    }
+                </caption>
                 <thead><tr><th>{ "id" }</th><th>{ "flow" }</th><th>{ "flow_id" }</th><th>{ "queue" }</th><th>{ "state" }</th></tr></thead>
                 <tbody>
                     { pad(first) }
                     { for p.rows[first - sent.start..last - sent.start].iter().enumerate().map(|(i, r)| html! {
-                        <tr data-collision={r.collision.to_string()} class={classes!(r.collision.then_some("collision"))} aria-rowindex={(first + i + 2).to_string()}>
+                        <tr data-collision={r.collision.to_string()} class={classes!(r.collision.then_some("collision"), r.pending.then_some("pending"))} aria-rowindex={(first + i + 2).to_string()}>
                             <td>{ r.id }</td><td>{ r.flow }</td><td>{ r.flow_id }</td><td>{ r.queue }</td>
                             <td>{ if r.pending { "pending" } else { "active" } }</td>
                         </tr>

@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::{Arfs, ExpiryOracle, Mlx5Rule, Model, Walks, MLX5_EXPIRY_QUOTA, MLX5_HASH_SHIFT, NONE};
+use super::{Arfs, ExpiryOracle, Mlx5Rule, Model, Walks, WorkPrices, MLX5_EXPIRY_QUOTA, MLX5_HASH_SHIFT, NONE};
 use crate::flow::{FlowKey, FlowType};
 use crate::rps::hash_64;
 
@@ -22,11 +22,21 @@ pub(super) fn mlx5_chain(key: &FlowKey) -> u16 {
 }
 
 impl Arfs {
-    /// mlx5's work: each queued `arfs_handle_work` programs its rule, then runs
-    /// `arfs_may_expire_flow`. Returns the expiry passes that ran and how many rules each
-    /// walked: `arfs_may_expire_flow` takes `arfs_lock` (`spin_lock_bh`) and visits every rule
-    /// of the four tables (`mlx5e_for_each_arfs_rule`), asking `rps_may_expire_flow` for each
-    /// one without pending work, before it frees the expired ones outside the lock
+    /// mlx5's work, run by its one worker for at most `time_ns` (what is left when it would
+    /// start another item waits, in order, for the worker's next turn): each queued
+    /// `arfs_handle_work` programs its rule, then runs `arfs_may_expire_flow`. Returns the
+    /// expiry passes that ran, how many rules each walked, and the worker's time they took
+    /// (an item begun is finished, so it may pass `time_ns` by one item).
+    ///
+    /// The work items are queued on `create_singlethread_workqueue("mlx5e_arfs")`, an ordered
+    /// workqueue: one item runs at a time, in the order queued. While a rule's item waits or
+    /// runs, `mlx5e_rx_flow_steer` answers its flow with the rule's filter id and queues
+    /// nothing (`work_busy`, [`Arfs::decide`]): requests coalesce, and a backlog of items
+    /// ([`Arfs::work_queued`]) is how far the rules lag the stack's wishes.
+    ///
+    /// `arfs_may_expire_flow` takes `arfs_lock` (`spin_lock_bh`) and visits every rule of the
+    /// four tables (`mlx5e_for_each_arfs_rule`), asking `rps_may_expire_flow` for each one
+    /// without pending work, before it frees the expired ones outside the lock
     /// (drivers/net/ethernet/mellanox/mlx5/core/en_arfs.c). Simplification: a pass is counted
     /// as walking every rule live at its start; the quota's early stops (the rest of a chain
     /// after its 62nd removal, or after its first in a later chain) are not subtracted, which
@@ -35,7 +45,7 @@ impl Arfs {
     /// The passes of one batch see the same stack (no packet runs between them), so the rules
     /// `rps_may_expire_flow` would let go are found once and kept in the walk's order (table,
     /// chain, newest first); a pending one joins them when its work is done.
-    pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle) -> Walks {
+    pub fn mlx5_work(&mut self, oracle: &impl ExpiryOracle, time_ns: u64, prices: WorkPrices) -> (Walks, u64) {
         let Model::Mlx5 {
             rules,
             by_flow,
@@ -44,11 +54,11 @@ impl Arfs {
             ..
         } = &mut self.model
         else {
-            return Walks::default();
+            return (Walks::default(), 0);
         };
         let mut walks = Walks::default();
-        if pending.is_empty() {
-            return walks;
+        if pending.is_empty() || time_ns == 0 {
+            return (walks, 0);
         }
         // (chain, newest first, rule): the walk's order.
         let key = |i: u32, r: &Mlx5Rule| (chain[r.flow as usize], core::cmp::Reverse(r.seq), i);
@@ -65,10 +75,15 @@ impl Arfs {
             }
         }
         ready.sort_unstable();
-        for idx in core::mem::take(pending) {
+        let mut used = 0u64;
+        let mut done = 0;
+        while done < pending.len() && used < time_ns {
+            let idx = pending[done];
+            done += 1;
             let Some(rule) = rules[idx as usize].as_mut() else {
                 continue;
             };
+            let writes = self.counters.hw_writes;
             if rule.pending {
                 // A failed add leaves the rule without hardware (`rule == NULL`, `arfs_err`);
                 // it is tried again only if it moves.
@@ -81,6 +96,7 @@ impl Arfs {
                 }
             }
             walks.add(self.live);
+            used += u64::from(self.live) * prices.entry_ns;
             let mut quota = 0u32;
             let mut k = 0;
             while k < ready.len() {
@@ -105,7 +121,17 @@ impl Arfs {
             if quota > 0 {
                 ready.retain(|e| rules[e.2 as usize].is_some());
             }
+            used += (self.counters.hw_writes - writes) * prices.write_ns;
         }
-        walks
+        pending.drain(..done);
+        (walks, used)
+    }
+
+    /// mlx5: work items queued and not yet run (each a rule waiting for its hardware write).
+    pub fn work_queued(&self) -> u32 {
+        match &self.model {
+            Model::Mlx5 { pending, .. } => pending.len() as u32,
+            _ => 0,
+        }
     }
 }

@@ -18,8 +18,8 @@
 //! at most once per tick (later runs in the same tick program only; an entry whose flow
 //! stopped expires up to a tick later than on a real host);
 //! a rule belongs to exactly one flow (tuples are unique in the sandbox); mlx5's per-rule work
-//! items run together at the end of the tick, in the order they were queued, each followed
-//! by its expiry pass.
+//! items run at the end of the tick, in the order they were queued, each followed by its
+//! expiry pass, for as long as its one worker has time ([`Arfs::mlx5_work`]).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -313,15 +313,14 @@ impl HwTable {
 
 /// The walks of a driver's list under its lock: how many ran and how many entries each
 /// visited (the lock's hold is the walk's length).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Walks {
     /// Walks that ran.
     pub passes: u64,
     /// Entries visited, summed over the walks.
     pub entries: u64,
-    /// The squares of each walk's entries, summed (a call waits `D / 2` behind a walk of `D`
-    /// and lands in one with probability `D / tick`).
-    pub entries_sq: u128,
+    /// Each walk's entries, in order, with how many walks in a row had that many.
+    pub lengths: Vec<(u32, u64)>,
 }
 
 impl Walks {
@@ -329,8 +328,21 @@ impl Walks {
     pub fn add(&mut self, entries: u32) {
         self.passes += 1;
         self.entries += u64::from(entries);
-        self.entries_sq += u128::from(entries) * u128::from(entries);
+        match self.lengths.last_mut() {
+            Some((e, n)) if *e == entries => *n += 1,
+            _ => self.lengths.push((entries, 1)),
+        }
     }
+}
+
+/// What mlx5's worker spends on one item's parts (the cost table's `arfs_hw_update_ns` and
+/// `mlx5_expiry_entry_ns`).
+#[derive(Clone, Copy, Debug)]
+pub struct WorkPrices {
+    /// One hardware write: a rule programmed, re-pointed or removed.
+    pub write_ns: u64,
+    /// One rule visited by an expiry pass.
+    pub entry_ns: u64,
 }
 
 /// The stack's answer to `rps_may_expire_flow(dev, rxq, flow_id, filter_id)`.

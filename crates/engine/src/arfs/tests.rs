@@ -135,7 +135,7 @@ fn a_full_table_keeps_the_entry_without_a_rule() {
         );
         let sync = |a: &mut Arfs| {
             if driver == Driver::Mlx5 {
-                a.mlx5_work(&Never);
+                unbounded(a, &Never);
             } else {
                 service(a, Nanos::ZERO, &Never)
             }
@@ -178,11 +178,11 @@ fn mlx5_expires_after_each_work_item() {
         for f in 0..n - late {
             a.rx_flow_steer(req(f, f, 1, f));
         }
-        a.mlx5_work(&Never);
+        unbounded(&mut a, &Never);
         for f in n - late..n {
             a.rx_flow_steer(req(f, f, 1, f));
         }
-        assert!(a.mlx5_work(&Always).passes > 0);
+        assert!(unbounded(&mut a, &Always).passes > 0);
         a.counters.expire
     };
     assert_eq!(
@@ -211,15 +211,15 @@ fn mlx5_matches_full_tuple_programs_in_work_and_expires_by_quota() {
         matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Skip(_)),
         "work pending: skip"
     );
-    let walks = a.mlx5_work(&Never);
+    let walks = unbounded(&mut a, &Never);
     // 100 work items, each followed by a pass over all 100 rules under arfs_lock.
     assert_eq!(
-        (walks.passes, walks.entries, walks.entries_sq),
-        (100, 100 * 100, 100 * 100 * 100)
+        (walks.passes, walks.entries, walks.lengths),
+        (100, 100 * 100, vec![(100, 100)])
     );
     assert_eq!(a.hw_queue(99), Some(1));
     assert!(matches!(a.rx_flow_steer(req(3, 7, 2, 7)).0, Steer::Update(_)));
-    assert!(a.mlx5_work(&Always).passes > 0);
+    assert!(unbounded(&mut a, &Always).passes > 0);
     // One work item, one pass: 62 rules, then the first rule of every later chain.
     let chains_after_62 = {
         let Model::Mlx5 { chain, .. } = &a.model else {
@@ -244,5 +244,58 @@ fn mlx5_matches_full_tuple_programs_in_work_and_expires_by_quota() {
         (sum(|t| t.add), sum(|t| t.update), sum(|t| t.expire)),
         (a.counters.add, a.counters.update, a.counters.expire)
     );
-    assert_eq!(a.mlx5_work(&Always).passes, 0, "no work, no expiry");
+    assert_eq!(unbounded(&mut a, &Always).passes, 0, "no work, no expiry");
+}
+
+/// Prices of the worker's parts for the tests: a write 5 µs, a rule walked 10 ns.
+const PRICES: WorkPrices = WorkPrices {
+    write_ns: 5000,
+    entry_ns: 10,
+};
+
+/// mlx5's work with all the time it needs.
+fn unbounded(a: &mut Arfs, oracle: &impl ExpiryOracle) -> Walks {
+    a.mlx5_work(oracle, u64::MAX, PRICES).0
+}
+
+/// mlx5's one ordered worker: the items it has no time for wait in order for its next turn,
+/// an item begun is finished, and a flow whose item waits is answered without a new one
+/// (`work_busy`): requests coalesce while the backlog is there.
+#[test]
+fn mlx5_worker_runs_in_order_for_its_time_and_requests_coalesce() {
+    let mut a = tracked(Driver::Mlx5, 1000, 10);
+    for f in 0..10 {
+        a.rx_flow_steer(req(f, f, 1, f));
+    }
+    assert_eq!(a.work_queued(), 10);
+    // Each item: a write (5000 ns) and a walk of the 10 live rules (100 ns).
+    let (walks, used) = a.mlx5_work(&Never, 3 * 5100 - 1, PRICES);
+    assert_eq!(
+        (walks.passes, used, a.work_queued()),
+        (3, 3 * 5100, 7),
+        "the third item is finished"
+    );
+    assert_eq!(
+        (0..10).map(|f| a.hw_queue(f).is_some()).collect::<Vec<_>>(),
+        [true, true, true, false, false, false, false, false, false, false],
+        "in the order queued"
+    );
+    let before = a.counters;
+    assert!(
+        matches!(a.rx_flow_steer(req(5, 5, 2, 5)), (Steer::Skip(_), false)),
+        "its item waits: nothing queued"
+    );
+    assert_eq!((a.counters.skip, a.work_queued()), (before.skip + 1, 7));
+    assert!(
+        matches!(a.rx_flow_steer(req(1, 1, 2, 1)).0, Steer::Update(_)),
+        "a rule whose item ran moves"
+    );
+    assert_eq!(a.work_queued(), 8);
+    assert_eq!(
+        a.mlx5_work(&Never, 0, PRICES),
+        (Walks::default(), 0),
+        "no time, no work"
+    );
+    let (walks, _) = a.mlx5_work(&Never, u64::MAX, PRICES);
+    assert_eq!((walks.passes, a.work_queued(), a.hw_queue(1)), (8, 0, Some(2)));
 }

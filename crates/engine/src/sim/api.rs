@@ -69,6 +69,8 @@ pub struct Snapshot {
     pub arfs: ArfsCounters,
     /// Live aRFS filters.
     pub arfs_active: u32,
+    /// mlx5: work items queued and not yet run by its one worker.
+    pub arfs_work_queued: u32,
     /// Per RX queue.
     pub queues: Vec<QueueStats>,
     /// Per CPU.

@@ -18,6 +18,7 @@
 //! | `hooks.rs` | XDP and tc ingress: commands and their run on the path |
 //! | `timers.rs` | the one timer table: thread migrations, ice's service timer and its scheduled task |
 //! | `tick.rs` | the tick, in order: timers, sends, flows, its end (backlogs drain, mlx5's work) |
+//! | `napi.rs` | the NAPI polls' share of their CPU: each queue's budget for a tick |
 //! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog, read |
 //! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
 //! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |
@@ -49,6 +50,7 @@ use crate::xps::Xps;
 mod api;
 mod event;
 mod hooks;
+mod napi;
 mod nic;
 mod predict;
 mod receive;
@@ -124,8 +126,11 @@ pub struct Sim {
     arfs: Arfs,
     /// Every deadline (thread migrations, ice's service task).
     timers: timers::Timers,
-    /// ice: Σ of the squared lengths (ns²) of this tick's walks under `arfs_lock`.
-    ice_walks_sq_ns: u128,
+    /// The walks under `arfs_lock` this tick's calls can land in (ice: this tick's service
+    /// task; mlx5: its work at the end of the last tick).
+    lock_walks: tick::LockWalks,
+    /// The drivers' kworker: its CPU's time (ice's service task, mlx5's one worker).
+    worker: tick::Kworker,
     xdp: Option<(XdpProgram, XdpCost)>,
     /// The ingress qdisc's filter block (`tc qdisc add dev DEV ingress`), if any.
     tc: Option<TcBlock>,
@@ -190,7 +195,8 @@ impl Sim {
             partial_input_set: [false; 4],
             arfs: Arfs::new(cfg.driver, cfg.max_hw_filters),
             timers: timers::Timers::new(),
-            ice_walks_sq_ns: 0,
+            lock_walks: tick::LockWalks::default(),
+            worker: tick::Kworker::default(),
             xdp: None,
             tc: None,
             xps: tx::initial_xps(&cfg),

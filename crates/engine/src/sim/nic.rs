@@ -351,7 +351,7 @@ impl Sim {
         }
         self.sync_fdir();
         self.timers.ice_reset();
-        self.ice_walks_sq_ns = 0;
+        self.lock_walks = Default::default();
         // The old driver's filter ids mean nothing to the new one (a different NIC).
         for q in &mut self.queues {
             if let Some(t) = &mut q.table {

@@ -82,8 +82,11 @@ pub(super) struct RxQueue {
     pub(super) affinity: CpuSet,
     pub(super) rps_map: Vec<u16>,
     pub(super) table: Option<DevFlowTable>,
-    /// Packets the ring and its NAPI poll still take this tick.
+    /// Packets the ring and its NAPI poll still take this tick (napi.rs).
     pub(super) budget: u64,
+    /// Packets offered to it (taken and dropped) in the last tick, and in all before this one.
+    pub(super) demand: u64,
+    pub(super) offered_mark: u64,
     /// `enqueue_to_backlog` from this queue's poll (as of the tick's start): a backlog takes
     /// every packet while its queue is shorter than this (`Sim::backlog_admit`), and whether
     /// the IRQ CPU has a flow-limit table.
@@ -102,6 +105,8 @@ impl RxQueue {
             rps_map,
             table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)),
             budget: 0,
+            demand: 0,
+            offered_mark: 0,
             free_below: 0,
             flow_limited: false,
             stats: QueueStats::default(),
@@ -127,6 +132,9 @@ pub(super) struct Cpu {
     pub(super) stats: CpuStats,
     /// Its flow-limit table, when it is in `net.core.flow_limit_cpu_bitmap`.
     pub(super) flow_limit: Option<Box<FlowLimit>>,
+    /// RX queues whose IRQ it takes (counted at each tick's start): their NAPI polls share
+    /// its time.
+    pub(super) polled_queues: u16,
 }
 
 /// One step's path, used to decide whether the following packets repeat it.

@@ -6,21 +6,37 @@
 //! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
 //! at the stack's per-packet cost, so `input_queue_head` advances as simulated time passes within
 //! the tick and the in-order test of `get_rps_cpu` sees what is really still queued; every
-//! backlog is empty at the end of the tick. A ring's capacity is per tick; a backlog takes a
+//! backlog is empty at the end of the tick. A queue's NAPI poll takes at most its share of its IRQ CPU's tick (napi.rs); a backlog takes a
 //! packet while its queue at that instant is at most `netdev_max_backlog` (`enqueue_to_backlog`),
 //! and since a flow's packets of a tick arrive together, a flow faster than that per tick
 //! overflows its backlog where arrivals spread over the tick would not (lower `sim.tick_ns`).
 
-use crate::arfs::ExpiryOracle;
+use alloc::vec::Vec;
+
+use crate::arfs::{ExpiryOracle, WorkPrices};
 use crate::driver::Driver;
 use crate::kernel::Kernel;
 use crate::ledger::Stage;
 use crate::rps::active_window;
 use crate::time::Nanos;
-use crate::xdp::XdpAction;
 
 use super::event::Event;
 use super::{Cpu, RxQueue, Sim};
+
+/// The CPU the drivers' kworkers run on (ice's service task, mlx5's work).
+pub(super) const WORKER_CPU: u16 = 0;
+
+/// The drivers' kworker on [`WORKER_CPU`], between ticks: where the CPU's booked time stood
+/// when the tick began, the kworker's own part of it since, the rest in the last tick (what
+/// preempts the kworker: softirqs, and threads sharing the CPU), and what mlx5's last item
+/// took beyond its turn (paid from its next turns).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Kworker {
+    mark_ns: u64,
+    own_ns: u64,
+    others_ns: u64,
+    debt_ns: u64,
+}
 
 /// The stack's view used by drivers for `rps_may_expire_flow`.
 struct ExpiryView<'a> {
@@ -141,22 +157,17 @@ impl Sim {
         // The sockets' sends of the tick come first, so that an ATR filter they program
         // steers this tick's replies.
         self.transmit(t1);
-        let costs = self.cfg.costs;
-        // What the queue's NAPI poll can take in a tick: the ring plus what its CPU processes
-        // meanwhile, at the per-packet cost of the path (an XDP verdict ends the path early).
-        let per_pkt_ps = match &self.xdp {
-            Some((p, c)) if p.action != XdpAction::Pass => costs.driver_rx_ps + c.kfunc_ps,
-            Some((_, c)) => costs.driver_rx_ps + c.kfunc_ps + costs.stack_rx_ns * 1000,
-            None => costs.driver_rx_ps + costs.stack_rx_ns * 1000,
-        };
-        let ring_budget = u64::from(self.cfg.ring_size) + self.cfg.tick_ns * 1000 / per_pkt_ps.max(1);
+        self.share_polls();
         // enqueue_to_backlog: a packet is taken while qlen <= netdev_max_backlog (qlen before
         // it, of `input_pkt_queue` alone: [`crate::backlog::Backlog::qlen`]); from
         // qlen >= max / 2 on, `skb_flow_limit` samples each packet when the enqueuing CPU (the
         // IRQ's) has a flow-limit table. Both change only between ticks.
         let max = u64::from(self.cfg.netdev_max_backlog);
+        if self.arfs.supported() {
+            self.worker.mark_ns = self.prices.total_ns(&self.cpus[usize::from(WORKER_CPU)].work);
+            self.worker.own_ns = 0;
+        }
         for q in &mut self.queues {
-            q.budget = ring_budget;
             q.flow_limited = self.cpus[usize::from(q.irq_cpu)].flow_limit.is_some();
             q.free_below = if q.flow_limited { max / 2 } else { max + 1 };
         }
@@ -243,18 +254,35 @@ impl Sim {
             let walked = self.arfs.ice_sync(now, &view, expire);
             let costs = self.cfg.costs;
             let walk_ns = u64::from(walked) * costs.ice_sync_entry_ns;
-            self.ice_walks_sq_ns += u128::from(walk_ns) * u128::from(walk_ns);
-            self.charge(0, Stage::ArfsSync, u64::from(walked));
-            let end = now.saturating_add(Nanos(
-                walk_ns + u64::from(self.arfs.ice_writes_queued()) * costs.arfs_hw_update_ns,
-            ));
+            self.lock_walks.add(walk_ns, 1);
+            self.charge(WORKER_CPU, Stage::ArfsSync, u64::from(walked));
+            let work = walk_ns + u64::from(self.arfs.ice_writes_queued()) * costs.arfs_hw_update_ns;
+            self.worker.own_ns += work;
+            let end = now.saturating_add(Nanos(self.kworker_span(work)));
             self.timers.ice_run_ends(end);
         }
     }
 
+    /// How long `work_ns` of a kworker's work takes on its CPU: the softirqs and threads that
+    /// ran there in the last tick preempt it for the same share of its time (the CFS share of
+    /// a kworker against its CPU's other load, which the sandbox takes from the last tick),
+    /// so that the CPU is not booked past the clock. (At most 95 % of the CPU is taken from
+    /// it; a CPU that busy is booked past the clock by up to the kworker's 5 %.)
+    fn kworker_span(&self, work_ns: u64) -> u64 {
+        let tick = self.cfg.tick_ns;
+        let others = self.worker.others_ns.min(tick * 95 / 100);
+        crate::time::mul_div(work_ns, tick, tick - others)
+    }
+
+    /// The CPU's time in the tick ending now that was not the kworker's (what preempts it).
+    fn others_this_tick(&self) -> u64 {
+        let busy = self.prices.total_ns(&self.cpus[usize::from(WORKER_CPU)].work) - self.worker.mark_ns;
+        busy.saturating_sub(self.worker.own_ns)
+    }
+
     /// The service task / work runs in a kworker: charged as system time on CPU 0.
     pub(super) fn charge_service(&mut self, writes_before: u64) {
-        self.charge(0, Stage::ArfsHw, self.arfs.counters.hw_writes - writes_before);
+        self.charge(WORKER_CPU, Stage::ArfsHw, self.arfs.counters.hw_writes - writes_before);
     }
 
     /// Backlogs drained, mlx5's work runs.
@@ -267,63 +295,140 @@ impl Sim {
             self.ice_lock();
         }
         if self.cfg.driver == Driver::Mlx5 {
-            let writes = self.arfs.counters.hw_writes;
-            self.read_expiry_heads();
-            let view = ExpiryView {
-                kernel: self.cfg.kernel,
-                queues: &self.queues,
-                heads: &self.expiry_heads,
-            };
-            let walks = self.arfs.mlx5_work(&view);
-            self.charge_service(writes);
-            self.charge(0, Stage::ArfsExpiry, walks.entries);
-            self.mlx5_lock(walks.entries_sq);
+            self.mlx5_worker();
+        }
+        if self.arfs.supported() {
+            self.worker.others_ns = self.others_this_tick();
+        }
+    }
+
+    /// mlx5's work queue (`create_singlethread_workqueue("mlx5e_arfs")`, en_arfs.c): one
+    /// ordered worker, whose items run one after another on one CPU. It has the time its CPU
+    /// did not spend this tick on anything else (softirqs preempt a kworker; the tick's other
+    /// work was booked first), less what its last item took beyond its previous turn; the
+    /// items it has no time for wait, in order, and their flows' requests coalesce meanwhile
+    /// ([`Arfs::mlx5_work`]). So the CPU is never booked past the clock, and a backlog builds
+    /// where the kernel's would. Simplifications: the sandbox's kworker is CPU 0's (an unbound
+    /// worker may run on any CPU its pool allows, so a busy CPU 0 slows the sandbox's worker
+    /// more than a real one); it runs at the tick's end, after the tick's packets.
+    fn mlx5_worker(&mut self) {
+        self.mlx5_lock();
+        let free = self.cfg.tick_ns.saturating_sub(self.others_this_tick());
+        let paid = free.min(self.worker.debt_ns);
+        self.worker.debt_ns -= paid;
+        let time = free - paid;
+        let writes = self.arfs.counters.hw_writes;
+        self.read_expiry_heads();
+        let view = ExpiryView {
+            kernel: self.cfg.kernel,
+            queues: &self.queues,
+            heads: &self.expiry_heads,
+        };
+        let costs = self.cfg.costs;
+        let prices = WorkPrices {
+            write_ns: costs.arfs_hw_update_ns,
+            entry_ns: costs.mlx5_expiry_entry_ns,
+        };
+        let (walks, used) = self.arfs.mlx5_work(&view, time, prices);
+        let entries = walks.entries;
+        self.worker.debt_ns += used.saturating_sub(time);
+        self.worker.own_ns += used;
+        self.charge_service(writes);
+        self.charge(WORKER_CPU, Stage::ArfsExpiry, entries);
+        // The next tick's calls find these walks.
+        self.lock_walks.walks.clear();
+        for &(rules, count) in &walks.lengths {
+            self.lock_walks.add(u64::from(rules) * prices.entry_ns, count);
         }
     }
 
     /// ice's `arfs_lock`: `ice_rx_flow_steer` takes it for every call (`spin_lock_bh`), and
     /// the service task holds it for its whole walk of the list. A call that lands during a
-    /// walk of `D` ns spins for what is left of it, `D / 2` on average, and lands in one with
-    /// probability `D / tick`: `Σ D² / (2 tick)` per call, charged as softirq time on the CPU
-    /// that called. (The calls' own short holds are not modelled.)
+    /// walk spins for what is left of it ([`LockWalks::spin`]), charged as softirq time on the
+    /// CPU that called. (The calls' own short holds are not modelled.)
     fn ice_lock(&mut self) {
-        let sq = core::mem::take(&mut self.ice_walks_sq_ns);
-        let wait = (sq / (2 * u128::from(self.cfg.tick_ns))) as u64;
+        let mut walks = core::mem::take(&mut self.lock_walks);
         for c in 0..self.cpus.len() {
             let n = core::mem::take(&mut self.cpus[c].arfs_calls);
-            if n > 0 && wait > 0 {
-                self.counters.arfs_lock_wait_ns += n * wait;
-                self.charge(c as u16, Stage::ArfsLock, n * wait);
+            let spin = walks.spin(n, self.cfg.tick_ns);
+            if spin > 0 {
+                self.counters.arfs_lock_wait_ns += spin;
+                self.charge(c as u16, Stage::ArfsLock, spin);
             }
         }
+        walks.walks.clear();
+        self.lock_walks = walks;
     }
 
     /// mlx5's `arfs_lock`: every `mlx5e_rx_flow_steer` holds it for `mlx5_lock_hold_ns`. The
     /// calls of a tick queue behind each other; the mean wait per call is the M/D/1 queue's
     /// `W = ρ·S / (2(1-ρ))` with `ρ = calls·S / tick` (capped at ρ = 0.95). The work's expiry
-    /// passes hold it too, each for its walk of `D` ns (`walks_sq`: the squares of the walks'
-    /// entries): a call that lands in one spins for what is left, `Σ D² / (2 tick)` per call
-    /// as for ice's walk. Charged as softirq time spinning on the CPU that called.
-    /// Simplification: the work of a tick's calls runs at its end, and its walks are priced
-    /// against the same tick's calls.
-    pub(super) fn mlx5_lock(&mut self, walks_sq: u128) {
+    /// passes hold it too: a call that lands in one spins for what is left of it, as for ice's
+    /// walk ([`LockWalks::spin`]); the passes are those the worker ran at the end of the last
+    /// tick, which the calls at the start of this one find. Charged as softirq time spinning
+    /// on the CPU that called.
+    pub(super) fn mlx5_lock(&mut self) {
         let hold = self.cfg.costs.mlx5_lock_hold_ns;
         let calls: u64 = self.cpus.iter().map(|c| c.arfs_calls).sum();
         if calls == 0 {
             return;
         }
+        let walks = core::mem::take(&mut self.lock_walks);
         let tick = u128::from(self.cfg.tick_ns);
         let busy = (u128::from(calls) * u128::from(hold)).min(tick * 95 / 100);
-        let entry = u128::from(self.cfg.costs.mlx5_expiry_entry_ns);
-        let behind_walks = walks_sq * entry * entry / (2 * tick);
-        // At most a tick per call: the sandbox prices each tick's lock on its own.
-        let wait = (u128::from(hold) * busy / (2 * (tick - busy)) + behind_walks).min(tick) as u64;
+        let queued = (u128::from(hold) * busy / (2 * (tick - busy))) as u64;
         for c in 0..self.cpus.len() {
             let n = core::mem::take(&mut self.cpus[c].arfs_calls);
             if n > 0 {
-                self.counters.arfs_lock_wait_ns += n * wait;
-                self.charge(c as u16, Stage::ArfsLock, n * (hold + wait));
+                let wait = n * queued + walks.spin(n, self.cfg.tick_ns);
+                self.counters.arfs_lock_wait_ns += wait;
+                self.charge(c as u16, Stage::ArfsLock, n * hold + wait);
             }
         }
+        self.lock_walks = walks;
+    }
+}
+
+/// The kworker's walks under `arfs_lock` that a tick's `ndo_rx_flow_steer` calls can land
+/// in: each length, with how many walks had it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LockWalks {
+    walks: Vec<(u64, u64)>,
+}
+
+impl LockWalks {
+    /// `count` more walks of `ns` each.
+    pub(super) fn add(&mut self, ns: u64, count: u64) {
+        if ns == 0 || count == 0 {
+            return;
+        }
+        match self.walks.last_mut() {
+            Some((d, c)) if *d == ns => *c += count,
+            _ => self.walks.push((ns, count)),
+        }
+    }
+
+    /// What `n` calls of one CPU, spread over a tick of `tick_ns`, spin behind the walks. A
+    /// walk of `D` lies somewhere in the tick; the first of the CPU's calls to land in it
+    /// spins to its end, and the CPU's later calls come after that (one CPU's calls are one
+    /// after another), so the CPU spins `D - T` where `T`, the first call's arrival after the
+    /// walk began, is exponential at the calls' rate `λ = n / tick`: on average
+    /// `D · h(λD)` with `h(x) = 1 - (1 - e^-x) / x`, `x / 2` for rare calls (each lands with
+    /// probability `D / tick` and waits `D / 2`) and `1` for calls so dense that one is always
+    /// there. The engine has no floating point: `h(x) ≈ x (3 + x) / (6 + 4x + x²)`, the
+    /// rational function with `h`'s first two terms at both ends (within 2.5 % of it).
+    fn spin(&self, n: u64, tick_ns: u64) -> u64 {
+        let t = u128::from(tick_ns);
+        self.walks
+            .iter()
+            .map(|&(d, count)| {
+                let d = u128::from(d);
+                // x = nD / T, scaled by T: h = xT (3T + xT) / (6T² + 4T·xT + (xT)²).
+                let xt = u128::from(n) * d;
+                let num = xt * (3 * t + xt);
+                let den = 6 * t * t + 4 * t * xt + xt * xt;
+                (d * num / den) as u64 * count
+            })
+            .sum()
     }
 }

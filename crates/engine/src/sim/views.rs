@@ -51,6 +51,7 @@ impl Sim {
             in_flight: self.cpus.iter().map(|c| c.backlog.in_flight()).sum(),
             arfs: self.arfs.counters,
             arfs_active: self.arfs.active(),
+            arfs_work_queued: self.arfs.work_queued(),
             queues: self.queues.iter().map(|q| q.stats).collect(),
             cpus,
             txq: self.txq_packets.clone(),
@@ -59,6 +60,11 @@ impl Sim {
             flows: self.open_flow_count(),
             digest: self.digest,
         }
+    }
+
+    /// One CPU's booked time so far, per stage (`None` past the host's CPUs).
+    pub fn cpu_ledger(&self, cpu: u16) -> Option<Ledger> {
+        self.cpus.get(usize::from(cpu)).map(|c| self.prices.ledger([&c.work]))
     }
 
     /// Number of flows.

@@ -484,7 +484,7 @@ fn lower_panels(v: &ViewModel, dispatch: &Callback<Action>, random_n: &UseStateH
             </section>
             <section class="panel">
                 <h2>{ "aRFS filters" }</h2>
-                <ArfsTable rows={Rc::new(v.filters.clone())} first={v.filters_first} total={v.filters_total} on_scroll={dispatch.reform(Action::FilterWindow)} />
+                <ArfsTable rows={Rc::new(v.filters.clone())} first={v.filters_first} total={v.filters_total} work_queued={v.work_queued} on_scroll={dispatch.reform(Action::FilterWindow)} />
             </section>
             <section class="panel">
                 <h2>{ "RFS tables" }</h2>

@@ -219,6 +219,8 @@ pub struct ViewModel {
     pub filters_first: u32,
     /// Live filters in total.
     pub filters_total: usize,
+    /// mlx5: filter updates queued for its one worker.
+    pub work_queued: u32,
     /// The lesson (rare: [`super::frame`]).
     #[serde(skip)]
     pub lesson: Rc<LessonView>,
@@ -345,6 +347,7 @@ impl Controller {
             filters,
             filters_first,
             filters_total,
+            work_queued: snap.arfs_work_queued,
             lesson: Rc::new(self.lesson_view()),
             console: self.console.view(),
             arfs_series: self.rate_series(&[
