@@ -161,7 +161,37 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         hinted(message, &why)
     };
     let invalid = |why: String| werr("Invalid argument", why);
-    let mask = |what: &str| CpuSet::parse_hex(value).map_err(|e| invalid(format!("{what} takes a hex mask: {e}")));
+    // `bitmap_parse(buf, len, bits, nbits)` (lib/bitmap-str.c), which store_rps_map,
+    // xps_cpus_store, xps_rxqs_store and the IRQ and flow-limit masks call with the host's CPU
+    // (or RX queue) count as `nbits`: a bit at or above it is -EOVERFLOW, before any other check.
+    let within = |what: &str, set: CpuSet, n: u16, of: &str| {
+        if set.end() > n {
+            Err(werr(
+                "Value too large for defined data type",
+                format!(
+                    "{what}: the mask names {of} {} and this host has {of}s 0-{}",
+                    set.end() - 1,
+                    n - 1
+                ),
+            ))
+        } else {
+            Ok(set)
+        }
+    };
+    let cpus = sim.config().cpus;
+    // xps_cpus_store / xps_rxqs_store (net/core/net-sysfs.c) refuse a device with one TX
+    // queue (`!netif_is_multiqueue(dev)`: -ENOENT) before they parse the mask.
+    if matches!(f, File::XpsCpus(_) | File::XpsRxqs(_)) && sim.config().tx_queues == 1 {
+        return Err(werr(
+            "No such file or directory",
+            "a device with one TX queue has no XPS: xps_cpus_store answers -ENOENT (netif_is_multiqueue)".into(),
+        ));
+    }
+    let mask = |what: &str| {
+        CpuSet::parse_hex(value)
+            .map_err(|e| invalid(format!("{what} takes a hex mask: {e}")))
+            .and_then(|set| within(what, set, cpus, "CPU"))
+    };
     let setting = match f {
         File::RpsCpus(queue) => Setting::RpsCpus {
             queue,
@@ -173,7 +203,9 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         },
         File::XpsRxqs(queue) => Setting::XpsRxqs {
             queue,
-            rx_queues: mask("xps_rxqs")?,
+            rx_queues: CpuSet::parse_hex(value)
+                .map_err(|e| invalid(format!("xps_rxqs takes a hex mask: {e}")))
+                .and_then(|set| within("xps_rxqs", set, sim.config().rx_queues, "RX queue"))?,
         },
         File::RpsFlowCnt(queue) => {
             let n = parse_c_u64(value.trim()).filter(|&n| n <= u64::from(u32::MAX));
@@ -269,6 +301,9 @@ pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
         None => return None,
         Some(File::RpsCpus(q)) => sim.rps_cpus(q).to_hex(cfg.cpus),
         Some(File::RpsFlowCnt(q)) => sim.flow_cnt(q).to_string(),
+        // xps_cpus_show / xps_rxqs_show: -ENOENT on a device with one TX queue
+        // (`netif_is_multiqueue`), though the files are listed.
+        Some(File::XpsCpus(_) | File::XpsRxqs(_)) if cfg.tx_queues == 1 => return None,
         Some(File::XpsCpus(q)) => sim.xps_cpus(q).unwrap_or_default().to_hex(cfg.cpus),
         Some(File::XpsRxqs(q)) => sim.xps_rxqs(q).unwrap_or_default().to_hex(cfg.rx_queues),
         Some(File::SockFlow) => sim.sock_flow_entries().to_string(),

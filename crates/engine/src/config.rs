@@ -9,7 +9,7 @@ use crate::driver::Driver;
 use crate::error::ConfigError;
 use crate::kernel::Kernel;
 use crate::names::named_enum;
-use crate::rps::{MAX_FLOW_CNT, MAX_SOCK_FLOW_ENTRIES};
+use crate::rps::{MAX_FLOW_CNT, MAX_FLOW_ENTRIES, MAX_SOCK_FLOW_ENTRIES};
 
 /// Most RX (and TX) queues a NIC may have in the sandbox.
 pub const MAX_QUEUES: u16 = 512;
@@ -194,7 +194,12 @@ impl HostConfig {
             "nic.reta_size",
             "a power of two in 8..=2048",
         )?;
-        check(self.flow_cnt <= MAX_FLOW_CNT, "rfs.flow_cnt", "0..=65536")?;
+        check(
+            self.flow_cnt <= MAX_FLOW_CNT
+                && u64::from(self.flow_cnt.next_power_of_two()) * u64::from(self.rx_queues) <= MAX_FLOW_ENTRIES,
+            "rfs.flow_cnt",
+            "0..=1048576, and at most 4194304 entries over all RX queues (the sandbox's memory)",
+        )?;
         check(
             self.sock_flow_entries <= MAX_SOCK_FLOW_ENTRIES,
             "rfs.sock_flow_entries",

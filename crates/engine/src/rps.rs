@@ -14,8 +14,12 @@ pub const NO_CPU: u16 = 0xffff;
 pub const NO_FILTER: u16 = 0xffff;
 /// Largest `rps_sock_flow_entries` the kernel accepts (2^29); the sandbox caps it lower.
 pub const MAX_SOCK_FLOW_ENTRIES: u32 = 1 << 22;
-/// Largest `rps_flow_cnt` per queue in the sandbox.
-pub const MAX_FLOW_CNT: u32 = 1 << 16;
+/// Largest `rps_flow_cnt` per queue in the sandbox (the kernel takes whatever `vmalloc`
+/// gives; 2^20 entries are 12 MB in the sandbox).
+pub const MAX_FLOW_CNT: u32 = 1 << 20;
+/// Most flow-table entries over all of a host's queues in the sandbox (48 MB): a page must
+/// not run out of memory for a learner's `echo 1048576 | tee rx-*/rps_flow_cnt`.
+pub const MAX_FLOW_ENTRIES: u64 = 1 << 22;
 
 /// `hash_32(val, bits)` (include/linux/hash.h): multiply by `GOLDEN_RATIO_32`, keep the top
 /// bits. `bits == 0` would shift by 32 in C; the sandbox returns slot 0 (kernel-semantics §2.2).

@@ -355,7 +355,7 @@ fn configs_out_of_range_name_the_field() {
         ),
         (
             HostConfig {
-                flow_cnt: 70_000,
+                flow_cnt: 2_000_000,
                 ..HostConfig::default()
             },
             "rfs.flow_cnt",

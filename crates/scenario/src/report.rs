@@ -279,6 +279,8 @@ const ARRAYS: &[Array] = &[
             ("sys_ns", |t, i| t.cpus[i].sys_ns),
             ("user_ns", |t, i| t.cpus[i].user_ns),
             ("packets", |t, i| t.cpus[i].packets),
+            ("dropped", |t, i| t.cpus[i].dropped),
+            ("received_rps", |t, i| t.cpus[i].received_rps),
         ],
     },
 ];

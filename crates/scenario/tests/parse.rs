@@ -63,7 +63,7 @@ fn typing_errors_name_their_path() {
 fn values_out_of_range_are_refused_with_the_accepted_range() {
     for (sets, want) in [
         (&["host.cpus=0"][..], "host.cpus"),
-        (&["rfs.flow_cnt=70000"], "rfs.flow_cnt"),
+        (&["rfs.flow_cnt=2000000"], "rfs.flow_cnt"),
         (&["sim.duration_ms=0"], "sim.duration_ms"),
         (&["schema=9"], "schema"),
         (&["xdp.kfuncs=99"], "xdp"),

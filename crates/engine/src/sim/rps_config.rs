@@ -34,11 +34,28 @@ impl Sim {
         Ok(())
     }
 
+    /// `store_rps_dev_flow_table_cnt` (net/core/net-sysfs.c) takes any count whose power of
+    /// two fits its `u32` mask and `vmalloc`; the sandbox bounds a queue's table so that every
+    /// queue of the device could hold one as big ([`crate::rps::MAX_FLOW_ENTRIES`]): its
+    /// limit, not the kernel's. The bound does not depend on the other queues' tables, so a
+    /// line of many writes checked before any is made (the console's loops) stays all or
+    /// nothing.
     pub(super) fn check_flow_cnt(&self, queue: Option<u16>, count: u32) -> Result<(), SimError> {
         if count > crate::rps::MAX_FLOW_CNT {
-            return Err(range_err("rps_flow_cnt", "0..=65536"));
+            return Err(range_err(
+                "rps_flow_cnt",
+                "0..=1048576 in the sandbox (the kernel: what memory allows)",
+            ));
         }
-        self.queue_range(queue).map(drop)
+        self.queue_range(queue)?;
+        let size = u64::from(count.next_power_of_two()) * u64::from(count > 0);
+        if size * u64::from(self.cfg.rx_queues) > crate::rps::MAX_FLOW_ENTRIES {
+            return Err(range_err(
+                "rps_flow_cnt",
+                "a table every RX queue could hold within 4194304 entries in the sandbox (48 MB; the kernel: what memory allows)",
+            ));
+        }
+        Ok(())
     }
 
     /// `rps_flow_cnt` of a queue (0 when off).
