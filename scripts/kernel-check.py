@@ -2,18 +2,30 @@
 namespaces it made; never on its own). Every loop is bounded in count and time, and the only
 addresses it sends to are the ones the script gave its own namespaces.
 
-  send-udp DST PORT SPORT COUNT          unconnected sender, fixed source port (the hash stays)
+  send-udp DST PORT SPORT COUNT [--then-cpu N] [--connect]
+                                         a sender, fixed source port (the hash stays);
+                                         connected with --connect; halfway through it moves
+                                         to CPU N
   recv-udp PORT COUNT [PEER PEERPORT] [--then-cpu N | --then-close] [--marker FILE]
                                          a reader: connected to PEER:PEERPORT when given; after
                                          COUNT datagrams it moves to CPU N, or closes, and
                                          writes FILE; then reads until quiet
   tcp-server PORT BYTES                  accepts one connection, reads BYTES
   tcp-client DST PORT BYTES              connects, writes BYTES in 1 KB writes
-  bpf-drop-ipv4 PINPATH                  loads a SCHED_CLS program (IPv4: TC_ACT_SHOT, else
-                                         TC_ACT_UNSPEC) and pins it at PINPATH
+  bpf-drop-udp-port PINPATH PORT         loads a SCHED_CLS program (IPv4 UDP to PORT:
+                                         TC_ACT_SHOT, else TC_ACT_UNSPEC) and pins it at PINPATH
+  write FILE VALUE                       writes VALUE to a sysfs/proc file: `ok READ-BACK`, or
+                                         the errno's name (EINVAL, EOVERFLOW, ...)
+  answer SHELL-OUTPUT                    the same for `steerlab shell`'s output of a write and
+                                         a read (its error words mapped back to the errno)
+  count-udp PORT SECONDS                 a sink: counts the datagrams to PORT until SECONDS pass
+                                         (or a second of quiet after the first), prints the count
+  qdisc-dropped                          the `dropped` count of `tc -s qdisc show` on stdin
+  testbed VERSION GENERATION             a JSON line describing this machine (for the report)
 """
 
 import ctypes
+import errno
 import os
 import socket
 import struct
@@ -23,12 +35,30 @@ import time
 DEADLINE = time.monotonic() + 20.0  # no helper runs longer than this
 
 
-def send_udp(dst, port, sport, count):
+def send_udp(dst, port, sport, count, *opts):
+    then_cpu, connect = None, False
+    opts = list(opts)
+    while opts:
+        if opts[0] == "--then-cpu":
+            then_cpu, opts = int(opts[1]), opts[2:]
+        elif opts[0] == "--connect":
+            connect, opts = True, opts[1:]
+        else:
+            raise SystemExit(f"send-udp: unknown {opts[0]}")
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("0.0.0.0", int(sport)))
+    if connect:
+        s.connect((dst, int(port)))
     payload = b"x" * 64
-    for i in range(min(int(count), 100_000)):
-        s.sendto(payload, (dst, int(port)))
+    count = min(int(count), 100_000)
+    for i in range(count):
+        if then_cpu is not None and i == count // 2:
+            os.sched_setaffinity(0, {then_cpu})
+            time.sleep(0.01)
+        if connect:
+            s.send(payload)
+        else:
+            s.sendto(payload, (dst, int(port)))
         if i % 200 == 199:
             time.sleep(0.002)  # paced: a backlog never overflows
         if time.monotonic() > DEADLINE:
@@ -122,17 +152,25 @@ def tcp_client(dst, port, nbytes):
     c.close()
 
 
-def bpf_drop_ipv4(pin):
+def bpf_drop_udp_port(pin, port):
     def insn(code, dst, src, off, imm):
         return struct.pack("<BBhi", code, (src << 4) | dst, off, imm)
 
+    # At tc ingress cls_bpf sees the frame from its MAC header (cls_bpf_classify pushes it):
+    # EtherType at 12, the IPv4 protocol at 14 + 9, the UDP destination port at 14 + 20 + 2
+    # (a header without options). LD_ABS reads through r6 = ctx, in host order.
     prog = b"".join(
         [
-            insn(0x61, 0, 1, 16, 0),  # r0 = skb->protocol (struct __sk_buff, offset 16)
-            insn(0x55, 0, 0, 2, 0x0008),  # if r0 != htons(ETH_P_IP) goto +2
+            insn(0xBF, 6, 1, 0, 0),  # r6 = r1
+            insn(0x28, 0, 0, 0, 12),  # r0 = ntohs(EtherType)
+            insn(0x55, 0, 0, 6, 0x0800),  # if r0 != ETH_P_IP goto pass
+            insn(0x30, 0, 0, 0, 23),  # r0 = IP protocol
+            insn(0x55, 0, 0, 4, 17),  # if r0 != IPPROTO_UDP goto pass
+            insn(0x28, 0, 0, 0, 36),  # r0 = ntohs(UDP destination port)
+            insn(0x55, 0, 0, 2, int(port)),  # if r0 != PORT goto pass
             insn(0xB7, 0, 0, 0, 2),  # r0 = TC_ACT_SHOT
             insn(0x95, 0, 0, 0, 0),  # exit
-            insn(0xB7, 0, 0, 0, -1),  # r0 = TC_ACT_UNSPEC
+            insn(0xB7, 0, 0, 0, -1),  # pass: r0 = TC_ACT_UNSPEC
             insn(0x95, 0, 0, 0, 0),  # exit
         ]
     )
@@ -166,6 +204,84 @@ def bpf_drop_ipv4(pin):
         raise SystemExit(f"bpf obj pin: errno {ctypes.get_errno()}")
 
 
+def write(path, value):
+    try:
+        with open(path, "w") as f:
+            f.write(value)
+    except OSError as e:
+        print(errno.errorcode.get(e.errno, str(e.errno)))
+        return
+    with open(path) as f:
+        print("ok " + f.read().strip())
+
+
+def answer(out):
+    # The shells word an errno as strerror does ("write error: Invalid argument", sysctl's
+    # "setting key ...: Invalid argument"): map the words back to the errno's name.
+    names = {os.strerror(n): name for n, name in errno.errorcode.items()}
+    lines = [l for l in out.splitlines() if l and not l.startswith("$ ") and not l.startswith("hint:")]
+    for l in lines:
+        for words, name in names.items():
+            if l.endswith(": " + words):
+                print(name)
+                return
+    print("ok " + (lines[-1].strip() if lines else ""))
+
+
+def count_udp(port, seconds):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", int(port)))
+    s.settimeout(1.0)
+    end = min(time.monotonic() + float(seconds), DEADLINE)
+    got = 0
+    ready = os.environ.get("READY_FILE")
+    if ready:
+        open(ready, "w").close()
+    while time.monotonic() < end:
+        try:
+            s.recv(2048)
+        except socket.timeout:
+            if got:
+                break
+            continue
+        got += 1
+    print(got)
+
+
+def qdisc_dropped():
+    text = sys.stdin.read()
+    i = text.find("(dropped ")
+    print(int(text[i + len("(dropped ") :].split(",")[0]) if i >= 0 else 0)
+
+
+def testbed(version, generation):
+    import glob
+    import gzip
+    import json
+
+    try:
+        config = gzip.open("/proc/config.gz", "rt").read()
+    except OSError:
+        config = ""
+    features = {}
+    for opt in ["RPS", "RFS_ACCEL", "XPS", "NET_FLOW_LIMIT", "NUMA", "NET_CLS_BPF", "NET_CLS_FLOWER", "NET_CLS_U32", "NET_ACT_GACT", "NET_SCH_INGRESS"]:
+        features[opt] = ("CONFIG_%s=y" % opt) in config or ("CONFIG_%s=m" % opt) in config
+    print(
+        json.dumps(
+            {
+                "testbed": {
+                    "kernel": version,
+                    "engine_rules": generation,
+                    "cpus": os.cpu_count(),
+                    "numa_nodes": len(glob.glob("/sys/devices/system/node/node[0-9]*")),
+                    "config": features,
+                    "config_known": bool(config),
+                }
+            }
+        )
+    )
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "send-udp":
@@ -176,8 +292,18 @@ def main():
         tcp_server(*args)
     elif cmd == "tcp-client":
         tcp_client(*args)
-    elif cmd == "bpf-drop-ipv4":
-        bpf_drop_ipv4(args[0])
+    elif cmd == "bpf-drop-udp-port":
+        bpf_drop_udp_port(args[0], args[1])
+    elif cmd == "write":
+        write(args[0], args[1])
+    elif cmd == "answer":
+        answer(args[0])
+    elif cmd == "count-udp":
+        count_udp(args[0], args[1])
+    elif cmd == "qdisc-dropped":
+        qdisc_dropped()
+    elif cmd == "testbed":
+        testbed(args[0], args[1])
     else:
         raise SystemExit(f"unknown helper command {cmd}")
 

@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# kernel-check: the running Linux kernel as the oracle of the sandbox's rules (issue 31).
+# kernel-check: the running Linux kernel as the oracle of the sandbox's rules (issues 31, 51).
 #
 # Builds small real hosts in network namespaces of its own (veth pairs with 198.18.x.y
-# addresses, RPS/RFS settings, a tc ingress filter, a multi-queue veth with xps_cpus, readers
+# addresses, RPS/RFS settings, tc ingress filters, a multi-queue veth with xps_cpus, readers
 # pinned to CPUs), drives bounded traffic between those namespaces only, reads the kernel's
 # counters (/proc/net/softnet_stat, tc -s, sysfs), builds the same host in the engine
-# (`steerlab shell` and `steerlab run FILE --json`) and compares rule by rule. Hash-dependent
-# choices are compared with the kernel's own RPS-only placement, never with the sandbox's hash.
+# (`steerlab shell` and `steerlab run FILE --json`) and compares rule by rule. Each check is
+# chosen so that an engine without the rule would answer otherwise: a hash-dependent placement
+# is compared with each side's own RPS-only placement (the kernel's hash is seeded per boot, the
+# engine's per scenario), never with the other's.
 #
-# Usage (root): scripts/kernel-check.sh [--lower-backlog] [--steerlab PATH]
+# Usage (root): scripts/kernel-check.sh [--lower-backlog] [--steerlab PATH] [--only REGEX]
+#                                       [--results FILE] [--report]
 #   --lower-backlog  also check the backlog limit: lowers the machine-wide
 #                    net.core.netdev_max_backlog for a few seconds (restored on exit)
+#   --steerlab PATH  the CLI to compare (default: built here, release)
+#   --only REGEX     only the checks whose rule matches REGEX (grep -E)
+#   --results FILE   also write each verdict as a JSON line {rule, kernel, engine, verdict}
+#   --report         run every check three times, then regenerate FIDELITY.md and
+#                    web/fidelity.html (scripts/fidelity-report.py) from the verdicts
 # What it changes, for the length of the run only: the namespaces it creates (removed on exit),
-# net.core.rps_sock_flow_entries (machine-wide; its value is restored on exit, even on failure),
-# and with --lower-backlog net.core.netdev_max_backlog (restored likewise).
+# net.core.rps_sock_flow_entries (machine-wide; its value is restored on exit, even on
+# failure), and with --lower-backlog net.core.netdev_max_backlog (restored likewise).
+# Exit status: 0 when every checked rule agrees, 1 when one differs, 2 on a usage error.
 # Last line: `kernel-check: N rules checked against Linux X.Y.Z, M agree`.
 set -u
 
@@ -22,28 +31,74 @@ root="$(dirname "$here")"
 helper="$here/kernel-check.py"
 lower_backlog=0
 steerlab=""
+only=""
+results=""
+report=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --lower-backlog) lower_backlog=1 ;;
         --steerlab) steerlab="$2"; shift ;;
-        *) echo "usage: $0 [--lower-backlog] [--steerlab PATH]" >&2; exit 2 ;;
+        --only) only="$2"; shift ;;
+        --results) results="$2"; shift ;;
+        --report) report=1 ;;
+        *) echo "usage: $0 [--lower-backlog] [--steerlab PATH] [--only REGEX] [--results FILE] [--report]" >&2; exit 2 ;;
     esac
     shift
 done
+if [ "$report" = 1 ]; then
+    # The report's runs: every check three times (placements as distributions, measured
+    # quantities with their intervals), then FIDELITY.md and web/fidelity.html from them.
+    if [ -z "$steerlab" ]; then
+        steerlab="${CARGO_TARGET_DIR:-$root/target}/release/steerlab"
+        (cd "$root" && cargo build --release --offline -q -p steerlab-cli) || { echo "cannot build steerlab" >&2; exit 1; }
+    fi
+    files=()
+    status=0
+    for i in 1 2 3; do
+        f="$(mktemp /tmp/slkc-results.XXXXXX)"
+        files+=(--results "$f")
+        extra=()
+        [ "$lower_backlog" = 1 ] && extra+=(--lower-backlog)
+        [ -n "$only" ] && extra+=(--only "$only")
+        echo "== run $i of 3"
+        bash "$0" --steerlab "$steerlab" --results "$f" "${extra[@]}" || status=1
+    done
+    python3 "$here/fidelity-report.py" "${files[@]}" --steerlab "$steerlab" > "$root/FIDELITY.md" || exit 1
+    echo "wrote FIDELITY.md and web/fidelity.html"
+    rm -f "${files[@]/--results/}"
+    exit "$status"
+fi
+[ -n "$results" ] && : > "$results"
 
 release="$(uname -r)"
 version="${release%%-*}"
 checked=0
 agreed=0
-skip() { echo "SKIP  $1: $2"; }
+# Whether the check of rule $1 runs (--only: REGEX matches the rule's text).
+wanted() { [ -z "$only" ] || echo "$1" | grep -Eq -- "$only"; }
+record() { # verdict, rule, kernel, engine / reason
+    [ -n "$results" ] || return 0
+    python3 -c 'import json,sys; print(json.dumps(dict(zip(["verdict","rule","kernel","engine"], sys.argv[1:]))))' "$@" >> "$results"
+}
+skip() {
+    wanted "$1" || return 0
+    echo "SKIP  $1: $2"
+    record skip "$1" "$2" ""
+}
 verdict() { # rule, kernel's answer, engine's answer
     checked=$((checked + 1))
     if [ "$2" = "$3" ]; then
         agreed=$((agreed + 1))
         echo "AGREE $1: kernel $2, engine $3"
+        record agree "$1" "$2" "$3"
     else
         echo "DIFFER $1: kernel $2, engine $3"
+        record differ "$1" "$2" "$3"
     fi
+}
+measure() { # quantity, kernel's value, engine's value (numbers, for the report's part C)
+    echo "MEASURE $1: kernel $2, engine $3"
+    record measure "$1" "$2" "$3"
 }
 finish() {
     echo "kernel-check: $checked rules checked against Linux $version, $agreed agree"
@@ -71,10 +126,13 @@ work="$(mktemp -d /tmp/slkc.XXXXXX)"
 ns_list=()
 saved_sock="$(cat /proc/sys/net/core/rps_sock_flow_entries)"
 saved_backlog="$(cat /proc/sys/net/core/netdev_max_backlog)"
+saved_flow_limit=""
+[ -e /proc/sys/net/core/flow_limit_table_len ] && saved_flow_limit="$(cat /proc/sys/net/core/flow_limit_table_len)"
 cleanup() {
     for n in "${ns_list[@]}"; do ip netns del "$n" 2>/dev/null; done
     echo "$saved_sock" > /proc/sys/net/core/rps_sock_flow_entries
     echo "$saved_backlog" > /proc/sys/net/core/netdev_max_backlog
+    [ -n "$saved_flow_limit" ] && echo "$saved_flow_limit" > /proc/sys/net/core/flow_limit_table_len
     if mountpoint -q "$work/bpf" 2>/dev/null; then umount "$work/bpf"; fi
     rm -rf "$work"
 }
@@ -89,6 +147,7 @@ case "$version" in
     *) generation=6.10 ;;
 esac
 echo "Linux $version ($ncpu CPUs): the engine runs its kernel $generation rules"
+[ -n "$results" ] && python3 "$helper" testbed "$version" "$generation" >> "$results"
 
 # A pair of namespaces joined by a veth pair: $1 the pair's number, $2 queues per side.
 # Side a (198.18.N.1) sends, side b (198.18.N.2) receives. No IPv6, static neighbours: the
@@ -117,176 +176,368 @@ pair() {
 inb() { local n="$1"; shift; ip netns exec "slkc-$$-${n}b" "$@"; }
 ina() { local n="$1"; shift; ip netns exec "slkc-$$-${n}a" "$@"; }
 
-# Packets processed per CPU (softnet_stat column 1), space-separated.
-# Column $1 of /proc/net/softnet_stat per CPU (hex), space-separated decimals: 1 processed, 2 dropped.
+# Column $1 of /proc/net/softnet_stat per CPU (hex), space-separated decimals: 1 processed,
+# 2 dropped, 10 received_rps.
 softnet() { python3 -c 'import sys; print(" ".join(str(int(l.split()[int(sys.argv[1]) - 1], 16)) for l in open("/proc/net/softnet_stat")))' "$1"; }
 processed() { softnet 1; }
 # The CPU that processed most of the packets between two `processed` readings.
 busiest() {
     python3 -c 'import sys; a=list(map(int,sys.argv[1].split())); b=list(map(int,sys.argv[2].split())); d=[y-x for x,y in zip(a,b)]; m=max(range(len(d)),key=d.__getitem__); print(m if d[m]*10 >= sum(d)*7 else "none")' "$1" "$2"
 }
+# The share of the packets processed between two `processed` readings that CPU $1 processed.
+share() {
+    python3 -c 'import sys; a=list(map(int,sys.argv[2].split())); b=list(map(int,sys.argv[3].split())); d=[y-x for x,y in zip(a,b)]; print(round(d[int(sys.argv[1])]/max(1,sum(d)), 4))' "$1" "$2" "$3"
+}
+# The share of an engine run's packets processed on CPU $1.
+engine_share() {
+    python3 -c 'import json,sys; c=json.load(sys.stdin)["cpus"]; p=[x["packets"] for x in c]; print(round(p[int(sys.argv[1])]/max(1,sum(p)), 4))' "$1"
+}
+# The CPUs whose column grew between two readings, as "cpu 1" or "cpus 0 1" or "none".
+grew() {
+    python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); g=[str(i) for i,(x,y) in enumerate(zip(a,b)) if int(y)>int(x)]; print(("cpu " if len(g)==1 else "cpus ")+" ".join(g) if g else "none")' "$1" "$2"
+}
 
 # UDP from pair $1's side a (sender pinned to CPU 0, source port $3) to port $2, $4 datagrams.
 udp_send() { ina "$1" taskset -c 0 python3 "$helper" send-udp "198.18.$1.2" "$2" "$3" "$4"; }
 wait_file() { for _ in $(seq 1 100); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+# A write to a sysfs or proc file as the kernel answers it: `ok VALUE-READ-BACK` or the errno.
+kwrite() { python3 "$helper" write "$@"; }
 
-# The engine: a scenario with the same host, run for 2 s; prints its report (JSON).
+# The engine: a scenario run to its end; prints its report (JSON).
 engine_run() { # $1: scenario JSON
     echo "$1" > "$work/scenario.json"
     "$steerlab" run "$work/scenario.json" --json
 }
 jget() { python3 -c 'import json,sys; r=json.load(sys.stdin)
-for k in sys.argv[1].split("."): r=r[k]
+for k in sys.argv[1].split("."): r=r[int(k)] if isinstance(r, list) else r[k]
 print(r)' "$1"; }
-# A 2-CPU host with RPS over both CPUs and RFS, one reader pinned to CPU $1, one UDP flow whose
-# socket is connected when $2 is true; $3: timeline commands (JSON array), $4: protocol.
+# The engine's console on a host of this machine's CPUs (one queue each way): a write's
+# answer as `kwrite` gives the kernel's (`ok VALUE` or the errno), $1 the file, $2 the value.
+ehost="{\"schema\": 1, \"id\": \"kernel-check\", \"kernel\": \"$generation\", \"host\": {\"cpus\": $ncpu, \"numa_nodes\": 1},
+  \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1}, \"sim\": {\"duration_ms\": 1000}}"
+echo "$ehost" > "$work/host.json"
+ewrite() { # $1 file, $2 value, $3 the host (default: one queue each way)
+    local out
+    out="$(printf 'echo %s > %s\ncat %s\n' "$2" "$1" "$1" | "$steerlab" shell --scenario "${3:-$work/host.json}" 2>&1)"
+    python3 "$helper" answer "$out"
+}
+echo "${ehost/\"tx_queues\": 1/\"tx_queues\": 2}" > "$work/host2.json"
+esysctl() { # $1 key, $2 value
+    local out
+    out="$(printf 'sysctl -w %s=%s\nsysctl -n %s\n' "$1" "$2" "$1" | "$steerlab" shell --scenario "$work/host.json" 2>&1)"
+    python3 "$helper" answer "$out"
+}
+# The engine's 2-CPU host (this machine's CPUs) with RPS over every CPU and RFS: one reader
+# pinned to CPU $1, one UDP flow whose socket is connected when $2 is true; $3 timeline
+# commands (JSON array), $4 protocol, $5 rps_sock_flow_entries, $6 rps_flow_cnt.
 engine_rfs() {
     local tx='null'
     [ "$2" = true ] && tx='{"rate_pps": 1, "bytes": 64, "connected": true}'
     engine_run "{\"schema\": 1, \"id\": \"kernel-check\", \"kernel\": \"$generation\",
-      \"host\": {\"cpus\": 2, \"numa_nodes\": 1}, \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1},
-      \"rps\": {\"cpus\": \"0-1\"}, \"rfs\": {\"flow_cnt\": 1024, \"sock_flow_entries\": 32768},
+      \"host\": {\"cpus\": $ncpu, \"numa_nodes\": 1}, \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1},
+      \"rps\": {\"cpus\": \"0-$((ncpu - 1))\"}, \"rfs\": {\"flow_cnt\": ${6:-1024}, \"sock_flow_entries\": ${5:-32768}},
       \"sim\": {\"duration_ms\": 2000},
       \"threads\": [{\"count\": 1, \"cpus\": \"$1\", \"pin\": true}],
       \"flows\": [{\"count\": 1, \"proto\": \"${4:-udp}\", \"src\": \"198.18.1.1\", \"dst\": \"198.18.1.2\", \"sport\": 40000, \"dport\": 5000,
                    \"rate_pps\": 1000, \"bytes\": 64, \"readers_per_flow\": 1, \"tx\": $tx}],
       \"timeline\": ${3:-[]}}"
 }
+# The CPU that processed (nearly) all of an engine run's packets, or "none".
+engine_busiest() {
+    python3 -c 'import json,sys; c=json.load(sys.stdin)["cpus"]; p=[x["packets"] for x in c]; m=max(range(len(p)),key=p.__getitem__); print(m if p[m]*10 >= sum(p)*7 else "none")'
+}
 # Whether the engine processed (nearly) every packet on its reader's CPU.
 engine_follows() {
     python3 -c 'import json,sys; s=json.load(sys.stdin)["steering"]; print("follows" if s["local"]*10 >= (s["local"]+s["remote"])*8 else "stays")'
 }
 
-echo "== settings rules"
-pair 9
-inb 9 sh -c 'echo 300 > /sys/class/net/vb/queues/rx-0/rps_flow_cnt'
-k="$(inb 9 cat /sys/class/net/vb/queues/rx-0/rps_flow_cnt)"
-e="$(printf 'echo 300 > /sys/class/net/eth0/queues/rx-0/rps_flow_cnt\ncat /sys/class/net/eth0/queues/rx-0/rps_flow_cnt\n' | "$steerlab" shell | tail -1)"
-verdict "rps_flow_cnt 300 is rounded up to a power of two" "$k" "$e"
-echo 1000 > /proc/sys/net/core/rps_sock_flow_entries
-k="$(cat /proc/sys/net/core/rps_sock_flow_entries)"
-e="$(printf 'sysctl -w net.core.rps_sock_flow_entries=1000\nsysctl -n net.core.rps_sock_flow_entries\n' | "$steerlab" shell | tail -1)"
-verdict "rps_sock_flow_entries 1000 is rounded up to a power of two" "$k" "$e"
-if [ -e /proc/sys/net/core/flow_limit_table_len ]; then
-    if inb 9 sh -c 'echo 3000 > /proc/sys/net/core/flow_limit_table_len' 2>/dev/null; then k=accepted; else k=EINVAL; fi
-    e="$(printf 'sysctl -w net.core.flow_limit_table_len=3000\n' | "$steerlab" shell | grep -q 'Invalid argument' && echo EINVAL || echo accepted)"
-    verdict "flow_limit_table_len 3000 (not a power of two)" "$k" "$e"
-else
-    skip "flow_limit_table_len and the flow limit" "this kernel has no CONFIG_NET_FLOW_LIMIT"
+echo "== settings (sysfs and sysctl writes: pair 9's receiver, and the machine's sysctls)"
+if true; then
+    pair 9
+    f=/sys/class/net/vb/queues/rx-0/rps_flow_cnt
+    e=/sys/class/net/eth0/queues/rx-0/rps_flow_cnt
+    for v in 300 65537 -1; do
+        case "$v" in
+            300) rule="rps_flow_cnt 300 is rounded up to a power of two" ;;
+            65537) rule="rps_flow_cnt above 65536 is rounded up, not refused" ;;
+            -1) rule="a negative rps_flow_cnt is refused" ;;
+        esac
+        wanted "$rule" && verdict "$rule" "$(inb 9 python3 "$helper" write "$f" "$v")" "$(ewrite "$e" "$v")"
+    done
+    s=/proc/sys/net/core/rps_sock_flow_entries
+    for v in 1000 536870913; do
+        case "$v" in
+            1000) rule="rps_sock_flow_entries 1000 is rounded up to a power of two" ;;
+            *) rule="rps_sock_flow_entries above 2^29 is refused" ;;
+        esac
+        wanted "$rule" && verdict "$rule" "$(kwrite "$s" "$v")" "$(esysctl net.core.rps_sock_flow_entries "$v")"
+    done
+    echo "$saved_sock" > /proc/sys/net/core/rps_sock_flow_entries
+    beyond="$(printf '%x' $((1 << ncpu)))"
+    all="$(printf '%x' $(( (1 << ncpu) - 1 )))"
+    rule="rps_cpus naming a CPU the host lacks is refused"
+    wanted "$rule" && verdict "$rule" "$(inb 9 python3 "$helper" write /sys/class/net/vb/queues/rx-0/rps_cpus "$beyond")" \
+        "$(ewrite /sys/class/net/eth0/queues/rx-0/rps_cpus "$beyond")"
+    rule="rps_cpus reads back as the host's CPU mask"
+    wanted "$rule" && verdict "$rule" "$(inb 9 python3 "$helper" write /sys/class/net/vb/queues/rx-0/rps_cpus "$all")" \
+        "$(ewrite /sys/class/net/eth0/queues/rx-0/rps_cpus "$all")"
+    rule="a device with one TX queue refuses xps_cpus (no XPS)"
+    wanted "$rule" && verdict "$rule" "$(inb 9 python3 "$helper" write /sys/class/net/vb/queues/tx-0/xps_cpus 1)" \
+        "$(ewrite /sys/class/net/eth0/queues/tx-0/xps_cpus 1)"
+    rule="flow_limit_table_len 3000 (not a power of two) is refused"
+    if [ -n "$saved_flow_limit" ]; then
+        # The flow limit's sysctls exist in the initial namespace only (net/core/sysctl_net_core.c).
+        wanted "$rule" && verdict "$rule" "$(kwrite /proc/sys/net/core/flow_limit_table_len 3000)" \
+            "$(esysctl net.core.flow_limit_table_len 3000)"
+        echo "$saved_flow_limit" > /proc/sys/net/core/flow_limit_table_len
+    else
+        skip "$rule" "this kernel has no CONFIG_NET_FLOW_LIMIT (no /proc/sys/net/core/flow_limit_table_len in the initial namespace)"
+    fi
 fi
-skip "rps_default_mask for a new device" "the sandbox has no rps_default_mask"
 
-echo "== RFS rules (pair 1: rps_cpus over every CPU on the receiver)"
+echo "== RPS and RFS (pair 1: veth, the sender on CPU 0, so the receive runs on CPU 0 unless RPS moves it)"
 if [ "$ncpu" -lt 2 ]; then
-    skip "RFS and XPS rules" "one CPU: there is nowhere to move a flow"
+    skip "RPS, RFS and XPS rules" "one CPU: there is nowhere to move a flow"
 else
     pair 1
+    last=$((ncpu - 1))
+    echo 0 > /proc/sys/net/core/rps_sock_flow_entries
+    rule="without an RPS map the receiving CPU processes every packet"
+    if wanted "$rule"; then
+        inb 1 taskset -c "$last" python3 "$helper" recv-udp 5000 500 & r=$!
+        sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 500; wait $r; s1="$(processed)"
+        k="cpu $(busiest "$s0" "$s1")"
+        e="cpu $(engine_run "{\"schema\": 1, \"id\": \"kc\", \"kernel\": \"$generation\", \"host\": {\"cpus\": $ncpu},
+          \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1}, \"sim\": {\"duration_ms\": 1000},
+          \"threads\": [{\"count\": 1, \"cpus\": \"$last\", \"pin\": true}],
+          \"flows\": [{\"count\": 1, \"proto\": \"udp\", \"src\": \"198.18.1.1\", \"dst\": \"198.18.1.2\", \"sport\": 40000, \"dport\": 5000, \"rate_pps\": 500, \"readers_per_flow\": 1}]}" | engine_busiest)"
+        verdict "$rule" "$k" "$e"
+    fi
+    rule="an RPS map of one CPU sends every packet there, and that CPU counts received_rps"
+    if wanted "$rule"; then
+        inb 1 sh -c "printf '%x' $((1 << last)) > /sys/class/net/vb/queues/rx-0/rps_cpus"
+        inb 1 taskset -c 0 python3 "$helper" recv-udp 5000 500 & r=$!
+        sleep 0.3; s0="$(processed)"; i0="$(softnet 10)"; udp_send 1 5000 40000 500; wait $r; s1="$(processed)"; i1="$(softnet 10)"
+        k="processed on cpu $(busiest "$s0" "$s1"), received_rps on $(grew "$i0" "$i1")"
+        e="$(engine_run "{\"schema\": 1, \"id\": \"kc\", \"kernel\": \"$generation\", \"host\": {\"cpus\": $ncpu},
+          \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1}, \"rps\": {\"cpus\": \"$last\"}, \"sim\": {\"duration_ms\": 1000},
+          \"threads\": [{\"count\": 1, \"cpus\": \"0\", \"pin\": true}],
+          \"flows\": [{\"count\": 1, \"proto\": \"udp\", \"src\": \"198.18.1.1\", \"dst\": \"198.18.1.2\", \"sport\": 40000, \"dport\": 5000, \"rate_pps\": 500, \"readers_per_flow\": 1}]}" \
+          | python3 -c 'import json,sys; c=json.load(sys.stdin)["cpus"]; p=[x["packets"] for x in c]; m=max(range(len(p)),key=p.__getitem__)
+g=[str(x["cpu"]) for x in c if x["received_rps"] > 0]
+print(f"processed on cpu {m if p[m]*10 >= sum(p)*7 else None}, received_rps on " + ((("cpu " if len(g)==1 else "cpus ")+" ".join(g)) if g else "none"))')"
+        verdict "$rule" "$k" "$e"
+    fi
     mask="$(printf '%x' $(( (1 << ncpu) - 1 )))"
     inb 1 sh -c "echo $mask > /sys/class/net/vb/queues/rx-0/rps_cpus"
-    # The kernel's own RPS-only placement of the flow (no sock table).
-    echo 0 > /proc/sys/net/core/rps_sock_flow_entries
+    # Each side's own RPS-only placement of the flow (no sock table): the kernel's hash is
+    # seeded at boot, the engine's by its scenario.
     inb 1 taskset -c 0 python3 "$helper" recv-udp 5000 2000 & r=$!
     sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 2000; wait $r; s1="$(processed)"
     hashcpu="$(busiest "$s0" "$s1")"
-    if [ "$hashcpu" = none ]; then
-        skip "RFS rules" "the RPS-only placement was not clear (other traffic on this machine?)"
+    ehash="$(engine_rfs 0 true '[]' udp 0 | engine_busiest)"
+    if [ "$hashcpu" = none ] || [ "$ehash" = none ]; then
+        skip "RFS rules" "the RPS-only placement was not clear (kernel: $hashcpu, engine: $ehash; other traffic on this machine?)"
     else
         other=$(( hashcpu == 0 ? 1 : 0 ))
-        echo "   RPS alone processes the flow on CPU $hashcpu; readers go on CPU $other"
+        eother=$(( ehash == 0 ? 1 : 0 ))
+        echo "   RPS alone processes the flow on CPU $hashcpu (engine: CPU $ehash); readers go on CPU $other (engine: CPU $eother)"
         echo 32768 > /proc/sys/net/core/rps_sock_flow_entries
         inb 1 sh -c 'echo 1024 > /sys/class/net/vb/queues/rx-0/rps_flow_cnt'
-        # A connected reader on the other CPU pulls the flow to it.
-        inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 2000 198.18.1.1 40000 & r=$!
-        sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 2000; wait $r; s1="$(processed)"
-        [ "$(busiest "$s0" "$s1")" = "$other" ] && k=follows || k=stays
-        verdict "RFS follows a connected UDP reader" "$k" "$(engine_rfs "$other" true | engine_follows)"
-        # An unconnected one does not: no sk_rxhash, nothing recorded.
-        inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 2000 & r=$!
-        sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 2000; wait $r; s1="$(processed)"
-        [ "$(busiest "$s0" "$s1")" = "$hashcpu" ] && k=ignored || k=recorded
-        e="$(engine_rfs "$other" false | jget rfs.sock_flow_updates)"
-        [ "$e" = 0 ] && e=ignored || e=recorded
-        verdict "RFS ignores an unconnected UDP reader" "$k" "$e"
-        # TCP: whatever its hash, the stream goes to its reader's CPU; both CPUs tried.
-        k=follows
-        for c in 0 1; do
-            inb 1 taskset -c "$c" python3 "$helper" tcp-server 5001 2000000 & r=$!
-            sleep 0.3; s0="$(processed)"
-            ina 1 taskset -c 0 python3 "$helper" tcp-client 198.18.1.2 5001 2000000
-            wait $r; s1="$(processed)"
-            [ "$(busiest "$s0" "$s1")" = "$c" ] || k=stays
-        done
-        e="$(engine_rfs 0 true '[]' tcp | engine_follows)"
-        [ "$e" = follows ] && e="$(engine_rfs 1 true '[]' tcp | engine_follows)"
-        verdict "RFS follows a TCP reader" "$k" "$e"
-        # A migrated reader moves its flow (once its packets already queued are processed).
-        rm -f "$work/moved" "$work/ready"
-        inb 1 taskset -c "$hashcpu" python3 "$helper" recv-udp 5000 1000 198.18.1.1 40000 --then-cpu "$other" --marker "$work/moved" & r=$!
-        wait_file "$work/ready"; udp_send 1 5000 40000 1000; wait_file "$work/moved"; sleep 0.1
-        s0="$(processed)"; udp_send 1 5000 40000 1000; sleep 0.3; s1="$(processed)"; wait $r
-        [ "$(busiest "$s0" "$s1")" = "$other" ] && k=moves || k=stays
-        e="$(engine_rfs "$hashcpu" true "[{\"at_ms\": 1000, \"command\": \"taskset -pc $other 0\"}]" | engine_follows)"
-        [ "$e" = follows ] && e=moves || e=stays
-        verdict "a migrated reader moves its flow" "$k" "$e"
-        # Closing the socket clears its sock-table entry (6.16+): the flow's later packets go
-        # back to their RPS CPU.
-        rm -f "$work/closed" "$work/ready"
-        inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 1000 198.18.1.1 40000 --then-close --marker "$work/closed" & r=$!
-        wait_file "$work/ready"; udp_send 1 5000 40000 1000; wait_file "$work/closed"; wait $r; sleep 0.1
-        s0="$(processed)"; udp_send 1 5000 40000 1000; sleep 0.3; s1="$(processed)"
-        [ "$(busiest "$s0" "$s1")" = "$hashcpu" ] && k=cleared || k=kept
-        e="$(engine_rfs "$other" true '[{"at_ms": 1000, "command": "flow close 0"}]' | jget rfs.sock_flow_deletes)"
-        [ "$e" -ge 1 ] && e=cleared || e=kept
-        verdict "closing a socket clears its rps_sock_flow_table entry" "$k" "$e"
+        rule="RFS follows a connected UDP reader"
+        if wanted "$rule"; then
+            inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 2000 198.18.1.1 40000 & r=$!
+            sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 2000; wait $r; s1="$(processed)"
+            [ "$(busiest "$s0" "$s1")" = "$other" ] && k=follows || k=stays
+            out="$(engine_rfs "$eother" true)"
+            verdict "$rule" "$k" "$(echo "$out" | engine_follows)"
+            measure "share of a connected UDP reader's packets processed on its CPU (RFS)" "$(share "$other" "$s0" "$s1")" "$(echo "$out" | engine_share "$eother")"
+        fi
+        rule="RFS ignores an unconnected UDP reader (no sk_rxhash)"
+        if wanted "$rule"; then
+            inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 2000 & r=$!
+            sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 2000; wait $r; s1="$(processed)"
+            [ "$(busiest "$s0" "$s1")" = "$hashcpu" ] && k=ignored || k=followed
+            out="$(engine_rfs "$eother" false)"
+            [ "$(echo "$out" | engine_busiest)" = "$ehash" ] && e=ignored || e=followed
+            verdict "$rule" "$k" "$e"
+            measure "share of an unconnected UDP reader's packets processed on its RPS CPU" "$(share "$hashcpu" "$s0" "$s1")" "$(echo "$out" | engine_share "$ehash")"
+        fi
+        rule="rps_sock_flow_entries 0 turns RFS off"
+        if wanted "$rule"; then
+            echo 0 > /proc/sys/net/core/rps_sock_flow_entries
+            inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 2000 198.18.1.1 40000 & r=$!
+            sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 2000; wait $r; s1="$(processed)"
+            echo 32768 > /proc/sys/net/core/rps_sock_flow_entries
+            [ "$(busiest "$s0" "$s1")" = "$hashcpu" ] && k=off || k=on
+            [ "$(engine_rfs "$eother" true '[]' udp 0 | engine_busiest)" = "$ehash" ] && e=off || e=on
+            verdict "$rule" "$k" "$e"
+        fi
+        rule="rps_flow_cnt 0 on the queue turns RFS off"
+        if wanted "$rule"; then
+            inb 1 sh -c 'echo 0 > /sys/class/net/vb/queues/rx-0/rps_flow_cnt'
+            inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 2000 198.18.1.1 40000 & r=$!
+            sleep 0.3; s0="$(processed)"; udp_send 1 5000 40000 2000; wait $r; s1="$(processed)"
+            inb 1 sh -c 'echo 1024 > /sys/class/net/vb/queues/rx-0/rps_flow_cnt'
+            [ "$(busiest "$s0" "$s1")" = "$hashcpu" ] && k=off || k=on
+            [ "$(engine_rfs "$eother" true '[]' udp 32768 0 | engine_busiest)" = "$ehash" ] && e=off || e=on
+            verdict "$rule" "$k" "$e"
+        fi
+        rule="RFS follows a TCP reader on either CPU"
+        if wanted "$rule"; then
+            k=follows
+            for c in 0 1; do
+                inb 1 taskset -c "$c" python3 "$helper" tcp-server 5001 2000000 & r=$!
+                sleep 0.3; s0="$(processed)"
+                ina 1 taskset -c 0 python3 "$helper" tcp-client 198.18.1.2 5001 2000000
+                wait $r; s1="$(processed)"
+                [ "$(busiest "$s0" "$s1")" = "$c" ] || k=stays
+            done
+            e="$(engine_rfs 0 true '[]' tcp | engine_follows)"
+            [ "$e" = follows ] && e="$(engine_rfs 1 true '[]' tcp | engine_follows)"
+            verdict "$rule" "$k" "$e"
+        fi
+        rule="a migrated reader moves its flow"
+        if wanted "$rule"; then
+            rm -f "$work/moved" "$work/ready"
+            inb 1 taskset -c "$hashcpu" python3 "$helper" recv-udp 5000 1000 198.18.1.1 40000 --then-cpu "$other" --marker "$work/moved" & r=$!
+            wait_file "$work/ready"; udp_send 1 5000 40000 1000; wait_file "$work/moved"; sleep 0.1
+            s0="$(processed)"; udp_send 1 5000 40000 1000; sleep 0.3; s1="$(processed)"; wait $r
+            [ "$(busiest "$s0" "$s1")" = "$other" ] && k=moves || k=stays
+            e="$(engine_rfs "$ehash" true "[{\"at_ms\": 1000, \"command\": \"taskset -pc $eother 0\"}]" | jget cpus.$eother.packets)"
+            [ "$e" -gt 500 ] && e=moves || e=stays
+            verdict "$rule" "$k" "$e"
+        fi
+        rule="closing a socket clears its rps_sock_flow_table entry (6.16)"
+        if wanted "$rule"; then
+            rm -f "$work/closed" "$work/ready"
+            inb 1 taskset -c "$other" python3 "$helper" recv-udp 5000 1000 198.18.1.1 40000 --then-close --marker "$work/closed" & r=$!
+            wait_file "$work/ready"; udp_send 1 5000 40000 1000; wait_file "$work/closed"; wait $r; sleep 0.1
+            s0="$(processed)"; udp_send 1 5000 40000 1000; sleep 0.3; s1="$(processed)"
+            [ "$(busiest "$s0" "$s1")" = "$hashcpu" ] && k=cleared || k=kept
+            e="$(engine_rfs "$eother" true '[{"at_ms": 1000, "command": "flow close 0"}]' | jget rfs.sock_flow_deletes)"
+            [ "$e" -ge 1 ] && e=cleared || e=kept
+            verdict "$rule" "$k" "$e"
+        fi
     fi
 
-    echo "== XPS (pair 2: two TX queues, tx-0 for CPU 0, tx-1 for CPU 1)"
+    echo "== XPS (pair 2: two TX queues on the sender)"
     pair 2 2
     ina 2 tc qdisc replace dev va root handle 1: mq
+    # Packets sent per TX queue so far (the mq children's counters), as "A B".
+    txq() { ina 2 tc -s qdisc show dev va | awk '/parent 1:1 /{q=0} /parent 1:2 /{q=1} /Sent/{ if (q != "") { n[q]=$4; q="" } } END { print n[0]+0, n[1]+0 }'; }
+    # The engine's TX queues of a run, as "A B".
+    etxq() { python3 -c 'import json,sys; q=json.load(sys.stdin)["queues"]["tx"]; print(" ".join(str(x["packets"]) for x in q))'; }
+    # The engine's sender host: two TX queues, $1 the flows (JSON), $2 the timeline, $3 the XPS map.
+    xps_host() {
+        engine_run "{\"schema\": 1, \"id\": \"kc-xps\", \"kernel\": \"$generation\",
+          \"host\": {\"cpus\": $ncpu}, \"nic\": {\"driver\": \"generic\", \"rx_queues\": 2, \"tx_queues\": 2}, \"xps\": {\"map\": \"${3:-none}\"},
+          \"sim\": {\"duration_ms\": 2000}, \"threads\": [{\"count\": 2, \"cpus\": \"0-1\", \"pin\": true}],
+          \"flows\": $1, \"timeline\": $2}"
+    }
+    xps_map='[{"at_ms": 0, "command": "echo 1 > /sys/class/net/eth0/queues/tx-0/xps_cpus"},
+              {"at_ms": 0, "command": "echo 2 > /sys/class/net/eth0/queues/tx-1/xps_cpus"}'
+    rule="without an XPS map, skb_tx_hash spreads flows over the TX queues"
+    if wanted "$rule"; then
+        t0="$(txq)"
+        for p in $(seq 41000 41015); do ina 2 taskset -c 0 python3 "$helper" send-udp 198.18.2.2 5002 "$p" 20; done
+        t1="$(txq)"
+        k="$(python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); print("spread" if all(int(y)>int(x) for x,y in zip(a,b)) else "one queue")' "$t0" "$t1")"
+        kq="$(python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); d=[int(y)-int(x) for x,y in zip(a,b)]; print(round(d[0]/max(1,sum(d)), 4))' "$t0" "$t1")"
+        eq="$(xps_host '[{"count": 16, "proto": "udp", "src": "198.18.2.2", "dst": "198.18.2.1", "sport": 5002, "dport": 41000, "random": true, "rate_pps": 0, "readers_per_flow": 1, "reader_base": 0, "tx": {"rate_pps": 20, "bytes": 64}}]' '[]' | etxq)"
+        e="$(python3 -c 'import sys; print("spread" if all(int(x) > 0 for x in sys.argv[1].split()) else "one queue")' "$eq")"
+        verdict "$rule" "$k" "$e"
+        measure "share of 16 flows' packets on tx-0 without an XPS map (of two queues)" "$kq" "$(python3 -c 'import sys; d=list(map(int,sys.argv[1].split())); print(round(d[0]/max(1,sum(d)), 4))' "$eq")"
+    fi
+    rule="xps_cpus naming a CPU the host lacks is refused"
+    wanted "$rule" && verdict "$rule" "$(ina 2 python3 "$helper" write /sys/class/net/va/queues/tx-0/xps_cpus "$(printf '%x' $((1 << ncpu)))")" \
+        "$(ewrite /sys/class/net/eth0/queues/tx-0/xps_cpus "$(printf '%x' $((1 << ncpu)))" "$work/host2.json")"
     ina 2 sh -c 'echo 1 > /sys/class/net/va/queues/tx-0/xps_cpus; echo 2 > /sys/class/net/va/queues/tx-1/xps_cpus'
-    ina 2 taskset -c 0 python3 "$helper" send-udp 198.18.2.2 5002 40002 300
-    ina 2 taskset -c 1 python3 "$helper" send-udp 198.18.2.2 5002 40003 900
-    k="$(ina 2 tc -s qdisc show dev va | awk '/parent 1:1 /{q=0} /parent 1:2 /{q=1} /Sent/{ if (q != "") { n[q]=$4; q="" } } END { print n[0]+0, n[1]+0 }')"
-    [ "$k" = "300 900" ] && k="tx-0 300, tx-1 900" || k="tx queues $k"
-    e="$(engine_run '{"schema": 1, "id": "kernel-check-xps", "kernel": "'"$generation"'",
-      "host": {"cpus": 2}, "nic": {"driver": "generic", "rx_queues": 2, "tx_queues": 2}, "xps": {"map": "none"},
-      "sim": {"duration_ms": 1000},
-      "threads": [{"count": 2, "cpus": "0-1", "pin": true}],
-      "flows": [{"count": 1, "proto": "udp", "src": "198.18.2.2", "dst": "198.18.2.1", "sport": 5002, "dport": 40002, "rate_pps": 0, "readers_per_flow": 1, "reader_base": 0, "tx": {"rate_pps": 300, "bytes": 64}},
-                {"count": 1, "proto": "udp", "src": "198.18.2.2", "dst": "198.18.2.1", "sport": 5002, "dport": 40003, "rate_pps": 0, "readers_per_flow": 1, "reader_base": 1, "tx": {"rate_pps": 900, "bytes": 64}}],
-      "timeline": [{"at_ms": 0, "command": "echo 1 > /sys/class/net/eth0/queues/tx-0/xps_cpus"},
-                   {"at_ms": 0, "command": "echo 2 > /sys/class/net/eth0/queues/tx-1/xps_cpus"}]}' \
-      | python3 -c 'import json,sys; q=json.load(sys.stdin)["queues"]["tx"]; print(" ".join(str(x["packets"]) for x in q))')"
-    [ "$e" = "300 900" ] && e="tx-0 300, tx-1 900" || e="tx queues $e"
-    verdict "the TX queue follows xps_cpus" "$k" "$e"
+    rule="the TX queue follows xps_cpus"
+    if wanted "$rule"; then
+        t0="$(txq)"
+        ina 2 taskset -c 0 python3 "$helper" send-udp 198.18.2.2 5002 40002 300
+        ina 2 taskset -c 1 python3 "$helper" send-udp 198.18.2.2 5002 40003 900
+        t1="$(txq)"
+        k="$(python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); print("tx-0 %d, tx-1 %d" % tuple(int(y)-int(x) for x,y in zip(a,b)))' "$t0" "$t1")"
+        e="$(xps_host '[{"count": 1, "proto": "udp", "src": "198.18.2.2", "dst": "198.18.2.1", "sport": 5002, "dport": 40002, "rate_pps": 0, "readers_per_flow": 1, "reader_base": 0, "tx": {"rate_pps": 150, "bytes": 64}},
+                {"count": 1, "proto": "udp", "src": "198.18.2.2", "dst": "198.18.2.1", "sport": 5002, "dport": 40003, "rate_pps": 0, "readers_per_flow": 1, "reader_base": 1, "tx": {"rate_pps": 450, "bytes": 64}}]' "$xps_map]" | etxq)"
+        e="$(python3 -c 'import sys; a,b=sys.argv[1].split(); print("tx-0 %s, tx-1 %s" % (a,b))' "$e")"
+        verdict "$rule" "$k" "$e"
+    fi
+    # A socket that migrates from CPU 0 to CPU 1 halfway: $1 connected (true/false).
+    migrating_sender() {
+        local t0 t1 flags="" sink
+        [ "$1" = true ] && flags="--connect"
+        # A socket on the receiver, so that no ICMP error refuses the connected sender.
+        inb 2 python3 "$helper" count-udp 5002 5 > /dev/null & sink=$!
+        sleep 0.3
+        t0="$(txq)"
+        ina 2 taskset -c 0 python3 "$helper" send-udp 198.18.2.2 5002 40010 200 --then-cpu 1 $flags
+        t1="$(txq)"
+        wait $sink
+        python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); d=[int(y)-int(x) for x,y in zip(a,b)]; print("stays on its first queue" if min(d) == 0 else "follows its CPU")' "$t0" "$t1"
+    }
+    engine_migrating() {
+        xps_host "[{\"count\": 1, \"proto\": \"udp\", \"src\": \"198.18.2.2\", \"dst\": \"198.18.2.1\", \"sport\": 5002, \"dport\": 40010, \"rate_pps\": 0, \"readers_per_flow\": 1, \"reader_base\": 0, \"tx\": {\"rate_pps\": 100, \"bytes\": 64, \"connected\": $1}}]" \
+          "$xps_map, {\"at_ms\": 1000, \"command\": \"taskset -pc 1 0\"}]" | etxq \
+          | python3 -c 'import sys; d=list(map(int,sys.stdin.read().split())); print("stays on its first queue" if min(d) == 0 else "follows its CPU")'
+    }
+    rule="a connected UDP socket keeps its cached TX queue when it migrates (no ooo_okay)"
+    wanted "$rule" && verdict "$rule" "$(migrating_sender true)" "$(engine_migrating true)"
+    rule="an unconnected UDP socket picks its TX queue by its CPU at each send"
+    wanted "$rule" && verdict "$rule" "$(migrating_sender false)" "$(engine_migrating false)"
 fi
 
-echo "== tc (pair 3: a software filter on the receiver's ingress)"
+echo "== tc (pair 3: the receiver's ingress)"
 mkdir -p "$work/bpf"
 if ! zcat /proc/config.gz 2>/dev/null | grep -q '^CONFIG_NET_CLS_BPF=y'; then
     skip "tc software filters" "no cls_bpf in this kernel (and no flower to compare with)"
-elif ! mount -t bpf bpf "$work/bpf" 2>/dev/null || ! python3 "$helper" bpf-drop-ipv4 "$work/bpf/drop"; then
+elif ! mount -t bpf bpf "$work/bpf" 2>/dev/null || ! python3 "$helper" bpf-drop-udp-port "$work/bpf/drop" 5003; then
     skip "tc software filters" "cannot load a BPF program here"
 else
     pair 3
     inb 3 tc qdisc add dev vb ingress
-    if inb 3 tc filter add dev vb ingress bpf direct-action pinned "$work/bpf/drop" 2>/dev/null; then
-        udp_send 3 5003 40004 500
-        k="$(inb 3 tc -s qdisc show dev vb ingress | awk '/dropped/ { gsub(",", ""); for (i = 1; i <= NF; i++) if ($i == "(dropped") print $(i+1) }')"
-        [ "$k" = 500 ] && k="all 500 dropped and counted" || k="dropped $k of 500"
-        e="$(engine_run '{"schema": 1, "id": "kernel-check-tc", "kernel": "'"$generation"'", "host": {"cpus": 2},
-          "nic": {"driver": "generic", "rx_queues": 1, "tx_queues": 1}, "sim": {"duration_ms": 1000},
-          "flows": [{"count": 1, "proto": "udp", "src": "198.18.3.1", "dst": "198.18.3.2", "sport": 40004, "dport": 5003, "rate_pps": 500}],
-          "timeline": [{"at_ms": 0, "command": "tc qdisc add dev eth0 ingress"}, {"at_ms": 0, "command": "tc filter add dev eth0 ingress flower action drop"}]}' \
-          | python3 -c 'import json,sys; r=json.load(sys.stdin); d=r["packets"]["dropped"]["tc"]; o=r["packets"]["offered"]; print("all 500 dropped and counted" if d == o == 500 else f"dropped {d} of {o}")')"
-        verdict "a tc software filter drops and counts every packet it matches" "$k" "$e"
-    else
-        skip "tc software filters" "cls_bpf direct-action did not load"
+    # The engine's receiver with one flow to port 5003 and one to 5004, 300 packets each.
+    tc_host() { # $1 timeline
+        engine_run "{\"schema\": 1, \"id\": \"kc-tc\", \"kernel\": \"$generation\", \"host\": {\"cpus\": $ncpu},
+          \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1}, \"sim\": {\"duration_ms\": 1000},
+          \"flows\": [{\"count\": 1, \"proto\": \"udp\", \"src\": \"198.18.3.1\", \"dst\": \"198.18.3.2\", \"sport\": 40004, \"dport\": 5003, \"rate_pps\": 300},
+                    {\"count\": 1, \"proto\": \"udp\", \"src\": \"198.18.3.1\", \"dst\": \"198.18.3.2\", \"sport\": 40005, \"dport\": 5004, \"rate_pps\": 300}],
+          \"timeline\": $1}"
+    }
+    rule="a filter with skip_sw is refused on a device without tc offload"
+    if wanted "$rule"; then
+        inb 3 tc filter add dev vb ingress bpf skip_sw direct-action pinned "$work/bpf/drop" 2>/dev/null && k=accepted || k=refused
+        e="$(printf 'tc qdisc add dev eth0 ingress\ntc filter add dev eth0 ingress protocol ip flower skip_sw ip_proto udp dst_port 5003 action drop\n' \
+            | "$steerlab" shell --scenario "$work/host.json" 2>&1 | grep -Eqi 'not supported|error' && echo refused || echo accepted)"
+        verdict "$rule" "$k" "$e"
+    fi
+    rule="a software filter drops the packets it matches and passes the others"
+    if wanted "$rule"; then
+        if inb 3 tc filter add dev vb ingress bpf direct-action pinned "$work/bpf/drop" 2>/dev/null; then
+            d0="$(inb 3 tc -s qdisc show dev vb ingress | python3 "$helper" qdisc-dropped)"
+            inb 3 python3 "$helper" count-udp 5004 5 > "$work/passed" & sink=$!
+            sleep 0.3
+            udp_send 3 5003 40004 300
+            udp_send 3 5004 40005 300
+            wait $sink
+            d1="$(inb 3 tc -s qdisc show dev vb ingress | python3 "$helper" qdisc-dropped)"
+            k="dropped $((d1 - d0)), passed $(cat "$work/passed")"
+            e="$(tc_host '[{"at_ms": 0, "command": "tc qdisc add dev eth0 ingress"}, {"at_ms": 0, "command": "tc filter add dev eth0 ingress protocol ip flower ip_proto udp dst_port 5003 action drop"}]' \
+                | python3 -c 'import json,sys; p=json.load(sys.stdin)["packets"]; print("dropped %d, passed %d" % (p["dropped"]["tc"], p["delivered"]))')"
+            verdict "$rule" "$k" "$e"
+        else
+            skip "$rule" "cls_bpf direct-action did not load"
+        fi
     fi
 fi
 
 echo "== backlog"
-if [ "$lower_backlog" = 1 ]; then
+rule="a flood past netdev_max_backlog is dropped at the backlog"
+if ! wanted "$rule"; then
+    :
+elif [ "$lower_backlog" = 1 ]; then
     pair 4
     inb 4 sh -c 'echo 1 > /sys/class/net/vb/queues/rx-0/rps_cpus'
     echo 32 > /proc/sys/net/core/netdev_max_backlog
@@ -301,9 +552,10 @@ for i in range(20000): s.sendto(b"x"*64, ("198.18.4.2", 5004))'
       "sim": {"duration_ms": 1000},
       "flows": [{"count": 1, "proto": "udp", "src": "198.18.4.1", "dst": "198.18.4.2", "sport": 40005, "dport": 5004, "rate_pps": 2000000}]}' \
       | python3 -c 'import json,sys; print("drops" if json.load(sys.stdin)["packets"]["dropped"]["backlog_full"] > 0 else "none")')"
-    verdict "a flood past netdev_max_backlog is dropped at the backlog" "$k" "$e"
+    verdict "$rule" "$k" "$e"
 else
-    skip "the backlog limit" "lowers the machine-wide netdev_max_backlog: run with --lower-backlog"
+    skip "$rule" "lowers the machine-wide netdev_max_backlog: run with --lower-backlog"
 fi
-skip "aRFS" "veth has no ndo_rx_flow_steer"
+skip "aRFS (ndo_rx_flow_steer)" "veth has no ndo_rx_flow_steer"
 finish
+[ "$checked" = "$agreed" ]

@@ -1,8 +1,8 @@
 //! The built-in lessons are the files in `lessons/`: adding a lesson is adding its file. This
 //! writes their ids and titles, in teaching order (each lesson's `next` leads to the one
 //! after; a lesson no other names starts the chain; any left over follow by id), and their
-//! texts for the `embedded-lessons` build, into `$OUT_DIR/lessons.rs` (`src/lessons.rs`
-//! includes it).
+//! texts for the `embedded-lessons` build, and how many of the rules each rests on match the
+//! kernel (docs/fidelity/rules.json), into `$OUT_DIR/lessons.rs` (`src/lessons.rs` includes it).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -69,6 +69,37 @@ fn main() {
     writeln!(out, "];\n/// The lessons' texts, compiled in, in the order of [`LESSON_TITLES`].\n#[cfg(feature = \"embedded-lessons\")]\nconst TEXTS: [&str; LESSON_COUNT] = [").unwrap();
     for id in &order {
         writeln!(out, "    include_str!({:?}),", lessons[id].2).unwrap();
+    }
+    writeln!(out, "];").unwrap();
+    // docs/fidelity/rules.json (issue 51): per lesson, its rules that match the kernel, are
+    // stated simplifications, or depart, in the order of LESSON_TITLES.
+    let rules_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/fidelity/rules.json");
+    println!("cargo:rerun-if-changed={}", rules_path.display());
+    let rules: Vec<serde_json::Value> = std::fs::read_to_string(&rules_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "/// Per lesson (the order of [`LESSON_TITLES`]), its rules in docs/fidelity/rules.json that match
+/// the kernel, are stated simplifications, and depart.
+const FIDELITY: [[u16; 3]; LESSON_COUNT] = ["
+    )
+    .unwrap();
+    for id in &order {
+        let mut c = [0u16; 3];
+        for r in &rules {
+            let here = r["lessons"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x == id.as_str()));
+            let k = ["match", "simplification", "departs"]
+                .iter()
+                .position(|v| r["verdict"] == *v);
+            if let (true, Some(k)) = (here, k) {
+                c[k] += 1;
+            }
+        }
+        writeln!(out, "    {c:?},").unwrap();
     }
     writeln!(out, "];").unwrap();
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("lessons.rs");

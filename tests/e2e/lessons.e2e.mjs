@@ -1,4 +1,5 @@
 // Lessons, the console and the controls, as a learner uses them.
+import { readFileSync } from "node:fs";
 import { expect, outPath } from "./harness.mjs";
 import { LESSONS, lessonFile } from "./lesson-files.mjs";
 // rss-basics' tick in seconds (a "step" runs one tick).
@@ -656,5 +657,28 @@ tests.push({
     await page.getByTestId("thread-3").dragTo(page.getByTestId("cpu-5"));
     await waitText(page, "console-output", (t) => t.includes("# thread migrate 3 5"));
     await waitText(page, "console-output", (t) => /thread 3 migrates on its own every 4 ms/.test(t));
+  },
+});
+
+tests.push({
+  name: "fidelity: each built-in lesson says how many of its rules match the kernel and links to them in the report",
+  timeoutMs: 60_000,
+  async run(page, base) {
+    const rules = JSON.parse(readFileSync(new URL("../../docs/fidelity/rules.json", import.meta.url), "utf8"));
+    for (const id of ["rss-basics", "rfs-thread-churn"]) {
+      await page.goto(`${base}?lesson=${id}`);
+      await page.getByTestId("lesson-source").waitFor({ state: "attached" });
+      const mine = rules.filter((r) => r.lessons.includes(id));
+      const n = (v) => mine.filter((r) => r.verdict === v).length;
+      const said = await page.getByTestId("lesson-fidelity").textContent();
+      expect(said.includes(`rests on ${n("match")} rule`) && said.includes(`${n("simplification")} stated simplification`), `${id}: ${said}`);
+      const href = await page.getByTestId("lesson-fidelity").locator("a").getAttribute("href");
+      expect(href === `fidelity.html#lesson-${id}`, href);
+      // The report, served beside the page, has the lesson's anchor and lists its rules.
+      const report = await page.request.get(new URL(href, page.url()).href);
+      expect(report.ok(), `${href}: ${report.status()}`);
+      const html = await report.text();
+      expect(html.includes(`id="lesson-${id}"`) && mine.every((r) => html.includes(`#rule-${r.id}`)), `${id}: the report lists its rules`);
+    }
   },
 });

@@ -59,6 +59,12 @@ pub fn lesson_ids() -> impl Iterator<Item = &'static str> {
     LESSON_TITLES.iter().map(|(i, _)| *i)
 }
 
+/// What a built-in lesson rests on (docs/fidelity/rules.json, FIDELITY.md): how many rules
+/// match the kernel, how many are stated simplifications, how many depart.
+pub fn lesson_fidelity(id: &str) -> Option<[u16; 3]> {
+    index(id).map(|i| FIDELITY[i])
+}
+
 /// A lesson's title (without its text).
 pub fn lesson_title(id: &str) -> Option<&'static str> {
     index(id).map(|i| LESSON_TITLES[i].1)

@@ -7,6 +7,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::components::count;
 use crate::components::icon::{icon, Icon};
 use crate::controller::{ChallengeView, CompleteView, EvidenceView, GoalPart, LessonView, PredictView, Trend};
 use steerlab_scenario::Better;
@@ -171,13 +172,30 @@ pub fn LessonPanel(p: &LessonProps) -> Html {
                         { if l.challenge.is_some() { "Guided steps" } else { "Challenge form" } }
                     </button>
                 }
-                <details>
-                    <summary>{ "Source and kernel files" }</summary>
-                    <p class="source" data-testid="lesson-source">{ rich(&l.source) }</p>
-                    <ul>{ for l.kernel_files.iter().map(|f| html! { <li><code>{ f }</code></li> }) }</ul>
-                </details>
+                { sources(l) }
             </div>
         </section>
+    }
+}
+
+/// The lesson's sources: the discussion it comes from, the kernel files, and what the fidelity
+/// report says of the rules it rests on (built-in lessons only).
+fn sources(l: &LessonView) -> Html {
+    html! {
+        <details>
+            <summary>{ "Source, kernel files and fidelity" }</summary>
+            <p class="source" data-testid="lesson-source">{ rich(&l.source) }</p>
+            <ul>{ for l.kernel_files.iter().map(|f| html! { <li><code>{ f }</code></li> }) }</ul>
+            if let Some([matched, simplified, departs]) = l.fidelity {
+                <p data-testid="lesson-fidelity">
+                    { format!("This lesson rests on {} that match Linux 6.18, {} and {}: ",
+                        count(u64::from(matched), "rule"),
+                        count(u64::from(simplified), "stated simplification"),
+                        count(u64::from(departs), "departure")) }
+                    <a href={format!("fidelity.html#lesson-{}", l.id)} target="_blank" rel="noopener">{ "the fidelity report" }</a>
+                </p>
+            }
+        </details>
     }
 }
 

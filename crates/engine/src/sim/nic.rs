@@ -93,6 +93,14 @@ impl Sim {
     /// (`mlx5e_ethtool_flow_replace`) do: if the new rule is refused, the old one stays. The
     /// checks run in ice's order (`ice_add_fdir_ethtool`): the feature, the location, the
     /// queue, the shared Flow Director.
+    ///
+    /// Departs from ice (FIDELITY.md, rules `ice-ntuple-partial-bitmask` and
+    /// `ice-ntuple-input-set-per-type`): ice refuses a mask other than all ones or all zeros
+    /// per field (`ice_set_fdir_ip4_seg`: -EOPNOTSUPP), a rule whose input set differs from
+    /// its flow type's other rules (-EINVAL) and a duplicate at another location
+    /// (`ice_fdir_is_dup_fltr`), and a refused partial rule has already turned aRFS off for
+    /// its type; the sandbox takes partial bit masks and matches with them, lets a perfect
+    /// and a partial rule of one type coexist, and leaves aRFS on after a refused rule.
     pub fn add_ntuple(&mut self, mut rule: NtupleRule) -> Result<u32, SimError> {
         if !self.cfg.ntuple {
             return Err(SimError::NtupleOff);

@@ -119,7 +119,9 @@ impl Sim {
     /// than the gap between two packets. Otherwise it never sleeps: it reads as fast as it can,
     /// several packets a read, and nothing has to wake it. (Rates are at most 1e8 pps and costs
     /// 1e7 ns, so the product fits: no overflow check, which wasm pays for with a 128-bit
-    /// multiply.)
+    /// multiply.) Departs from the kernel (FIDELITY.md, `threads-sleep-judged-per-thread`):
+    /// each flow is judged alone, so a thread reading many slow sockets whose reads together
+    /// keep it busy is still taken to sleep between each one's packets (and to be woken).
     #[inline]
     fn reader_sleeps(&self, f: usize) -> bool {
         self.flows[f].rate_pps * self.cfg.costs.app_read_ns <= 1_000_000_000
@@ -233,8 +235,10 @@ impl Sim {
     /// `call_function_single_prep_ipi` (kernel/sched/core.c), which sets `TIF_NEED_RESCHED`
     /// on a polling idle CPU instead (`set_nr_if_polling`) and that CPU runs the queue as it
     /// leaves idle (`flush_smp_call_function_queue`). So with `host.idle = poll` the wake-up
-    /// costs no IPI. Simplification: a CPU whose backlog is idle is taken to be idle (the
-    /// sandbox has no run queues), as for a reader's wake-up ([`Sim::remote_wakes`]).
+    /// costs no IPI. Departs from the kernel (FIDELITY.md, `backlog-ipi-idle-target`): a CPU
+    /// whose backlog is idle is taken to be idle (the sandbox has no run queues), as for a
+    /// reader's wake-up ([`Sim::remote_wakes`]), so a target busy running its reader gets no
+    /// interrupt under `host.idle = poll`, where the kernel would send one.
     #[inline(never)]
     fn wake_backlog(&mut self, irq: u16, target: usize) {
         self.counters.backlog_wakes += 1;

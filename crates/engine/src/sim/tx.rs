@@ -204,6 +204,9 @@ impl Sim {
         );
         // ixgbe ATR (ixgbe_atr): every SYN and every atr_sample_rate-th TCP packet writes a
         // signature filter for the reverse direction, to the RX queue of the TX ring's index.
+        // Departs from ixgbe (FIDELITY.md, `xps-ixgbe-atr-sample-counter`): the kernel counts
+        // the packets of a TX ring (`ring->atr_count`), the sandbox those of a flow, so flows
+        // that share a ring are each sampled at the full rate.
         if self.cfg.driver == Driver::Ixgbe && !self.cfg.ntuple && tcp && self.cfg.rx_queues > 1 {
             let r = u64::from(self.cfg.atr_sample_rate);
             let samples = (st.sent + n) / r - st.sent / r + u64::from(st.sent == 0 && r != 1);

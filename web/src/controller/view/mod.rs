@@ -99,6 +99,9 @@ pub struct LessonView {
     pub kernel_files: Vec<String>,
     /// Source of the lesson's effect.
     pub source: String,
+    /// A built-in lesson's rules (docs/fidelity/rules.json): how many match the kernel, are
+    /// stated simplifications, depart; `None` for a scenario or a lesson file of a course.
+    pub fidelity: Option<[u16; 3]>,
     /// Goal check result: `None` until it can be assessed.
     pub goal_met: Option<bool>,
     /// The goal was met, and a later change undid it: the command that did.

@@ -271,6 +271,10 @@ impl Controller {
         let samples = self.history.samples();
         let goal_met = self.goal_met();
         LessonView {
+            fidelity: match &self.source {
+                steerlab_scenario::permalink::Source::Lesson(id) => steerlab_scenario::lesson_fidelity(id),
+                steerlab_scenario::permalink::Source::Scenario(_) => None,
+            },
             id: self.scenario.id.clone(),
             title: l.title.clone(),
             goal: crate::controller::texts::fill(&l.goal, samples),
