@@ -7,6 +7,6 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 # the default page downloads against the budget.
 build_dist() {
   trunk build --release
-  node tests/e2e/precompress.mjs dist
-  node tests/e2e/bundle-size.mjs dist
+  node scripts/precompress.mjs dist
+  node scripts/bundle-size.mjs dist
 }

@@ -50,7 +50,7 @@ if ! version_is trunk "trunk $TRUNK_VERSION"; then
 fi
 
 # 4. Node tools from package-lock.json: binaryen 132 (wasm-opt for trunk --release), terser (the
-#    glue JavaScript, scripts/post-build.mjs), zopfli (the .gz files, tests/e2e/precompress.mjs),
+#    glue JavaScript, scripts/post-build.mjs), zopfli (the .gz files, scripts/precompress.mjs),
 #    playwright-core and axe-core (e2e), scorm-again (the e2e's test LMS), puppeteer-core
 #    (Firefox ESR over WebDriver BiDi).
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] \

@@ -19,7 +19,7 @@
 (() => {
   "use strict";
   const params = new URLSearchParams(location.search);
-  const lesson = params.get("lesson") ?? "rss-basics";
+  const lesson = params.get("lesson") ?? window.steerlabDefaultLesson;
   // A built-in lesson's first screen (scripts/first-screens.mjs inlines them), unless the page
   // opens something else (the compare view, a link, a click-to-start embed).
   const screens = window.steerlabFirstScreens ?? {};

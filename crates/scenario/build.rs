@@ -59,6 +59,12 @@ fn main() {
     let n = order.len();
     writeln!(
         out,
+        "/// The default lesson: the first in teaching order (what the page opens without `?lesson=`,\n/// the shell's host).\npub const DEFAULT_LESSON: &str = {:?};",
+        order.first().expect("at least one lesson file")
+    )
+    .unwrap();
+    writeln!(
+        out,
         "/// How many built-in lessons there are.\npub(crate) const LESSON_COUNT: usize = {n};"
     )
     .unwrap();

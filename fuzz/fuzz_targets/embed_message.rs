@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use steerlab_engine::Sim;
-use steerlab_web::embed::{parse_message, HostMessage};
+use steerlab_web::protocol::embed::{parse_message, HostMessage};
 
 fn host() -> &'static Sim {
     static HOST: OnceLock<Sim> = OnceLock::new();

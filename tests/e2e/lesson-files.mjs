@@ -1,7 +1,8 @@
 // The built-in lessons as the tests walk them: one per file of crates/scenario/lessons, in
 // teaching order (each file's next leads to the one after, as build.rs orders them): adding a
 // lesson is adding its file, and every walk follows it.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { lessonsInOrder } from "../../scripts/lesson-order.mjs";
 
 const dir = new URL("../../crates/scenario/lessons/", import.meta.url);
 
@@ -9,11 +10,4 @@ const dir = new URL("../../crates/scenario/lessons/", import.meta.url);
 export const lessonFile = (id) => JSON.parse(readFileSync(new URL(`${id}.json`, dir)));
 
 /** The lesson ids, in teaching order. */
-export const LESSONS = (() => {
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(new URL(f, dir))));
-  const named = new Set(files.map((l) => l.lesson.next));
-  const byId = new Map(files.map((l) => [l.id, l]));
-  const order = [];
-  for (let l = files.find((f) => !named.has(f.id)); l && !order.includes(l.id); l = byId.get(l.lesson.next)) order.push(l.id);
-  return [...order, ...[...byId.keys()].filter((id) => !order.includes(id)).sort()];
-})();
+export const LESSONS = lessonsInOrder(dir.pathname).map((l) => l.id);

@@ -221,3 +221,45 @@ fn function_lengths_skip_literals_and_comments() {
     let text = "fn a() {\n    let s = \"}}\"; // }\n    let c = '}';\n    let r = r#\"}\"#;\n}\nfn b<'x>(v: &'x str) -> &'x str {\n    v\n}\n";
     assert_eq!(function_lengths(text), [("a".to_string(), 5), ("b".to_string(), 3)]);
 }
+
+/// The page's module (web/src/main.rs: `components`, `client`, `chart`) reaches worker-side
+/// code (`controller`, `worker`) and the engine, console and scenario crates only through
+/// `web/src/protocol/`, the one list of what crosses between page and worker. No exceptions.
+#[test]
+fn the_page_reaches_the_worker_only_through_the_protocol() {
+    let exceptions: &[&str] = &[];
+    let forbidden = [
+        "crate::controller",
+        "crate::worker",
+        "steerlab_engine",
+        "steerlab_console",
+        "steerlab_scenario",
+    ];
+    let mut page = sources("web/src/components");
+    for f in ["web/src/client.rs", "web/src/chart.rs", "web/src/main.rs"] {
+        let p = root().join(f);
+        let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{f}: {e}"));
+        page.push((p, text));
+    }
+    assert!(page.len() > 20, "the page's files: {}", page.len());
+    let mut found = Vec::new();
+    for (path, text) in &page {
+        let rel = path
+            .strip_prefix(root())
+            .expect("in the repository")
+            .display()
+            .to_string();
+        for line in code_only(text) {
+            for f in forbidden {
+                if line.contains(f) && !exceptions.contains(&rel.as_str()) {
+                    found.push(format!("{rel}: {}", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the page reaches worker-side code outside web/src/protocol/ (re-export what crosses there):\n{}",
+        found.join("\n")
+    );
+}

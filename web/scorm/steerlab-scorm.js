@@ -48,7 +48,7 @@
   // The lesson in the sandbox: embedded, driven and heard by this page only.
   const params = new URLSearchParams({ embed: "1", origin: location.origin });
   if (cfg.lessonUrl) params.set("lesson-url", cfg.lessonUrl);
-  else params.set("lesson", cfg.lesson ?? "rss-basics");
+  else if (cfg.lesson) params.set("lesson", cfg.lesson); // else the sandbox's default lesson
   const saved = lms.get("cmi.suspend_data");
   lab.src = `sandbox/index.html?${params}${saved.startsWith("s=") ? `#${saved}` : ""}`;
 

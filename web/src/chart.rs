@@ -8,7 +8,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::controller::{QueueView, Series};
+use crate::protocol::{QueueView, Series};
 
 /// Okabe-Ito colour-blind-safe palette (Okabe & Ito, "Color Universal Design", 2008).
 pub const PALETTE: [RGBColor; 8] = [

@@ -10,8 +10,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::controller::frame::Kept;
-use crate::controller::{decode, encode, Action, Event, SessionView, ToPage};
+use crate::protocol::Kept;
+use crate::protocol::{decode, encode, Action, Event, SessionView, ToPage};
 
 /// The first screen's worker, adopted by the page (web/boot.js `adopt`).
 struct Adopted {

@@ -174,7 +174,7 @@ struct ShellArgs {
     /// File of commands, one per line (`#` starts a comment); default stdin.
     #[arg(long)]
     script: Option<std::path::PathBuf>,
-    /// The host to apply them to (default: the rss-basics lesson's host; the NIC is eth0).
+    /// The host to apply them to (default: the default lesson's host, the first in teaching order; the NIC is eth0).
     #[arg(long)]
     scenario: Option<String>,
 }
@@ -548,7 +548,10 @@ fn solve(args: &SolveArgs) -> Result<String, String> {
 }
 
 fn shell(args: &ShellArgs) -> ExitCode {
-    let scenario = match load(args.scenario.as_deref().unwrap_or("rss-basics"), &[]) {
+    let scenario = match load(
+        args.scenario.as_deref().unwrap_or(steerlab_scenario::DEFAULT_LESSON),
+        &[],
+    ) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("steerlab: {e}");

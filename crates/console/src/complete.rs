@@ -1,9 +1,11 @@
-//! Completion of command names, ethtool options, the device name, XDP program names and
+//! Completion of command names, ethtool options, the device name, XDP program names, the
+//! engine's named choices (driver models, kernel generations, XDP strategies, record policies) and
 //! sysfs/procfs paths (up to the file name, queue 0 standing for any, `rx-*`/`tx-*` for every
 //! queue where a glob works), and the shell forms that write many queues (`echo … | tee`,
 //! `for q in …; do …; done`), for the page's Tab.
 
-use steerlab_engine::xdp::PROGRAMS;
+use steerlab_engine::xdp::{Strategy, PROGRAMS};
+use steerlab_engine::{Driver, Kernel, RecordPolicy};
 
 use crate::procfs::IRQ_BASE;
 use crate::{COMMANDS, DEVICE};
@@ -51,7 +53,12 @@ pub fn complete(line: &str) -> Vec<String> {
         ["ethtool"] => ETHTOOL_OPTIONS.iter().map(|o| format!("{o} ")).collect(),
         [.., "dev"] | ["ethtool", _] => vec![format!("{DEVICE} ")],
         ["xdp"] => vec!["strategy ".to_string(), "programs ".to_string()],
-        ["xdp", "strategy"] => ["call ", "query ", "inline "].iter().map(|s| s.to_string()).collect(),
+        ["xdp", "strategy"] => names(Strategy::ALL.iter().map(|s| s.name())),
+        ["nic"] => vec!["driver ".to_string()],
+        ["nic", "driver"] => names(Driver::ALL.iter().map(|d| d.name())),
+        ["rfs"] => vec!["record ".to_string()],
+        ["rfs", "record"] => names(RecordPolicy::ALL.iter().map(|r| r.name())),
+        ["kernel"] => names(Kernel::ALL.iter().map(|k| k.name())),
         [.., "xdp" | "xdpdrv", "obj"] => PROGRAMS.iter().map(|p| format!("{} ", p.0)).collect(),
         [.., "xdp" | "xdpdrv"] => vec!["obj ".to_string(), "off ".to_string()],
         ["help"] => COMMANDS.iter().map(|(c, _)| format!("{c} ")).collect(),
@@ -73,6 +80,12 @@ pub fn complete(line: &str) -> Vec<String> {
         .filter(|c| c.starts_with(word))
         .map(|c| format!("{head}{c}"))
         .collect()
+}
+
+/// Words to complete, each followed by a space: the engine's own lists of names (a new driver
+/// model or policy is completed without an edit here).
+fn names<'a>(all: impl Iterator<Item = &'a str>) -> Vec<String> {
+    all.map(|n| format!("{n} ")).collect()
 }
 
 /// The files of a queue directory.
@@ -114,6 +127,21 @@ mod tests {
         assert!(complete("zzz").is_empty());
         assert!(complete("echo 3 > /proc/i").contains(&"echo 3 > /proc/irq/130/smp_affinity_list".to_string()));
         assert!(complete("grep . /proc/i").contains(&"grep . /proc/irq/*/smp_affinity_list".to_string()));
+    }
+
+    /// The named choices come from the engine's lists: every driver model, and nothing else.
+    #[test]
+    fn completes_the_engines_named_choices() {
+        let drivers: Vec<String> = Driver::ALL
+            .iter()
+            .map(|d| format!("nic driver {} ", d.name()))
+            .collect();
+        assert_eq!(complete("nic driver "), drivers);
+        assert_eq!(complete("nic driver ml"), vec!["nic driver mlx5 ".to_string()]);
+        assert_eq!(complete("rfs record c"), vec!["rfs record cpuset ".to_string()]);
+        assert!(complete("kernel 6.1").contains(&"kernel 6.18 ".to_string()));
+        assert_eq!(complete("xdp strategy q"), vec!["xdp strategy query ".to_string()]);
+        assert!(crate::own::help(&["nic"]).is_ok_and(|h| Driver::ALL.iter().all(|d| h.contains(d.name()))));
     }
 
     /// The many-queue forms: `tee` after a pipe, globs for `tee` and `cat` but not for `>`

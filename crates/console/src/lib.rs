@@ -53,7 +53,9 @@ use steerlab_engine::{NamedEnum, Sim};
 pub const DEVICE: &str = "eth0";
 
 /// Every supported command: its first word and its accepted forms, one per line (for `help`,
-/// completion and the `hint:` line of errors).
+/// completion and the `hint:` line of errors). `{drivers}` and `{records}` stand for the
+/// engine's own lists of names (`Driver::ALL`, `RecordPolicy::ALL`: [`forms`] fills them), so
+/// that a new driver model is named here without an edit.
 pub const COMMANDS: &[(&str, &str)] = &[
     ("ethtool", ethtool::FORMS),
     ("sysctl", sysfs::SYSCTL_FORMS),
@@ -72,9 +74,9 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("xdp", own::XDP_FORMS),
     ("flow", own::FLOW_FORMS),
     ("thread", own::THREAD_FORMS),
-    ("nic", "nic driver generic|ice-hash-match|ice|mlx5|ixgbe   (steerlab: the driver model)"),
+    ("nic", "nic driver {drivers}   (steerlab: the driver model)"),
     ("kernel", "kernel [6.10|6.15|6.16|6.18]   (steerlab: which kernel's RPS/RFS rules: 6.10-6.14 (6.14 also accepted), 6.15, 6.16-6.17.7, 6.18 and 6.17.8+)"),
-    ("rfs", "rfs record always|cpuset   (steerlab: when readers record their CPU)"),
+    ("rfs", "rfs record {records}   (steerlab: when readers record their CPU)"),
     ("help", "help [COMMAND]"),
 ];
 

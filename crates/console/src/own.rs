@@ -79,7 +79,16 @@ fn usage(message: impl core::fmt::Display, cmd: &str) -> String {
 }
 
 fn forms(cmd: &str) -> Option<String> {
-    COMMANDS.iter().find(|(c, _)| *c == cmd).map(|(_, f)| f.to_string())
+    COMMANDS.iter().find(|(c, _)| *c == cmd).map(|(_, f)| fill(f))
+}
+
+/// A command's forms with the engine's lists of names in place of `{drivers}` and `{records}`.
+pub(crate) fn fill(forms: &str) -> String {
+    let drivers: Vec<&str> = Driver::ALL.iter().map(|d| d.name()).collect();
+    let records: Vec<&str> = RecordPolicy::ALL.iter().map(|r| r.name()).collect();
+    forms
+        .replace("{drivers}", &drivers.join("|"))
+        .replace("{records}", &records.join("|"))
 }
 
 /// `help [COMMAND]`.
@@ -88,6 +97,7 @@ pub(crate) fn help(args: &[&str]) -> Result<String, String> {
         [] => {
             let mut out = String::from("Commands: the real tools with their real syntax, and steerlab's own xdp, flow, thread, nic, kernel, rfs:\n");
             for (c, f) in COMMANDS {
+                let f = fill(f);
                 let mut lines = f.lines();
                 out += &format!("  {c:<8} {}\n", lines.next().unwrap_or(""));
                 lines.for_each(|l| out += &format!("           {l}\n"));

@@ -62,8 +62,13 @@ pub enum SimError {
     NtupleOff,
     /// No free location in the rule table (ethtool's `rmgr_find_empty_slot`).
     NtupleTableFull,
-    /// A rule's location is outside the rule table (`0..RULE_SLOTS`).
-    NtupleLocation(u32),
+    /// A rule's location is outside the rule table.
+    NtupleLocation {
+        /// The location asked for.
+        loc: u32,
+        /// The table's locations (`0..slots`).
+        slots: u32,
+    },
     /// A rule's action names an RX queue the device does not have.
     NtupleQueue {
         /// The queue asked for (saturated: a ring cookie past `u16` is `u16::MAX`).
@@ -125,11 +130,9 @@ impl fmt::Display for SimError {
             SimError::FlowGivenTwice(key) => write!(f, "flow {key} is given twice"),
             SimError::NtupleOff => f.write_str("ntuple filters are off (ethtool -K DEV ntuple on)"),
             SimError::NtupleTableFull => f.write_str("rmgr: Cannot find appropriate slot to insert rule"),
-            SimError::NtupleLocation(loc) => write!(
-                f,
-                "location {loc} is outside the rule table (0..={})",
-                crate::ntuple::RULE_SLOTS - 1
-            ),
+            SimError::NtupleLocation { loc, slots } => {
+                write!(f, "location {loc} is outside the rule table (0..={})", slots - 1)
+            }
             SimError::NtupleQueue { queue, rx_queues } => {
                 write!(f, "action {queue}: the device's RX queues are 0..={}", rx_queues.saturating_sub(1))
             }

@@ -98,7 +98,7 @@ pub fn place(rules: &[NtupleRule], loc: u32) -> Result<u32, SimError> {
             .ok_or(SimError::NtupleTableFull);
     }
     if loc >= RULE_SLOTS {
-        return Err(SimError::NtupleLocation(loc));
+        return Err(SimError::NtupleLocation { loc, slots: RULE_SLOTS });
     }
     Ok(loc)
 }

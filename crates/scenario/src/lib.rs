@@ -20,7 +20,7 @@ pub mod teach;
 
 pub use goal::{judge, Check, Compare, HostSetting, Judged, Op, Part, SettingValue, Verdict, START_NS};
 pub use lesson_run::{start_samples, LessonRun, SAMPLE_NS};
-pub use lessons::{lesson, lesson_fidelity, lesson_ids, lesson_title, register, LESSON_TITLES};
+pub use lessons::{lesson, lesson_fidelity, lesson_ids, lesson_title, register, DEFAULT_LESSON, LESSON_TITLES};
 pub use report::{is_figure, Figures, Report, Totals};
 pub use spec::{
     is_testid, Better, Evidence, FlowGroup, Lesson, Scenario, Step, ThreadGroup, TimedCommand, TxGroup, XdpSection,

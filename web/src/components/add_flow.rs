@@ -3,7 +3,7 @@
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::controller::FlowForm;
+use crate::protocol::FlowForm;
 
 /// Properties of [`AddFlow`].
 #[derive(Properties, PartialEq)]

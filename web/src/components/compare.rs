@@ -15,7 +15,7 @@ use crate::components::matrix::HostMatrix;
 use crate::components::panels::{Metrics, Settings};
 use crate::components::transport::Transport;
 use crate::components::wire::Wire;
-use crate::controller::{Action, Event, HostId, Origin, ViewModel};
+use crate::protocol::{Action, Event, HostId, Origin, ViewModel};
 
 /// Properties of [`Compare`].
 #[derive(Properties, PartialEq)]
@@ -58,7 +58,7 @@ pub fn Compare(p: &CompareProps) -> Html {
     // Embedded, the compare view is driven and heard as the single view is (its learning
     // moments name their host).
     let allow = use_memo((), |_| {
-        crate::embed::parse_allow_list(crate::components::app::url::url_param("origin").as_deref())
+        crate::protocol::embed::parse_allow_list(crate::components::app::url::url_param("origin").as_deref())
     });
     let on_event = {
         let (error, allow) = (error.clone(), allow.clone());
@@ -111,14 +111,14 @@ pub fn Compare(p: &CompareProps) -> Html {
 fn versus(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
         (Some(a), Some(b)) if a == b => "same".to_string(),
-        (Some(a), Some(b)) if a != 0.0 => crate::controller::ratio_text(b / a),
+        (Some(a), Some(b)) if a != 0.0 => crate::protocol::ratio_text(b / a),
         _ => "—".to_string(),
     }
 }
 
 /// A rate per second as the evidence strip prints one (`1.31G/s`, `620k/s`).
 fn per_s(v: Option<f64>) -> String {
-    v.map_or_else(|| "—".to_string(), |v| format!("{}/s", crate::controller::human(v)))
+    v.map_or_else(|| "—".to_string(), |v| format!("{}/s", crate::protocol::human(v)))
 }
 
 /// The lesson's table for both hosts: totals since the start with B against A, and each

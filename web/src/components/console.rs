@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use std::rc::Rc;
 
-use crate::controller::ConsoleView;
+use crate::protocol::ConsoleView;
 
 /// Properties of [`Console`].
 #[derive(Properties, PartialEq)]
@@ -73,7 +73,7 @@ pub fn Console(p: &ConsoleProps) -> Html {
                 // nothing to add, Shift+Tab) it moves focus on as everywhere else on the page.
                 "Tab" if !e.shift_key() && !el.value().trim().is_empty() => {
                     let line = el.value();
-                    let options = steerlab_console::complete(&line);
+                    let options = crate::protocol::complete(&line);
                     let completed = match options.as_slice() {
                         [only] => Some(only.clone()),
                         _ => common_prefix(&options),

@@ -61,7 +61,7 @@ pub fn Features(p: &FeaturesProps) -> Html {
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
             let mask = if el.value() == "all" {
-                steerlab_engine::CpuSet::range(0, cpus).to_hex(cpus)
+                crate::protocol::all_cpus_mask(cpus)
             } else {
                 "0".into()
             };

@@ -4,7 +4,7 @@
 use yew::prelude::*;
 
 use crate::components::count;
-use crate::controller::{CpuView, QueueView};
+use crate::protocol::{CpuView, QueueView};
 
 /// Properties of [`Host`].
 #[derive(Properties, PartialEq)]

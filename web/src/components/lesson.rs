@@ -9,8 +9,8 @@ use yew::prelude::*;
 
 use crate::components::count;
 use crate::components::icon::{icon, Icon};
-use crate::controller::{ChallengeView, CompleteView, EvidenceView, GoalPart, LessonView, PredictView, Trend};
-use steerlab_scenario::Better;
+use crate::protocol::Better;
+use crate::protocol::{ChallengeView, CompleteView, EvidenceView, GoalPart, LessonView, PredictView, Trend};
 
 /// Properties of [`LessonPanel`].
 #[derive(Properties, PartialEq)]
@@ -211,7 +211,7 @@ struct StepCtx<'a> {
 
 /// One step of the list: its text, its outcome once its commands ran, and, while it is
 /// current, its question or its commands and what the kernel did.
-fn step(cx: StepCtx<'_>, i: usize, s: &crate::controller::StepView) -> Html {
+fn step(cx: StepCtx<'_>, i: usize, s: &crate::protocol::StepView) -> Html {
     let current = i == cx.l.step;
     html! {
         <li class={classes!(current.then_some("current"), s.done.then_some("done"))} aria-current={current.then_some("step")}>
@@ -340,7 +340,7 @@ fn complete(done: &CompleteView, on_open: &Callback<String>) -> Html {
 }
 
 /// The learner's own score, in words and out of 100 (the rule the README gives).
-fn score(s: &crate::controller::Score) -> Html {
+fn score(s: &crate::protocol::Score) -> Html {
     let mut parts = Vec::new();
     if s.questions > 0 {
         parts.push(match (s.predicted, s.right) {

@@ -18,7 +18,7 @@ use yew::prelude::*;
 
 use crate::chart::{fit_to_device_pixels, PALETTE};
 use crate::components::chart::use_css_size;
-use crate::controller::{CpuView, MatrixView};
+use crate::protocol::{CpuView, MatrixView};
 
 /// Least real time between two paints, ms.
 const MIN_PAINT_MS: f64 = 100.0;
@@ -433,7 +433,7 @@ pub fn HostMatrix(p: &MatrixProps) -> Html {
 }
 
 /// The flows by what steers them: a stacked bar and its counts.
-fn fates_view(f: &crate::controller::Fates) -> Html {
+fn fates_view(f: &crate::protocol::Fates) -> Html {
     let fates = [
         ("own", "by their own aRFS filter", f.own_filter),
         (

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use crate::controller::ThreadView;
+use crate::protocol::ThreadView;
 
 /// Properties of [`Migrate`].
 #[derive(Properties, PartialEq)]

@@ -5,7 +5,7 @@
 use yew::prelude::*;
 
 use crate::components::count;
-use crate::controller::{driver_names, Figures, FilterRow};
+use crate::protocol::{driver_names, Figures, FilterRow};
 
 /// Properties of [`Metrics`].
 #[derive(Properties, PartialEq)]

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use yew::prelude::*;
 
-use crate::controller::{TcEnd, TcPicture, TxPicture, XdpView};
+use crate::protocol::{TcEnd, TcPicture, TxPicture, XdpView};
 
 /// Text made safe inside SVG markup.
 fn esc(s: &str) -> String {

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::controller::{RfsView, XpsRow};
+use crate::protocol::{RfsView, XpsRow};
 
 /// Properties of [`RfsTables`].
 #[derive(Properties, PartialEq)]

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use steerlab_engine::FlowTrace;
+use crate::protocol::FlowTrace;
 use yew::prelude::*;
 
 /// Properties of [`TracePanel`].

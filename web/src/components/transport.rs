@@ -3,7 +3,7 @@
 use yew::prelude::*;
 
 use crate::components::icon::{icon, Icon};
-use crate::controller::SPEEDS;
+use crate::protocol::SPEEDS;
 
 /// Properties of [`Transport`].
 #[derive(Properties, PartialEq)]

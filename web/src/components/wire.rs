@@ -7,9 +7,9 @@
 
 use std::rc::Rc;
 
+use crate::protocol::QueueRule;
 use gloo::timers::callback::Interval;
 use plotters::style::RGBColor;
-use steerlab_engine::QueueRule;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
@@ -17,7 +17,7 @@ use yew::prelude::*;
 use crate::chart::{fit_to_device_pixels, PALETTE};
 use crate::components::chart::use_css_size;
 use crate::components::now_ms;
-use crate::wire::{Flight, Layout, Stage, WireView};
+use crate::protocol::wire::{Flight, Layout, Stage, WireView};
 
 /// Properties of [`Wire`].
 #[derive(Properties, PartialEq)]

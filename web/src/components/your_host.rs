@@ -10,8 +10,8 @@
 
 use std::rc::Rc;
 
-use steerlab_scenario::capture::Assumption;
-use steerlab_scenario::predict::Predicted;
+use crate::protocol::Assumption;
+use crate::protocol::Predicted;
 use yew::prelude::*;
 
 /// The script that prints the capture (scripts/capture-host.sh), offered as a download.

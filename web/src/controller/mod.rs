@@ -68,8 +68,8 @@ const MAX_LINK_WORK: u64 = 5_000_000_000;
 /// [`MAX_LINK_WORK`].
 const TICK_OVERHEAD: u64 = 256;
 
-/// The lesson the page opens on.
-pub const DEFAULT_LESSON: &str = "rss-basics";
+/// The lesson the page opens on: the first in teaching order (the lesson files decide).
+pub use steerlab_scenario::DEFAULT_LESSON;
 
 /// The flow form's fields as typed by the learner.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -320,7 +320,7 @@ fn add_rule(sim: &mut Sim, args: &[&str], form: &str) -> Result<String, String> 
             "Operation not supported",
             &format!("ntuple filters are off: ethtool -K {DEVICE} ntuple on"),
         )),
-        Err(SimError::NtupleLocation(_)) => Err(cannot(
+        Err(SimError::NtupleLocation { .. }) => Err(cannot(
             "Invalid argument",
             &format!("loc is 0..={}", ntuple::RULE_SLOTS - 1),
         )),

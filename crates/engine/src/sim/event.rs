@@ -5,8 +5,68 @@
 use crate::metrics::{Counters, Digest};
 use crate::time::Nanos;
 
-use super::records::Fate;
-use super::Sim;
+use super::{DropPoint, Sim};
+
+/// One step's path, used to decide whether the following packets repeat it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fate {
+    RingDrop,
+    /// Dropped by an offloaded tc filter in the NIC.
+    TcHwDrop,
+    /// Dropped by a tc filter in software on the processing CPU.
+    TcDrop {
+        queue: u16,
+        cpu: u16,
+    },
+    /// XDP_DROP / XDP_ABORTED.
+    XdpDrop {
+        queue: u16,
+    },
+    /// XDP_TX / XDP_REDIRECT: the packet leaves through the device (counted delivered).
+    XdpOut {
+        queue: u16,
+    },
+    BacklogDrop {
+        queue: u16,
+        cpu: u16,
+    },
+    Inline {
+        queue: u16,
+    },
+    Backlog {
+        queue: u16,
+        cpu: u16,
+    },
+}
+
+impl Fate {
+    /// The fate as one digest word (part of the golden digests: never renumber).
+    #[inline]
+    pub(super) fn word(self) -> u64 {
+        match self {
+            Fate::RingDrop => 1,
+            Fate::BacklogDrop { queue, cpu } => 2 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+            Fate::Inline { queue } => 3 | u64::from(queue) << 8,
+            Fate::Backlog { queue, cpu } => 4 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+            Fate::XdpDrop { queue } => 5 | u64::from(queue) << 8,
+            Fate::XdpOut { queue } => 6 | u64::from(queue) << 8,
+            Fate::TcHwDrop => 7,
+            Fate::TcDrop { queue, cpu } => 8 | u64::from(queue) << 8 | u64::from(cpu) << 24,
+        }
+    }
+
+    #[inline]
+    pub(super) fn drop_point(self) -> Option<DropPoint> {
+        match self {
+            Fate::RingDrop => Some(DropPoint::Ring),
+            Fate::TcHwDrop => Some(DropPoint::Nic),
+            Fate::TcDrop { .. } => Some(DropPoint::Tc),
+            Fate::XdpDrop { .. } => Some(DropPoint::Xdp),
+            Fate::BacklogDrop { .. } => Some(DropPoint::Backlog),
+            Fate::XdpOut { .. } | Fate::Inline { .. } | Fate::Backlog { .. } => None,
+        }
+    }
+}
 
 /// One digest event. Each is folded as its code, the time, then its words.
 // Built and folded at once, never stored: the tick's large variant costs nothing.

@@ -5,7 +5,7 @@ use crate::tc::{Classify, FilterId, FilterSpec, SwResult, TcBlock};
 use crate::xdp::{XdpAction, XdpProgram};
 
 use super::event::Event;
-use super::records::Fate;
+use super::event::Fate;
 use super::{Sim, SimError};
 
 impl Sim {

@@ -19,7 +19,8 @@
 //! | `timers.rs` | the one timer table: thread migrations, ice's service timer and its scheduled task |
 //! | `tick.rs` | the tick, in order: timers, sends, flows, its end (backlogs drain, mlx5's work) |
 //! | `napi.rs` | the NAPI polls' share of their CPU: each queue's budget for a tick |
-//! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog, read |
+//! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog |
+//! | `read.rs` | the flow's reader: whether it sleeps, its wake-ups, `recvmsg` and `sock_rps_record_flow` |
 //! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
 //! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |
 //! | `event.rs` | the digest's events: one enum, folded in one place |
@@ -53,6 +54,7 @@ mod hooks;
 mod napi;
 mod nic;
 mod predict;
+mod read;
 mod receive;
 mod records;
 mod rfs;

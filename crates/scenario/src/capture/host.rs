@@ -10,24 +10,9 @@ use steerlab_engine::{Driver, FlowType, NamedEnum};
 
 use super::defaults::{self, DriverDefaults};
 use super::irqs::{self, Vectors};
-use super::{Assumption, Facts, Imported, RuleText, NO_FIELDS, YOUR_HOST_MS};
+use super::{Assumption, Facts, Imported, Out, RuleText, NO_FIELDS, YOUR_HOST_MS};
 use crate::spec::Named;
 use crate::{Scenario, ScenarioError};
-
-/// What the build adds: assumptions, and console commands at time 0.
-#[derive(Default)]
-pub(super) struct Out {
-    pub assume: Vec<Assumption>,
-    pub cmds: Vec<String>,
-}
-
-impl Out {
-    /// Not inlined: one push for the dozens of assumptions (the page's bundle is budgeted).
-    #[inline(never)]
-    pub(super) fn push(&mut self, a: Assumption) {
-        self.assume.push(a);
-    }
-}
 
 /// The facts as a scenario, with the assumptions made, then `overrides` (`--set`) applied.
 pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, ScenarioError> {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use steerlab_engine::{CpuSet, XpsMap};
 
-use super::host::Out;
+use super::Out;
 use super::{vectors, Assumption, Facts, SANDBOX_IRQ_BASE};
 use crate::spec::Named;
 use crate::{Scenario, ScenarioError};

@@ -54,6 +54,22 @@ mod kernel_files;
 mod lines;
 mod vectors;
 
+/// What building a scenario from the facts adds (host.rs and irqs.rs): assumptions, and
+/// console commands at time 0.
+#[derive(Default)]
+struct Out {
+    assume: Vec<Assumption>,
+    cmds: Vec<String>,
+}
+
+impl Out {
+    /// Not inlined: one push for the dozens of assumptions (the page's bundle is budgeted).
+    #[inline(never)]
+    fn push(&mut self, a: Assumption) {
+        self.assume.push(a);
+    }
+}
+
 /// Largest capture read (a 1024-CPU host's `/proc/interrupts` is a few megabytes; the queue
 /// vectors' rows are what matter).
 pub const MAX_CAPTURE_BYTES: usize = 16 << 20;

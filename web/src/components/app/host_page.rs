@@ -6,7 +6,7 @@ use gloo::timers::callback::Interval;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
-use crate::controller::Action;
+use crate::protocol::Action;
 
 /// Posts the object of `fields` to the parent window, to each allowed origin (the browser
 /// delivers it only to the one the parent really has). Built as a JS object: the page's module
@@ -50,7 +50,7 @@ pub(crate) fn use_host_page(dispatch: Callback<Action>, allow: std::rc::Rc<Vec<S
                 let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else {
                     return;
                 };
-                if !crate::embed::allowed(&allow, &e.origin()) {
+                if !crate::protocol::embed::allowed(&allow, &e.origin()) {
                     return; // not an allowed host page: ignored, never answered
                 }
                 // Checked in the worker (Action::FromHostPage); a value JSON cannot say is null.

@@ -7,7 +7,7 @@
 use wasm_bindgen::JsCast;
 use yew::Callback;
 
-use crate::controller::{Action, Origin};
+use crate::protocol::{Action, Origin};
 
 /// The lesson file's URL resolved against the page (`None`: not a URL).
 pub(crate) fn resolve(url: &str) -> Option<web_sys::Url> {
@@ -32,7 +32,7 @@ pub(crate) fn open(
     let page = web_sys::window()
         .and_then(|w| w.location().origin().ok())
         .unwrap_or_default();
-    if let Err(why) = crate::embed::lesson_url_allowed(&page, allow, &resolved.origin()) {
+    if let Err(why) = crate::protocol::embed::lesson_url_allowed(&page, allow, &resolved.origin()) {
         return fail(why);
     }
     let href = resolved.href();
@@ -65,11 +65,11 @@ async fn fetch(href: &str) -> Result<String, String> {
         .map_err(|_| "its text could not be read".to_string())?
         .as_string()
         .unwrap_or_default();
-    if text.len() > steerlab_scenario::MAX_BYTES {
+    if text.len() > crate::protocol::MAX_BYTES {
         return Err(format!(
             "{} bytes; a lesson file is at most {}",
             text.len(),
-            steerlab_scenario::MAX_BYTES
+            crate::protocol::MAX_BYTES
         ));
     }
     Ok(text)

@@ -15,7 +15,7 @@ use yew::prelude::*;
 
 use crate::client::use_session;
 use crate::components::your_host::Built;
-use crate::controller::{Action, Event as SimEvent};
+use crate::protocol::{Action, Event as SimEvent};
 
 pub(crate) mod host_page;
 mod lesson_url;
@@ -37,7 +37,7 @@ pub fn App() -> Html {
     // A click-to-start embed still tells its host page it is there (not started yet).
     use_effect_with((), move |_| {
         if click {
-            let allow = crate::embed::parse_allow_list(url_param("origin").as_deref());
+            let allow = crate::protocol::embed::parse_allow_list(url_param("origin").as_deref());
             post_to_parent(&allow, &[("type", "steerlab:ready".into()), ("started", false.into())]);
         }
     });
@@ -53,7 +53,7 @@ pub fn App() -> Html {
         };
     }
     if url_param("view").as_deref() == Some("compare") {
-        let lesson = url_param("lesson").unwrap_or_else(|| crate::controller::DEFAULT_LESSON.to_string());
+        let lesson = url_param("lesson").unwrap_or_else(|| crate::protocol::DEFAULT_LESSON.to_string());
         return html! { <crate::components::compare::Compare {lesson} /> };
     }
     html! { <Sandbox {embed} /> }
@@ -70,7 +70,9 @@ pub struct SandboxProps {
 #[component]
 pub fn Sandbox(props: &SandboxProps) -> Html {
     let error = use_state(|| None::<String>);
-    let allow = use_memo((), |_| crate::embed::parse_allow_list(url_param("origin").as_deref()));
+    let allow = use_memo((), |_| {
+        crate::protocol::embed::parse_allow_list(url_param("origin").as_deref())
+    });
     let copied = use_state(|| false);
     let built = use_state(|| None::<Built>);
     let host_error = use_state(|| None::<String>);

@@ -24,14 +24,14 @@ use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
 use crate::components::transport::Transport;
 use crate::components::your_host::{Built, YourHost};
-use crate::controller::{Action, Origin, SessionView, ViewModel};
+use crate::protocol::{Action, Origin, SessionView, ViewModel};
 
 /// Hosts with more CPUs show their queue and CPU chips on demand only.
 const BIG_HOST_CPUS: usize = 32;
 
 /// Scrolls the element with this `data-testid` into view, if it is off screen.
 fn scroll_to_testid(id: Option<&str>) {
-    let Some(id) = id.filter(|id| steerlab_scenario::is_testid(id)) else {
+    let Some(id) = id.filter(|id| crate::protocol::is_testid(id)) else {
         return;
     };
     let doc = web_sys::window().and_then(|w| w.document());
@@ -112,7 +112,7 @@ pub fn Page(p: &PageProps) -> Html {
         .lesson
         .highlight
         .as_deref()
-        .filter(|id| steerlab_scenario::is_testid(id));
+        .filter(|id| crate::protocol::is_testid(id));
     let (panels, key) = chart_panels(v);
     let focus_console = Callback::from(|_: MouseEvent| {
         let input = web_sys::window()
@@ -353,7 +353,7 @@ fn chart_panels(v: &ViewModel) -> (Vec<(&'static str, Html)>, usize) {
         values: v.cpus.iter().map(|c| u64::from(c.softirq_permille)).collect(),
         warn: v.cpus.iter().map(|c| c.softirq_permille > 800).collect(),
     };
-    let lines = |title, y, series: &Vec<crate::controller::Series>, log| ChartData::Lines {
+    let lines = |title, y, series: &Vec<crate::protocol::Series>, log| ChartData::Lines {
         title,
         y,
         series: series.clone(),

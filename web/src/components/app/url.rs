@@ -1,7 +1,7 @@
 //! What the page's URL asks for (`?lesson=`, `?mode=`, `?embed=`, `#s=` …: product brief §
 //! URL parameters), and rewriting it without a reload as the learner moves on.
 
-use crate::controller::Action;
+use crate::protocol::Action;
 
 /// A `?name=` parameter of the page's URL.
 pub(crate) fn url_param(name: &str) -> Option<String> {
@@ -75,8 +75,6 @@ pub(crate) fn set_url_mode(challenge: bool) {
 pub(crate) fn initial_action() -> Action {
     match url_state() {
         Some(link) => Action::Restore(link),
-        None => {
-            Action::OpenLesson(url_param("lesson").unwrap_or_else(|| crate::controller::DEFAULT_LESSON.to_string()))
-        }
+        None => Action::OpenLesson(url_param("lesson").unwrap_or_else(|| crate::protocol::DEFAULT_LESSON.to_string())),
     }
 }

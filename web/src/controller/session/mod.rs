@@ -10,7 +10,7 @@ use serde_json::json;
 use super::action::{Action, Event, HostId, Origin, SessionView, ToPage};
 use super::view::ViewModel;
 use super::{frame, Controller, Pacer, SPEEDS};
-use crate::embed;
+use crate::protocol::embed;
 
 /// Flows per engine slice: 1-2 ms of work in the release wasm, so that a message (pause, a
 /// command) waits at most that long.

@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use crate::controller::Controller;
-use crate::embed;
+use crate::protocol::embed;
 
 /// What has been said of one host.
 #[derive(Default)]

@@ -271,7 +271,7 @@ pub struct ViewModel {
     #[serde(skip)]
     pub xps: Rc<Vec<XpsRow>>,
     /// A small host's flows packet by packet (`None`: drawn by density only).
-    pub wire: Option<std::rc::Rc<crate::wire::WireView>>,
+    pub wire: Option<std::rc::Rc<crate::protocol::wire::WireView>>,
     /// A bigger host's queue × CPU picture (`None` when the wire view draws it).
     pub matrix: Option<std::rc::Rc<super::MatrixView>>,
     /// A permalink's restore in progress, per mille of its time.

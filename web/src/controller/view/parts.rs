@@ -51,7 +51,7 @@ impl Controller {
 
     /// Whether the host is drawn as the matrix (too big for the wire view).
     pub(in crate::controller) fn shows_matrix(&self) -> bool {
-        use crate::wire::{MAX_FLOWS, MAX_QUEUES};
+        use crate::protocol::wire::{MAX_FLOWS, MAX_QUEUES};
         let c = self.sim.config();
         self.sim.open_flow_count() > MAX_FLOWS
             || usize::from(c.rx_queues) > MAX_QUEUES
@@ -65,8 +65,8 @@ impl Controller {
         flows: &[(u32, FlowView)],
         queues: &[QueueView],
         cpus: &[CpuView],
-    ) -> Option<std::rc::Rc<crate::wire::WireView>> {
-        use crate::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
+    ) -> Option<std::rc::Rc<crate::protocol::wire::WireView>> {
+        use crate::protocol::wire::{WireFlow, WireView, MAX_FLOWS, MAX_QUEUES};
         if flows.len() > MAX_FLOWS as usize || queues.len() > MAX_QUEUES || cpus.len() > MAX_QUEUES {
             return None;
         }

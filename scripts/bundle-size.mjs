@@ -2,10 +2,11 @@
 // page's and its simulation worker's) and of its default lesson's JSON, as precompress.mjs wrote them (what a
 // static host serves; zlib's level 9 when a file has no .gz), with brotli's for comparison,
 // and fails if the gzipped sum exceeds the budget. "Your host"'s importer (dist/importer/) is
-// loaded on first use only: printed, not counted. Usage: node tests/e2e/bundle-size.mjs DIST_DIR
+// loaded on first use only: printed, not counted. Usage: node scripts/bundle-size.mjs DIST_DIR
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { lessonsInOrder } from "./lesson-order.mjs";
 
 /**
  * Budget for all wasm and JS of the default page and its lesson's text, gzipped: 520 KB, the product brief's bar
@@ -80,8 +81,9 @@ for (const f of files.sort()) {
   total += w.gz;
   console.log(`bundle-size: ${f.padEnd(48)} ${w.line}`);
 }
-// The default lesson's text: the worker fetches it before anything starts (worker.rs).
-const DEFAULT_LESSON = "rss-basics";
+// The default lesson's text (the first in teaching order): the worker fetches it before
+// anything starts (worker.rs).
+const DEFAULT_LESSON = lessonsInOrder(new URL("../crates/scenario/lessons/", import.meta.url).pathname)[0].id;
 const lessons = join(dist, "lessons");
 if (!existsSync(join(lessons, `${DEFAULT_LESSON}.json`))) {
   console.error(`bundle-size: no lessons/${DEFAULT_LESSON}.json in ${dist} (index.html copies crates/scenario/lessons)`);

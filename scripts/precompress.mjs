@@ -4,7 +4,7 @@
 // smaller than GNU gzip -9 on the module (510.5 -> 487.7 KB), which is 0.12 s less on the mobile
 // profile's 1.47 Mbit/s; it takes about 5 s for the module, once per build. A host that serves precompressed files (nginx gzip_static/brotli_static, Caddy
 // precompressed, Netlify and Cloudflare do it themselves) sends these; bundle-size.mjs weighs
-// the .gz files, which is what the default page downloads. Usage: node tests/e2e/precompress.mjs DIST
+// the .gz files, which is what the default page downloads. Usage: node scripts/precompress.mjs DIST
 import { gzipAsync } from "@gfx/zopfli";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
