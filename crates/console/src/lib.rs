@@ -11,6 +11,7 @@
 //! | `ethtool`    | `ethtool -i -k -l -L -x -X -n -N -K -S`                         |
 //! | `sysfs`      | `sysctl`, `echo … >` and `cat` of `/sys/class/net/…`, `/proc/sys/…`, `/proc/irq/…` |
 //! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`, `nproc`, `lscpu`, `readlink` of the device |
+//! | `snmp`       | `nstat`, `netstat -s`: the UDP counters (`RcvbufErrors`)          |
 //! | `iplink`     | `ip link show`, `ip link set dev DEV xdp …`                      |
 //! | `taskset`    | `taskset -p[c] …`                                               |
 //! | `tc`         | `tc qdisc …`, `tc filter …`                                     |
@@ -38,6 +39,7 @@ mod notes;
 mod own;
 mod procfs;
 mod shell;
+mod snmp;
 mod sysfs;
 mod taskset;
 mod tc;
@@ -65,6 +67,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("nproc", procfs::NPROC_FORMS),
     ("lscpu", procfs::LSCPU_FORMS),
     ("readlink", procfs::READLINK_FORMS),
+    ("nstat", snmp::NSTAT_FORMS),
+    ("netstat", snmp::NETSTAT_FORMS),
     ("tee", shell::TEE_FORMS),
     ("for", shell::FOR_FORMS),
     ("sudo", shell::SUDO_FORMS),
@@ -149,6 +153,8 @@ pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> 
         "sysctl" => sysfs::sysctl(sim, rest),
         "nproc" => procfs::nproc(sim, rest),
         "lscpu" => procfs::lscpu(sim, rest),
+        "nstat" => snmp::nstat(sim, rest),
+        "netstat" => snmp::netstat(sim, rest),
         "readlink" => procfs::readlink(rest),
         "ip" => iplink::run(sim, rest),
         "taskset" => taskset::run(sim, rest),

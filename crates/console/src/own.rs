@@ -21,6 +21,8 @@ pub(crate) const FLOW_FORMS: &str =
 flow random N [rate PPS]   (N TCP flows from random 10.x.y.z sources, each read by a random thread)\n\
 flow close ID [active]   (the connection closes, the peer first, or this host with active; no more packets;\n\
   from 6.16 the socket's rps_sock_flow_table entry is cleared, except on the side entering TIME_WAIT)\n\
+flow setsockopt ID SO_RCVBUF BYTES   (the reader's app asks a receive buffer: twice BYTES, at most twice rmem_max)\n\
+flow work ID NS   (the reader's own work per datagram, ns: a slow consumer; UDP flows)\n\
 flow list\n\
 (IPv6 endpoints as [ADDR]:PORT; a missing port is 0; rate defaults to 1000, bytes to 1500)";
 
@@ -131,10 +133,44 @@ fn endpoint(text: &str) -> Option<(IpAddr, u16)> {
     Some((IpAddr::V4(addr.parse().ok()?), port.parse().ok()?))
 }
 
+/// A flow id as typed.
+fn flow_id(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .map_err(|_| format!("{text:?} is not a flow id (flow list shows them)"))
+}
+
 fn flow(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
     let bad = |why: String| usage(why, "flow");
     match args {
         ["list"] => Ok(flow_list(sim)),
+        ["setsockopt", id, opt, bytes] => {
+            let id = flow_id(id).map_err(|e| bad(format!("flow setsockopt: {e}")))?;
+            if *opt != "SO_RCVBUF" {
+                return Err(bad(format!("flow setsockopt: steerlab models SO_RCVBUF, not {opt:?}")));
+            }
+            let bytes = bytes
+                .parse::<u32>()
+                .ok()
+                .filter(|&b| b <= i32::MAX as u32)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "flow setsockopt: {bytes:?} is not a byte count (0..=2147483647)"
+                    ))
+                })?;
+            let got = sim
+                .set_rcvbuf(id, bytes)
+                .map_err(|e| bad(format!("flow setsockopt: {e}")))?;
+            Ok(format!("flow {id}: SO_RCVBUF {bytes}: sk_rcvbuf {got}\n"))
+        }
+        ["work", id, ns] => {
+            let id = flow_id(id).map_err(|e| bad(format!("flow work: {e}")))?;
+            let ns = ns
+                .parse::<u32>()
+                .map_err(|_| bad(format!("flow work: {ns:?} is not a count of ns")))?;
+            sim.set_reader_work(id, ns)
+                .map_err(|e| bad(format!("flow work: {e}")))?;
+            Ok(format!("flow {id}: the reader works {ns} ns a datagram\n"))
+        }
         ["close", id, how @ ..] => {
             let id = id
                 .parse::<u32>()

@@ -6,8 +6,9 @@
 //! columns, `processed`, `dropped`, `time_squeeze`, `0`, four `0`s (was fastroute), `0` (was
 //! `cpu_collision`), `received_rps`, `flow_limit_count`, the backlog length
 //! (`input_qlen + process_qlen`), the CPU index, `input_qlen`, `process_qlen`. The values are
-//! `unsigned int` in the kernel and wrap likewise. The sandbox does not model `time_squeeze`
-//! (0), and backlogs are empty between ticks (the queue lengths are 0).
+//! `unsigned int` in the kernel and wrap likewise. `time_squeeze` is the engine's count of
+//! runs that ended with work left (sim/napi.rs); backlogs are empty between ticks (the queue
+//! lengths are 0).
 //!
 //! `/proc/interrupts` follows kernel/irq/proc.c `show_interrupts`: a header of `CPU%-8d` after
 //! `prec + 8` spaces, then per IRQ `%*d:` (`prec` = 3 below 1000 IRQs), `" %10u"` per CPU, a
@@ -16,8 +17,10 @@
 //! other devices): MSI-X vector `q + 1` of PCI function 0000:3b:00.0 (vector 0 is the driver's
 //! misc/control vector), IRQ number `130 + q`, named as the driver names them (ice:
 //! `ice-eth0-TxRx-N`, mlx5: `mlx5_compN@pci:...`, ixgbe and generic: `eth0-TxRx-N`). Each
-//! vector's count is on its IRQ CPU and is the queue's received packets: the sandbox has no
-//! interrupt moderation, so read it as one interrupt per packet.
+//! vector's count is on the CPU its interrupts ran on now (the sandbox keeps no per-CPU
+//! history: after an affinity change the whole count moves), and is the interrupts the
+//! engine counted under moderation and NAPI's masking (sim/napi.rs): fewer than the packets
+//! when `rx-usecs` > 0 or the poll is busy.
 
 use core::fmt::Write;
 
@@ -102,7 +105,7 @@ pub(crate) fn softnet_stat(sim: &Sim) -> String {
         let cols: [u64; 15] = [
             s.packets,
             s.dropped,
-            0,
+            s.time_squeeze,
             0,
             0,
             0,
@@ -144,7 +147,7 @@ pub(crate) fn interrupts(sim: &Sim) -> String {
         let irq_cpu = sim.irq_cpu(q as u16).map_or(0, usize::from);
         let _ = write!(out, "{:>PREC$}:", IRQ_BASE as usize + q);
         for c in 0..ncpus {
-            let n = if c == irq_cpu { stats.packets } else { 0 };
+            let n = if c == irq_cpu { stats.interrupts } else { 0 };
             let _ = write!(out, " {n:>10}");
         }
         let chip = format!("IR-PCI-MSIX-{PCI}");

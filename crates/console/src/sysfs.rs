@@ -13,14 +13,15 @@
 //! sysctl's (sysctl.c: `name = value` lines, `sysctl: cannot stat /proc/sys/...`,
 //! `sysctl: setting key "..."`).
 
-use steerlab_engine::{CpuSet, Setting, Sim};
+use steerlab_engine::{CoreSysctl, CpuSet, Setting, Sim};
 
 use crate::procfs::IRQ_BASE;
 use crate::{hinted, parse_c_u64, quotef, DEVICE};
 
 /// The accepted forms of `sysctl`.
-pub(crate) const SYSCTL_FORMS: &str = "sysctl [-n] net.core.rps_sock_flow_entries | net.core.netdev_max_backlog | net.core.flow_limit_cpu_bitmap | net.core.flow_limit_table_len\n\
+pub(crate) const SYSCTL_FORMS: &str = "sysctl [-n] net.core.NAME   (NAME: rps_sock_flow_entries, netdev_max_backlog, netdev_budget, netdev_budget_usecs, dev_weight, rmem_default, rmem_max, flow_limit_cpu_bitmap, flow_limit_table_len)\n\
 sysctl -w net.core.rps_sock_flow_entries=N\n\
+sysctl -w net.core.netdev_max_backlog=N   (and netdev_budget, netdev_budget_usecs, dev_weight, rmem_default, rmem_max)\n\
 sysctl -w net.core.flow_limit_cpu_bitmap=MASK\n\
 sysctl -w net.core.flow_limit_table_len=N\n\
 sysctl -a";
@@ -30,7 +31,7 @@ pub(crate) const ECHO_FORMS: &str = "echo MASK > /sys/class/net/DEV/queues/rx-N/
 echo N > /sys/class/net/DEV/queues/rx-N/rps_flow_cnt\n\
 echo MASK > /sys/class/net/DEV/queues/tx-N/xps_cpus\n\
 echo MASK > /sys/class/net/DEV/queues/tx-N/xps_rxqs\n\
-echo N > /proc/sys/net/core/rps_sock_flow_entries\n\
+echo N > /proc/sys/net/core/rps_sock_flow_entries   (and netdev_max_backlog, netdev_budget, netdev_budget_usecs, dev_weight, rmem_default, rmem_max)\n\
 echo MASK > /proc/sys/net/core/flow_limit_cpu_bitmap\n\
 echo N > /proc/sys/net/core/flow_limit_table_len\n\
 echo CPUS > /proc/irq/N/smp_affinity_list   (N: a queue's IRQ, see cat /proc/interrupts)\n\
@@ -38,12 +39,16 @@ echo VALUE | tee /sys/class/net/DEV/queues/rx-*/FILE   (every RX queue; tx-* eve
 for q in /sys/class/net/DEV/queues/rx-*; do echo VALUE > $q/FILE; done";
 
 const SOCK_FLOW: &str = "net.core.rps_sock_flow_entries";
-const BACKLOG: &str = "net.core.netdev_max_backlog";
-/// The sysctls steerlab models, in `sysctl -a`'s order.
-const SYSCTLS: [&str; 4] = [
+/// The sysctls steerlab models, in `sysctl -a`'s order (alphabetical).
+const SYSCTLS: [&str; 9] = [
+    "net.core.dev_weight",
     "net.core.flow_limit_cpu_bitmap",
     "net.core.flow_limit_table_len",
-    BACKLOG,
+    "net.core.netdev_budget",
+    "net.core.netdev_budget_usecs",
+    "net.core.netdev_max_backlog",
+    "net.core.rmem_default",
+    "net.core.rmem_max",
     SOCK_FLOW,
 ];
 
@@ -55,7 +60,8 @@ enum File {
     XpsCpus(u16),
     XpsRxqs(u16),
     SockFlow,
-    Backlog,
+    /// A `net.core` number the engine reads afresh (`netdev_max_backlog`, the budgets, …).
+    Core(CoreSysctl),
     FlowLimitCpus,
     FlowLimitLen,
     /// `/proc/irq/N/smp_affinity_list` of queue q's vector.
@@ -80,10 +86,15 @@ fn irq_queue(sim: &Sim, text: &str) -> Option<u16> {
 fn file(sim: &Sim, path: &str) -> Option<File> {
     match path {
         "/proc/sys/net/core/rps_sock_flow_entries" => return Some(File::SockFlow),
-        "/proc/sys/net/core/netdev_max_backlog" => return Some(File::Backlog),
         "/proc/sys/net/core/flow_limit_cpu_bitmap" => return Some(File::FlowLimitCpus),
         "/proc/sys/net/core/flow_limit_table_len" => return Some(File::FlowLimitLen),
         _ => {}
+    }
+    if let Some(name) = path.strip_prefix("/proc/sys/net/core/") {
+        return CoreSysctl::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|&(c, _)| File::Core(c));
     }
     if let Some(rest) = path.strip_prefix("/proc/irq/") {
         let (irq, name) = rest.split_once('/')?;
@@ -215,12 +226,13 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
         File::SockFlow => Setting::SockFlowEntries(
             dointvec(value).ok_or_else(|| invalid(format!("{SOCK_FLOW} takes a count, not {value:?}")))?,
         ),
-        File::Backlog => {
-            return Err(werr(
-                "Operation not supported",
-                format!("{BACKLOG} is fixed by the scenario in steerlab"),
-            ))
-        }
+        // proc_dointvec (netdev_max_backlog, netdev_budget) or proc_dointvec_minmax
+        // (netdev_budget_usecs >= 0, dev_weight >= 1, rmem_* >= SOCK_MIN_RCVBUF): the engine's
+        // check holds the ranges (net/core/sysctl_net_core.c).
+        File::Core(which) => Setting::Core(
+            which,
+            dointvec(value).ok_or_else(|| invalid(format!("{} takes a count, not {value:?}", sysctl_name(path))))?,
+        ),
         // kernel/irq/proc.c `write_irq_affinity`: cpulist_parse or cpumask_parse, then EINVAL
         // for a mask with no online CPU (the engine's check).
         File::IrqList(queue) => Setting::IrqAffinity {
@@ -307,7 +319,7 @@ pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
         Some(File::XpsCpus(q)) => sim.xps_cpus(q).unwrap_or_default().to_hex(cfg.cpus),
         Some(File::XpsRxqs(q)) => sim.xps_rxqs(q).unwrap_or_default().to_hex(cfg.rx_queues),
         Some(File::SockFlow) => sim.sock_flow_entries().to_string(),
-        Some(File::Backlog) => cfg.netdev_max_backlog.to_string(),
+        Some(File::Core(which)) => sim.core_sysctl(which).to_string(),
         Some(File::FlowLimitCpus) => sim.flow_limit_cpus().to_hex(cfg.cpus),
         Some(File::FlowLimitLen) => cfg.flow_limit_table_len.to_string(),
         Some(File::IrqList(q)) => sim.irq_affinity(q).unwrap_or_default().to_list(),

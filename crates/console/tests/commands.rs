@@ -92,7 +92,29 @@ const OK: &[(&[&str], &str, Check)] = &[
     }),
     (&[], "sysctl net.core.rps_sock_flow_entries=100", |s, _| assert_eq!(s.sock_flow_entries(), 128)),
     (&[], "sysctl -n net.core.netdev_max_backlog", |_, out| assert_eq!(out, "1000\n")),
-    (&[], "sysctl -a", |_, out| assert_eq!(out.lines().count(), 4)),
+    (&[], "sysctl -a", |_, out| assert_eq!(out.lines().count(), 9)),
+    (&[], "sysctl -w net.core.netdev_max_backlog=10", |s, _| assert_eq!(s.config().netdev_max_backlog, 10)),
+    (&[], "sysctl -w net.core.netdev_budget=30", |s, out| {
+        assert_eq!(out, "net.core.netdev_budget = 30\n");
+        assert_eq!(s.config().netdev_budget, 30);
+    }),
+    (&[], "sysctl -n net.core.netdev_budget_usecs", |_, out| assert_eq!(out, "8000\n")),
+    (&[], "echo 128 > /proc/sys/net/core/dev_weight", |s, _| assert_eq!(s.config().dev_weight, 128)),
+    (&[], "sysctl -w net.core.rmem_max=4194304", |s, _| assert_eq!(s.config().rmem_max, 4_194_304)),
+    (&[], "sysctl net.core.rmem_default", |_, out| assert_eq!(out, "net.core.rmem_default = 212992\n")),
+    // nstat and netstat: the UDP counters, in nstat's columns (a real 6.18 run's layout).
+    (&[], "nstat -az UdpRcvbufErrors", |_, out| {
+        assert_eq!(out, "#kernel\nUdpRcvbufErrors                 0                  0.0\n")
+    }),
+    (&[], "nstat", |_, out| assert_eq!(out, "#kernel\n")),
+    (&[], "netstat -su", |_, out| assert!(out.starts_with("Udp:\n    0 packets received\n"))),
+    (&["flow add udp 10.0.0.9:5000 192.168.0.1:53 readers 0"], "flow setsockopt 4 SO_RCVBUF 65536", |s, out| {
+        assert_eq!(out, "flow 4: SO_RCVBUF 65536: sk_rcvbuf 131072\n");
+        assert_eq!(s.socket_view(4).unwrap().rcvbuf, 131_072);
+    }),
+    (&["flow add udp 10.0.0.9:5000 192.168.0.1:53 readers 0"], "flow work 4 5000", |s, _| {
+        assert_eq!(s.socket_view(4).unwrap().app_ns, 5000)
+    }),
     (&[], "sysctl -w net.core.flow_limit_cpu_bitmap=3", |s, out| {
         assert_eq!(out, "net.core.flow_limit_cpu_bitmap = 3\n");
         assert_eq!(s.flow_limit_cpus().to_list(), "0-1");
@@ -303,7 +325,14 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "sysctl -w net.core.rps_sock_flow_entries=abc", "sysctl: setting key \"net.core.rps_sock_flow_entries\": Invalid argument"),
     (&[], "sysctl -w net.core.rps_sock_flow_entries=-1", "Invalid argument"),
     (&[], "sysctl -w net.core.rps_sock_flow_entries=5000000", "Invalid argument"),
-    (&[], "sysctl -w net.core.netdev_max_backlog=10", "setting key \"net.core.netdev_max_backlog\": Operation not supported"),
+    (&[], "sysctl -w net.core.netdev_max_backlog=0", "setting key \"net.core.netdev_max_backlog\": Invalid argument"),
+    (&[], "sysctl -w net.core.dev_weight=0", "setting key \"net.core.dev_weight\": Invalid argument"),
+    (&[], "sysctl -w net.core.rmem_default=2303", "setting key \"net.core.rmem_default\": Invalid argument"),
+    (&[], "sysctl -w net.core.netdev_budget_usecs=-1", "Invalid argument"),
+    (&[], "flow setsockopt 99 SO_RCVBUF 1000", "no flow 99"),
+    (&[], "flow work 0 100", "a UDP flow"),
+    (&[], "nstat -x", "nstat: option -x is not supported"),
+    (&[], "netstat -tn", "netstat: steerlab prints the statistics only"),
     // flow_limit_cpu_sysctl's cpumask_parse: a CPU beyond the host is bitmap_parse's EOVERFLOW.
     (&[], "sysctl -w net.core.flow_limit_cpu_bitmap=100", "setting key \"net.core.flow_limit_cpu_bitmap\": Value too large for defined data type"),
     (&[], "sysctl -w net.core.flow_limit_table_len=0", "Invalid argument"),
@@ -323,7 +352,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "echo 10 > /sys/class/net/eth0/queues/tx-0/xps_rxqs", "bash: echo: write error: Value too large for defined data type"),
     (&[], "echo 1ff > /sys/class/net/eth0/queues/tx-0/xps_cpus", "bash: echo: write error: Value too large for defined data type"),
     (&[], "echo 5000000 > /proc/sys/net/core/rps_sock_flow_entries", "bash: echo: write error: Invalid argument"),
-    (&[], "echo 10 > /proc/sys/net/core/netdev_max_backlog", "write error: Operation not supported"),
+    (&[], "echo 0 > /proc/sys/net/core/netdev_max_backlog", "bash: echo: write error: Invalid argument"),
     (&[], "echo f >", "bash: syntax error near unexpected token `newline'"),
     (&[], "echo \"f > /sys/class/net/eth0/queues/rx-0/rps_cpus", "unexpected EOF while looking for matching `\"'"),
     // cat

@@ -71,6 +71,19 @@ named_enum! {
 /// (`ICE_ITR_MAX`, 8160 us, drivers/net/ethernet/intel/ice/ice_txrx.h), rounded up.
 pub const MAX_RX_USECS: u32 = 10_000;
 
+/// The host's `CONFIG_HZ`: a jiffy is 4 ms (these testbeds' kernels, and Ubuntu's and
+/// Debian's; RHEL builds 1000). `net_rx_action`'s time limit is counted in jiffies.
+pub const HZ: u32 = 250;
+
+/// `SK_RMEM_MAX` (include/net/sock.h): the default `rmem_default` and `rmem_max`, 212992
+/// bytes (`_SK_MEM_OVERHEAD * _SK_MEM_PACKETS`).
+pub const SK_RMEM_MAX: u32 = 212_992;
+
+/// `SOCK_MIN_RCVBUF` on x86-64 (`2048 + sizeof(struct sk_buff)`, rounded as the kernel
+/// does): the least `sk_rcvbuf`, and the least `rmem_default`/`rmem_max` the sysctl takes
+/// (measured on 6.18: 2303 is refused, 2304 taken).
+pub const SOCK_MIN_RCVBUF: u32 = 2304;
+
 /// Everything that shapes the host, with its defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostConfig {
@@ -84,7 +97,9 @@ pub struct HostConfig {
     pub rx_queues: u16,
     /// TX queues (1..=512).
     pub tx_queues: u16,
-    /// Descriptors per RX ring (64..=8192).
+    /// Descriptors per RX ring (64..=8192). Not used by the engine: the NAPI share
+    /// (sim/napi.rs) has no ring term, so a ring's depth absorbs no burst (FIDELITY.md,
+    /// `ring-depth-not-modelled`); kept so that scenarios and captures that state it load.
     pub ring_size: u32,
     /// RSS indirection table entries (power of two, 8..=2048).
     pub reta_size: u32,
@@ -108,6 +123,20 @@ pub struct HostConfig {
     /// `net.core.flow_limit_table_len` (default 4096, a power of two): buckets of a table
     /// allocated from now on.
     pub flow_limit_table_len: u32,
+    /// `net.core.netdev_budget` (default 300): packets one `net_rx_action` run may poll
+    /// before it stops and counts `time_squeeze` (net/core/dev.c).
+    pub netdev_budget: u32,
+    /// `net.core.netdev_budget_usecs` (default `2 * USEC_PER_SEC / HZ`: 8000 at the testbeds'
+    /// HZ = 250, [`HZ`]): the time one run may take, in whole jiffies.
+    pub netdev_budget_usecs: u32,
+    /// `net.core.dev_weight` (default 64): packets one NAPI poll may take (`napi_poll`), and
+    /// the backlog's weight (`dev_rx_weight`).
+    pub dev_weight: u32,
+    /// `net.core.rmem_default` (default 212992, `SK_RMEM_MAX`): a new socket's `sk_rcvbuf`.
+    pub rmem_default: u32,
+    /// `net.core.rmem_max` (default 212992): the most `SO_RCVBUF` may ask (the socket gets
+    /// twice what it asks, net/core/sock.c `__sock_set_rcvbuf`).
+    pub rmem_max: u32,
     /// Hardware filter capacity shared by ntuple rules and aRFS.
     pub max_hw_filters: u32,
     /// Interrupt moderation (`ethtool -C DEV rx-usecs`): the least time between two
@@ -152,6 +181,11 @@ impl Default for HostConfig {
             netdev_max_backlog: 1000,
             flow_limit_cpus: String::new(),
             flow_limit_table_len: crate::flow_limit::DEFAULT_TABLE_LEN,
+            netdev_budget: 300,
+            netdev_budget_usecs: 2 * 1_000_000 / HZ,
+            dev_weight: 64,
+            rmem_default: SK_RMEM_MAX,
+            rmem_max: SK_RMEM_MAX,
             max_hw_filters: 8192,
             rx_usecs: None,
             idle: Idle::Poll,
@@ -210,6 +244,30 @@ impl HostConfig {
             "net.netdev_max_backlog",
             "1..=1000000",
         )?;
+        // proc_dointvec takes any int for netdev_budget (a negative one stops every run after
+        // its first poll, as 0 does); the sandbox takes 0..=INT_MAX.
+        check(
+            self.netdev_budget <= i32::MAX as u32,
+            "net.netdev_budget",
+            "0..=2147483647",
+        )?;
+        check(
+            self.netdev_budget_usecs <= i32::MAX as u32,
+            "net.netdev_budget_usecs",
+            "0..=2147483647 (proc_dointvec_minmax, extra1 = 0)",
+        )?;
+        check(
+            (1..=i32::MAX as u32).contains(&self.dev_weight),
+            "net.dev_weight",
+            "1..=2147483647 (proc_do_dev_weight, extra1 = 1)",
+        )?;
+        for (v, name) in [(self.rmem_default, "net.rmem_default"), (self.rmem_max, "net.rmem_max")] {
+            check(
+                (SOCK_MIN_RCVBUF..=i32::MAX as u32).contains(&v),
+                name,
+                "2304..=2147483647 (bytes; SOCK_MIN_RCVBUF is the least)",
+            )?;
+        }
         check(self.max_hw_filters <= 1_000_000, "nic.max_hw_filters", "0..=1000000")?;
         check(
             self.rx_usecs.is_none_or(|u| u <= MAX_RX_USECS),

@@ -68,6 +68,7 @@ stages! {
     ArfsHw = "arfs_hw", Sys, per "filter write" at |c| c.arfs_hw_update_ns * 1000, "hardware filter writes from the driver's service task or work";
     AppRead = "app_read", User, per "read" at |c| c.app_read_ns / 2 * 1000, "the application's share of a read";
     SysRead = "sys_read", Sys, per "read" at |c| (c.app_read_ns - c.app_read_ns / 2) * 1000, "recvmsg in the kernel";
+    AppWork = "app_work", User, per "ns" at |_| 1000, "the application's own work per message, for a flow whose reader has one (socket.rs)";
     SockRecord = "sock_record", Sys, per "write" at |c| c.sock_record_ns * 1000, "rps_sock_flow_table writes";
     TxSend = "tx_send", Sys, per "message" at |c| c.tx_send_ns * 1000, "sendmsg down to the driver, TX queue selection excluded";
     TxPickHash = "tx_pick_hash", Sys, per "ns" at |_| 1000, "netdev_pick_tx falling back to skb_tx_hash (flow dissection)";

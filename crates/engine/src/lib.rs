@@ -43,7 +43,7 @@ pub use kernel::Kernel;
 pub use names::NamedEnum;
 pub use ntuple::NtupleRule;
 pub use sim::{
-    DropPoint, FlowSpec, FlowTrace, FlowView, History, Prediction, QueueRule, RpsPrediction, SenderView, Setting, Sim,
-    Snapshot, ThreadSpec, TxSpec,
+    truesize, CoreSysctl, DropPoint, FlowSpec, FlowTrace, FlowView, History, Prediction, QueueRule, RpsPrediction,
+    SenderView, Setting, Sim, Snapshot, SocketView, ThreadSpec, TxSpec,
 };
 pub use time::Nanos;

@@ -21,6 +21,17 @@ pub struct Counters {
     pub xdp_drop: u64,
     /// Dropped by a tc action.
     pub tc_drop: u64,
+    /// Dropped at a full socket receive buffer (`__udp_enqueue_schedule_skb`: UDP's
+    /// `RcvbufErrors`, also counted in `InErrors`).
+    pub socket_drop: u64,
+    /// UDP datagrams read by their readers (`UDP_MIB_INDATAGRAMS`, counted by `udp_recvmsg`).
+    pub udp_in_datagrams: u64,
+    /// Hardware interrupts of the RX queues' vectors (`/proc/interrupts`), after moderation
+    /// (napi.rs [`crate::sim`]).
+    pub interrupts: u64,
+    /// `net_rx_action` runs that ended with work left, on every CPU (softnet_stat's
+    /// `time_squeeze`).
+    pub time_squeeze: u64,
     /// Protocol processing ran on the CPU where the flow's reader runs (brief §4: `steering.local`).
     pub local: u64,
     /// Protocol processing ran on another CPU: the remote-cache penalty applies.
@@ -99,7 +110,7 @@ pub struct Counters {
 impl Counters {
     /// All drops.
     pub fn dropped(&self) -> u64 {
-        self.ring_full + self.backlog_full + self.xdp_drop + self.tc_drop
+        self.ring_full + self.backlog_full + self.xdp_drop + self.tc_drop + self.socket_drop
     }
 }
 
@@ -110,6 +121,8 @@ pub struct QueueStats {
     pub packets: u64,
     /// Packets dropped because the ring was full.
     pub drops: u64,
+    /// Interrupts its vector raised (interrupt moderation and NAPI's masking decide: napi.rs).
+    pub interrupts: u64,
 }
 
 /// Per CPU totals.
@@ -130,6 +143,8 @@ pub struct CpuStats {
     /// Packets its flow-limit table dropped (softnet_stat `flow_limit_count`; 0 without a
     /// table, and forgotten when the table is freed, as in the kernel).
     pub flow_limit_count: u64,
+    /// Its `net_rx_action` runs that ended with work left (softnet_stat `time_squeeze`).
+    pub time_squeeze: u64,
 }
 
 /// FNV-1a (64 bit) over 64-bit words: a stable digest of the run's events, identical on every

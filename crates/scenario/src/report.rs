@@ -173,6 +173,12 @@ const FIELDS: &[Field] = &[
     ("packets.dropped.backlog_full", |t| Figure::U(t.c.backlog_full)),
     ("packets.dropped.xdp", |t| Figure::U(t.c.xdp_drop)),
     ("packets.dropped.tc", |t| Figure::U(t.c.tc_drop)),
+    // At a full socket receive buffer (UDP's RcvbufErrors, as nstat shows it).
+    ("packets.dropped.socket", |t| Figure::U(t.c.socket_drop)),
+    // The queues' interrupts after moderation (/proc/interrupts), and the net_rx_action runs
+    // that ended with work left (softnet_stat's time_squeeze), over every CPU.
+    ("irq.interrupts", |t| Figure::U(t.c.interrupts)),
+    ("napi.time_squeeze", |t| Figure::U(t.c.time_squeeze)),
     // Of backlog_full, the flow limit's drops (softnet_stat's flow_limit_count).
     ("backlog.flow_limit_count", |t| Figure::U(t.c.flow_limit)),
     ("steering.local", |t| Figure::U(t.c.local)),
@@ -263,6 +269,7 @@ const ARRAYS: &[Array] = &[
             ("queue", |_, i| i as u64),
             ("packets", |t, i| t.queues[i].packets),
             ("drops", |t, i| t.queues[i].drops),
+            ("interrupts", |t, i| t.queues[i].interrupts),
         ],
     },
     Array {
@@ -281,6 +288,7 @@ const ARRAYS: &[Array] = &[
             ("packets", |t, i| t.cpus[i].packets),
             ("dropped", |t, i| t.cpus[i].dropped),
             ("received_rps", |t, i| t.cpus[i].received_rps),
+            ("time_squeeze", |t, i| t.cpus[i].time_squeeze),
         ],
     },
 ];

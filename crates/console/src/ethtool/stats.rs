@@ -8,7 +8,8 @@ use steerlab_engine::{Driver, Sim};
 /// counters are not kept by the engine, so only packet counters are listed. mlx5 counts a
 /// re-steer as `arfs_request_in` on the new ring and `arfs_request_out` on the old one, so both
 /// totals are the engine's re-steers (`update`); `rx_arfs_err` is its refused adds (`full`);
-/// ring-full drops are `rx_out_of_buffer` (mlx5) and `rx_dropped` (ice).
+/// ring-full drops are `rx_out_of_buffer` (mlx5), `rx_missed_errors` (ixgbe) and
+/// `rx_dropped` (ice and the generic NIC).
 pub(super) fn stats(sim: &Sim) -> String {
     let snap = sim.snapshot();
     let (c, a) = (&snap.counters, &snap.arfs);
@@ -38,9 +39,15 @@ pub(super) fn stats(sim: &Sim) -> String {
             .enumerate()
             .for_each(|(q, &n)| row(&format!("tx{q}_packets"), n));
     } else {
-        row("rx_unicast", rx);
-        row("tx_unicast", tx);
-        row("rx_dropped", drops);
+        // ixgbe_ethtool.c: a full ring ends in the packet buffer's missed count (MPC) when the
+        // queue does not drop on its own (SRRCTL.DROP_EN off).
+        let (rx_name, tx_name, drop_name) = match sim.config().driver {
+            Driver::Ixgbe => ("rx_packets", "tx_packets", "rx_missed_errors"),
+            _ => ("rx_unicast", "tx_unicast", "rx_dropped"),
+        };
+        row(rx_name, rx);
+        row(tx_name, tx);
+        row(drop_name, drops);
         snap.txq
             .iter()
             .enumerate()

@@ -18,9 +18,10 @@
 //! | `hooks.rs` | XDP and tc ingress: commands and their run on the path |
 //! | `timers.rs` | the one timer table: thread migrations, ice's service timer and its scheduled task |
 //! | `tick.rs` | the tick, in order: timers, sends, flows, its end (backlogs drain, mlx5's work) |
-//! | `napi.rs` | the NAPI polls' share of their CPU: each queue's budget for a tick |
+//! | `napi.rs` | the NAPI polls' share of their CPU, and the tick's interrupts and `time_squeeze` |
 //! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog |
 //! | `read.rs` | the flow's reader: whether it sleeps, its wake-ups, `recvmsg` and `sock_rps_record_flow` |
+//! | `socket.rs` | a UDP socket's receive buffer, for a reader with work of its own: `RcvbufErrors` |
 //! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
 //! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |
 //! | `event.rs` | the digest's events: one enum, folded in one place |
@@ -60,6 +61,7 @@ mod records;
 mod rfs;
 mod rps_config;
 mod settings;
+mod socket;
 mod tick;
 mod timers;
 mod trace;
@@ -69,7 +71,8 @@ mod workload;
 
 pub use api::{DropPoint, FlowSpec, FlowView, QueueRule, Snapshot, ThreadSpec};
 pub use predict::{History, Prediction, RpsPrediction};
-pub use settings::Setting;
+pub use settings::{CoreSysctl, Setting};
+pub use socket::{truesize, SocketView};
 pub use trace::FlowTrace;
 pub use tx::{SenderView, TxSpec};
 
@@ -114,6 +117,12 @@ pub struct Sim {
     info: Vec<FlowInfo>,
     /// Flows that send, in flow order.
     senders: Vec<u32>,
+    /// Flows whose socket buffer is modelled (socket.rs), in flow order.
+    bounded: Vec<u32>,
+    /// Each CPU's softirq runs and each RX queue's interrupts (napi.rs): counted once a tick,
+    /// kept apart from the records a burst touches.
+    softirq: Vec<napi::SoftirqTick>,
+    irqs: Vec<napi::QueueIrq>,
     /// Each tuple's flow, open or closed. Shared with the host's snapshots (the page keeps a
     /// dozen, and seed 000's 16,384 tuples were most of what a snapshot copied): a snapshot
     /// copies it only when a flow is added after it.
@@ -190,6 +199,9 @@ impl Sim {
             flows: Vec::new(),
             info: Vec::new(),
             senders: Vec::new(),
+            bounded: Vec::new(),
+            softirq: vec![napi::SoftirqTick::default(); usize::from(cfg.cpus)],
+            irqs: vec![napi::QueueIrq::default(); usize::from(cfg.rx_queues)],
             by_key: Arc::default(),
             closed_flows: 0,
             threads: Vec::new(),

@@ -5,6 +5,10 @@
 //! Over a tick that gives each queue of a busy CPU an equal share of its time, and a queue
 //! that needs less than its share leaves the rest to the others: a max-min fair split.
 //!
+//! At the tick's end the runs of `net_rx_action` are counted ([`Sim::count_softirq`]): the
+//! interrupts each queue's vector raised under its moderation, and the runs that ended with
+//! work left (`time_squeeze`).
+//!
 //! Simplifications: a tick's demand is not known before its flows run, so the split uses
 //! each queue's demand in the last tick (what it was offered: taken and dropped), and what
 //! that leaves is spread evenly as headroom; a queue idle in the last tick whose CPU was full
@@ -17,20 +21,65 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::Sim;
+use crate::config::HZ;
+use crate::ledger::Stage;
 use crate::xdp::XdpAction;
 
+/// One RX queue's interrupts (napi.rs), apart from its hot record: read once a tick.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct QueueIrq {
+    /// Its packets before this tick.
+    packets_mark: u64,
+    /// Interrupts not yet whole, in thousandths.
+    carry: u64,
+    /// Interrupts its vector raised.
+    pub(super) interrupts: u64,
+    /// Packets it took this tick, and whether its ring dropped (counted at the tick's end).
+    taken: u64,
+}
+
+/// One CPU's softirq in the tick under way: what [`Sim::count_softirq`] counts its runs from.
+/// Kept apart from the CPU's record, which a burst touches and is kept small.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SoftirqTick {
+    /// Packets enqueued to its backlog before this tick: every one is processed in the tick
+    /// it came (`process_backlog`, a NAPI poll of its own).
+    pub(super) enq_mark: u64,
+    /// Its `received_rps` and protocol packets before this tick.
+    pub(super) rps_mark: u64,
+    pub(super) packets_mark: u64,
+    /// Packets of its runs not yet a whole run's worth (`time_squeeze`'s remainder).
+    pub(super) carry: u64,
+    /// The share of the last tick its softirqs took, in millionths: what a reader on it had
+    /// left (socket.rs).
+    pub(super) busy_ppm: u32,
+    /// Its runs that ended with work left (softnet_stat's `time_squeeze`).
+    pub(super) time_squeeze: u64,
+    /// This tick: packets its polls took, whether a poll ran out of time (its ring dropped),
+    /// the interrupts that started its runs, and its softirq time in ps.
+    polled: u64,
+    saturated: bool,
+    runs: u64,
+    busy_ps: u64,
+}
+
 impl Sim {
-    /// Sets each queue's poll budget for the tick starting now ([`super::RxQueue::budget`]).
-    pub(super) fn share_polls(&mut self) {
+    /// What one packet's poll costs its IRQ CPU, in ps: the driver, the program's kfuncs,
+    /// and the stack unless an XDP verdict ended the path.
+    fn poll_pkt_ps(&self) -> u64 {
         let costs = self.cfg.costs;
-        // What a CPU's polls take in a tick, at the per-packet cost of the path (an XDP
-        // verdict ends the path early).
-        let per_pkt_ps = match &self.xdp {
+        let ps = match &self.xdp {
             Some((p, c)) if p.action != XdpAction::Pass => costs.driver_rx_ps + c.kfunc_ps,
             Some((_, c)) => costs.driver_rx_ps + c.kfunc_ps + costs.stack_rx_ns * 1000,
             None => costs.driver_rx_ps + costs.stack_rx_ns * 1000,
         };
-        let capacity = self.cfg.tick_ns * 1000 / per_pkt_ps.max(1);
+        ps.max(1)
+    }
+
+    /// Sets each queue's poll budget for the tick starting now ([`super::RxQueue::budget`]).
+    pub(super) fn share_polls(&mut self) {
+        // What a CPU's polls take in a tick, at the per-packet cost of the path.
+        let capacity = self.cfg.tick_ns * 1000 / self.poll_pkt_ps();
         self.cpus.iter_mut().for_each(|c| c.polled_queues = 0);
         for q in &self.queues {
             self.cpus[usize::from(q.irq_cpu)].polled_queues += 1;
@@ -45,6 +94,104 @@ impl Sim {
         }
         if shared {
             self.share_busy_cpus(capacity);
+        }
+    }
+
+    /// The tick's `net_rx_action` runs, counted at its end (after the backlogs drained):
+    ///
+    /// - **Interrupts.** A vector fires when its moderation interval (`rx-usecs`, the
+    ///   driver's ITR) has passed since the first packet NAPI has not seen, and not while its
+    ///   poll runs: the driver masks it until `napi_complete_done` (net/core/dev.c), when the
+    ///   ring is empty. So a cycle is the interval (or the gap to the next packet, if longer)
+    ///   plus the poll that drains what came meanwhile and what comes while it drains: at a
+    ///   load `ρ` of the IRQ CPU's time that is `max(rx-usecs, gap) / (1 - ρ)`, and a queue
+    ///   raises `tick · (1 - ρ) / max(rx-usecs, gap)` interrupts a tick, at most one a packet.
+    ///   On a CPU whose polls ran out of time (ring drops) the poll never completes and no
+    ///   interrupt fires; a queue idle in the last tick raises at least one.
+    /// - **`time_squeeze`.** `net_rx_action` polls the CPU's NAPI instances (its queues and
+    ///   its backlog), each for up to `dev_weight` packets, until `netdev_budget` is spent
+    ///   (`budget -= napi_poll(...)`, stopping at `budget <= 0`: so a run takes whole polls,
+    ///   `ceil(budget / weight)` of them) or its time is up (`netdev_budget_usecs`, as
+    ///   jiffies: `time_after_eq(jiffies, time_limit)`, on average half a jiffy early);
+    ///   stopping with work left counts `sd->time_squeeze` and raises the softirq again. A
+    ///   run starts with an interrupt or an RPS IPI; when the packets a run finds exceed what
+    ///   it may take, every run's worth after the first is a squeeze.
+    ///
+    /// Simplifications: `ρ` is the CPU's polls (driver and XDP) and protocol work (inline or
+    /// from its backlog) at the path's per-packet costs, without RPS's, tc's or aRFS's; a CPU's runs are taken to find equal work. The softirqs restarted on IRQ exit
+    /// or in `ksoftirqd` are not told apart (both are softirq time here).
+    pub(super) fn count_softirq(&mut self) {
+        let (tick, weight) = (self.cfg.tick_ns, u64::from(self.cfg.dev_weight));
+        let usecs = u64::from(self.cfg.rx_usecs()) * 1000;
+        let stack_ps = self.cfg.costs.stack_rx_ns * 1000;
+        let driver_ps = self.cfg.costs.driver_rx_ps + self.xdp.as_ref().map_or(0, |(_, c)| c.kfunc_ps);
+        // A run's packets by budget: whole polls until the budget is spent.
+        let by_budget = u64::from(self.cfg.netdev_budget).div_ceil(weight).max(1) * weight;
+        // A run's time: its jiffies (usecs_to_jiffies rounds up) less half a jiffy on average.
+        let jiffy_ps = 1_000_000_000_000 / u64::from(HZ);
+        let jiffies = (u64::from(self.cfg.netdev_budget_usecs) * u64::from(HZ)).div_ceil(1_000_000);
+        let run_ps = (jiffies * jiffy_ps).saturating_sub(jiffy_ps / 2);
+        for (q, irq) in self.queues.iter().zip(&mut self.irqs) {
+            let n = q.stats.packets - irq.packets_mark;
+            irq.taken = n;
+            let s = &mut self.softirq[usize::from(q.irq_cpu)];
+            s.polled += n;
+            s.saturated |= q.stats.packets + q.stats.drops - q.offered_mark > n;
+        }
+        // Each CPU's softirq time: its polls' driver work and its protocol work (inline or
+        // from its backlog), as a share of the tick.
+        for (cpu, s) in self.cpus.iter().zip(&mut self.softirq) {
+            s.busy_ps = s.polled * driver_ps + (cpu.stats.packets - s.packets_mark) * stack_ps;
+            s.busy_ppm = if s.saturated {
+                1_000_000
+            } else {
+                (s.busy_ps * 1000 / tick).min(1_000_000) as u32
+            };
+        }
+        for (q, irq) in self.queues.iter().zip(&mut self.irqs) {
+            let n = core::mem::take(&mut irq.taken);
+            irq.packets_mark = q.stats.packets;
+            if n == 0 {
+                continue;
+            }
+            let s = &mut self.softirq[usize::from(q.irq_cpu)];
+            let interval = usecs.max(tick / n).max(1);
+            // Thousandths of an interrupt: tick · (1 - ρ) / interval, at most one a packet.
+            let milli = (tick * (1_000_000 - u64::from(s.busy_ppm)) / 1000 / interval).min(n * 1000);
+            let total = irq.carry + milli;
+            let mut whole = total / 1000;
+            irq.carry = total % 1000;
+            if whole == 0 && q.demand == 0 {
+                (whole, irq.carry) = (1, 0);
+            }
+            irq.interrupts += whole;
+            self.counters.interrupts += whole;
+            s.runs += whole;
+        }
+        for (cpu, s) in self.cpus.iter().zip(&mut self.softirq) {
+            let enq = cpu.work.get(Stage::RpsEnqueue);
+            let work = s.polled + (enq - s.enq_mark);
+            let runs = (s.runs + cpu.stats.received_rps - s.rps_mark).max(1);
+            let saturated = s.saturated;
+            s.enq_mark = enq;
+            s.rps_mark = cpu.stats.received_rps;
+            s.packets_mark = cpu.stats.packets;
+            (s.polled, s.saturated, s.runs) = (0, false, 0);
+            if work == 0 {
+                s.carry = 0;
+                continue;
+            }
+            let per_pkt_ps = (s.busy_ps / work).max(1);
+            let by_time = (run_ps / per_pkt_ps).max(weight.min(by_budget));
+            let limit = by_budget.min(by_time).max(1);
+            if !saturated && work / runs < limit {
+                s.carry = 0;
+                continue;
+            }
+            let total = s.carry + work;
+            s.carry = total % limit;
+            s.time_squeeze += total / limit;
+            self.counters.time_squeeze += total / limit;
         }
     }
 

@@ -276,6 +276,7 @@ impl Sim {
             .map(|q| RxQueue::new(q % ncpus, rps_map.clone(), flow_cnt))
             .collect();
         self.txq_packets = vec![0; usize::from(combined)];
+        self.irqs = vec![super::napi::QueueIrq::default(); usize::from(combined)];
         self.xps = tx::initial_xps(&self.cfg);
         self.flows.iter_mut().for_each(|f| f.atr_queue = None);
         self.info

@@ -66,6 +66,9 @@ pub(super) struct FlowInfo {
     /// Wake-ups of its reader not yet whole (`remote_wakes`: packets × polls a second, modulo
     /// its rate), for a flow faster than its queue's interrupts.
     pub(super) wake_carry: u64,
+    /// Its socket's receive buffer, when its reader has a cost of its own (socket.rs); none
+    /// for a reader that keeps up, whose socket never holds a tick's packets.
+    pub(super) sock: Option<super::socket::SockBuf>,
 }
 
 #[derive(Clone, Debug)]

@@ -291,6 +291,8 @@ impl Sim {
         for c in &mut self.cpus {
             self.counters.delivered += c.backlog.drain();
         }
+        self.count_softirq();
+        self.read_sockets();
         if matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) {
             self.ice_lock();
         }

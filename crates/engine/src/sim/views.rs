@@ -6,7 +6,7 @@ use crate::arfs::FilterView;
 use crate::cpuset::CpuSet;
 use crate::flow::FlowKey;
 use crate::ledger::{Class, Ledger};
-use crate::metrics::{Counters, CpuStats};
+use crate::metrics::{Counters, CpuStats, QueueStats};
 use crate::rps::NO_CPU;
 use crate::time::Nanos;
 
@@ -20,7 +20,8 @@ impl Sim {
         let cpus = self
             .cpus
             .iter()
-            .map(|c| {
+            .zip(&self.softirq)
+            .map(|(c, s)| {
                 let own = self.prices.ledger([&c.work]);
                 own.iter().for_each(|(stage, ns)| ledger.book(stage, ns));
                 CpuStats {
@@ -28,6 +29,7 @@ impl Sim {
                     sys_ns: own.class_total(Class::Sys),
                     softirq_ns: own.class_total(Class::Softirq),
                     flow_limit_count: c.flow_limit.as_ref().map_or(0, |fl| fl.count),
+                    time_squeeze: s.time_squeeze,
                     ..c.stats
                 }
             })
@@ -52,7 +54,15 @@ impl Sim {
             arfs: self.arfs.counters,
             arfs_active: self.arfs.active(),
             arfs_work_queued: self.arfs.work_queued(),
-            queues: self.queues.iter().map(|q| q.stats).collect(),
+            queues: self
+                .queues
+                .iter()
+                .zip(&self.irqs)
+                .map(|(q, i)| QueueStats {
+                    interrupts: i.interrupts,
+                    ..q.stats
+                })
+                .collect(),
             cpus,
             txq: self.txq_packets.clone(),
             ledger,

@@ -213,6 +213,7 @@ impl Sim {
             },
             tx: spec.tx.map(tx::TxState::new),
             wake_carry: 0,
+            sock: None,
         });
         Arc::make_mut(&mut self.by_key).insert(spec.key, id);
         id

@@ -33,6 +33,11 @@ impl Scenario {
             netdev_max_backlog: self.net.netdev_max_backlog,
             flow_limit_cpus: self.net.flow_limit_cpus.clone(),
             flow_limit_table_len: self.net.flow_limit_table_len,
+            netdev_budget: self.net.netdev_budget,
+            netdev_budget_usecs: self.net.netdev_budget_usecs,
+            dev_weight: self.net.dev_weight,
+            rmem_default: self.net.rmem_default,
+            rmem_max: self.net.rmem_max,
             max_hw_filters: self.nic.max_hw_filters,
             rx_usecs: self.nic.rx_usecs,
             idle: self.host.idle.0,
@@ -124,7 +129,15 @@ impl Scenario {
                     tx,
                 };
                 match sim.add_flow(spec) {
-                    Ok(_) => {}
+                    Ok(id) => {
+                        if let Some(ns) = g.app_ns {
+                            sim.set_reader_work(id, ns)
+                                .map_err(|e| err(&format!("{p}.app_ns"), e))?;
+                        }
+                        if let Some(b) = g.rcvbuf {
+                            sim.set_rcvbuf(id, b).map_err(|e| err(&format!("{p}.rcvbuf"), e))?;
+                        }
+                    }
                     // Random tuples may repeat: draw again is not possible without changing
                     // the sequence, so a duplicate is skipped (and counted by the flow total).
                     Err(steerlab_engine::SimError::FlowExists(_)) if g.random => {}

@@ -60,6 +60,11 @@ impl Default for NetSection {
             netdev_max_backlog: d().netdev_max_backlog,
             flow_limit_cpus: d().flow_limit_cpus,
             flow_limit_table_len: d().flow_limit_table_len,
+            netdev_budget: d().netdev_budget,
+            netdev_budget_usecs: d().netdev_budget_usecs,
+            dev_weight: d().dev_weight,
+            rmem_default: d().rmem_default,
+            rmem_max: d().rmem_max,
         }
     }
 }
@@ -116,6 +121,8 @@ impl Default for FlowGroup {
             bytes: 1500,
             readers_per_flow: 0,
             tx: None,
+            app_ns: None,
+            rcvbuf: None,
             reader_base: None,
         }
     }

@@ -222,6 +222,16 @@ pub struct NetSection {
     pub flow_limit_cpus: String,
     /// `net.core.flow_limit_table_len`.
     pub flow_limit_table_len: u32,
+    /// `net.core.netdev_budget`: packets one `net_rx_action` run may take (300).
+    pub netdev_budget: u32,
+    /// `net.core.netdev_budget_usecs`: the time one run may take (8000 at HZ = 250).
+    pub netdev_budget_usecs: u32,
+    /// `net.core.dev_weight`: packets one NAPI poll may take (64).
+    pub dev_weight: u32,
+    /// `net.core.rmem_default`: a new socket's receive buffer, bytes (212992).
+    pub rmem_default: u32,
+    /// `net.core.rmem_max`: the most `SO_RCVBUF` may ask, bytes (212992).
+    pub rmem_max: u32,
 }
 
 /// `xps.*`
@@ -323,6 +333,13 @@ pub struct FlowGroup {
     pub readers_per_flow: u32,
     /// The socket also sends, from its first reader's CPU.
     pub tx: Option<TxGroup>,
+    /// The reader's own work per datagram, ns (UDP flows with readers): its socket's receive
+    /// buffer is then modelled, and a reader slower than its flow drops there
+    /// (`RcvbufErrors`). Unset: the reader keeps up.
+    pub app_ns: Option<u32>,
+    /// `setsockopt(SO_RCVBUF)` of each socket, bytes (doubled, bounded by `rmem_max`); unset:
+    /// `rmem_default`. Models the buffer as `app_ns` does.
+    pub rcvbuf: Option<u32>,
     /// Readers are threads `reader_base..` only (flow `i` of the group is read by
     /// `base + (i*k + j) % (threads - base)`); unset = continue from the flows before, cycling
     /// over all threads.
