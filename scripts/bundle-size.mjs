@@ -56,10 +56,17 @@ import { lessonsInOrder } from "./lesson-order.mjs";
  * The trainer's kit (lesson files by URL, student variants) took it to 554.6 KB; issue 51's
  * mlx5 worker, NAPI shares and lock spins to 556.2 KB (the worker +1.7 KB; a first version's
  * generic sort of the shares cost 2.2 KB more and became a counting sort); the lesson's line on
- * the rules it rests on and its link to the fidelity report to 557.7 KB.
+ * the rules it rests on and its link to the fidelity report to 557.7 KB; issue 52's seam to
+ * 558.1 KB. Issue 50's missing chapters took it to 573.2 KB and the budget to 575 KB (again
+ * the owner's call; the levers above still stand): the engine's interrupts under moderation,
+ * time_squeeze, socket receive buffers and six more sysctls, the console's nstat, netstat -s
+ * and mpstat (the worker +8.5 KB for that part, measured against its commit's parent), then
+ * the goals' new settings (irq.cpus, rps.cpus.min, net.core.*, flow.F.*), the NAPI share from
+ * the ledger and the three lessons' wiring (the worker +4.7 KB) and the page's "where did my
+ * packets go" view (the page +1.9 KB). The lessons' own files are fetched when opened.
  * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 560 * 1024;
+const BUDGET_BYTES = 575 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

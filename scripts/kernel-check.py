@@ -2,10 +2,10 @@
 namespaces it made; never on its own). Every loop is bounded in count and time, and the only
 addresses it sends to are the ones the script gave its own namespaces.
 
-  send-udp DST PORT SPORT COUNT [--then-cpu N] [--connect]
+  send-udp DST PORT SPORT COUNT [--then-cpu N] [--connect] [--bytes N]
                                          a sender, fixed source port (the hash stays);
                                          connected with --connect; halfway through it moves
-                                         to CPU N
+                                         to CPU N; datagrams of N bytes (default 64)
   recv-udp PORT COUNT [PEER PEERPORT] [--then-cpu N | --then-close] [--marker FILE]
                                          a reader: connected to PEER:PEERPORT when given; after
                                          COUNT datagrams it moves to CPU N, or closes, and
@@ -20,6 +20,13 @@ addresses it sends to are the ones the script gave its own namespaces.
                                          a read (its error words mapped back to the errno)
   count-udp PORT SECONDS                 a sink: counts the datagrams to PORT until SECONDS pass
                                          (or a second of quiet after the first), prints the count
+  rcvbuf-sink PORT SO_RCVBUF READY GO    a socket that asks SO_RCVBUF and does not read: writes
+                                         READY, waits (bounded) for the file GO, then prints
+                                         `SK_RCVBUF RMEM HELD`: getsockopt's sk_rcvbuf, the
+                                         bytes queued (/proc/net/udp rx_queue, sk_rmem_alloc)
+                                         and the datagrams it then reads dry
+  udp-snmp                               `InErrors RcvbufErrors` of this namespace's
+                                         /proc/net/snmp Udp line
   qdisc-dropped                          the `dropped` count of `tc -s qdisc show` on stdin
   testbed VERSION GENERATION             a JSON line describing this machine (for the report)
 """
@@ -36,20 +43,22 @@ DEADLINE = time.monotonic() + 20.0  # no helper runs longer than this
 
 
 def send_udp(dst, port, sport, count, *opts):
-    then_cpu, connect = None, False
+    then_cpu, connect, size = None, False, 64
     opts = list(opts)
     while opts:
         if opts[0] == "--then-cpu":
             then_cpu, opts = int(opts[1]), opts[2:]
         elif opts[0] == "--connect":
             connect, opts = True, opts[1:]
+        elif opts[0] == "--bytes":
+            size, opts = min(int(opts[1]), 8000), opts[2:]
         else:
             raise SystemExit(f"send-udp: unknown {opts[0]}")
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("0.0.0.0", int(sport)))
     if connect:
         s.connect((dst, int(port)))
-    payload = b"x" * 64
+    payload = b"x" * size
     count = min(int(count), 100_000)
     for i in range(count):
         if then_cpu is not None and i == count // 2:
@@ -248,6 +257,39 @@ def count_udp(port, seconds):
     print(got)
 
 
+def rcvbuf_sink(port, asked, ready, go):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(asked))
+    s.bind(("0.0.0.0", int(port)))
+    rcvbuf = s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+    open(ready, "w").close()
+    while not os.path.exists(go) and time.monotonic() < DEADLINE:
+        time.sleep(0.01)
+    # /proc/net/udp: local address as HEXADDR:HEXPORT, then tx_queue:rx_queue (the receive
+    # queue's sk_rmem_alloc, before any read).
+    rmem = -1
+    for line in open("/proc/net/udp"):
+        f = line.split()
+        if len(f) > 4 and f[1].endswith(":%04X" % int(port)):
+            rmem = int(f[4].split(":")[1], 16)
+    s.setblocking(False)
+    held = 0
+    while held < 100_000:
+        try:
+            s.recv(65536)
+        except BlockingIOError:
+            break
+        held += 1
+    s.close()
+    print(rcvbuf, rmem, held)
+
+
+def udp_snmp():
+    rows = [l.split() for l in open("/proc/net/snmp") if l.startswith("Udp:")]
+    c = dict(zip(rows[0][1:], map(int, rows[1][1:])))
+    print(c["InErrors"], c["RcvbufErrors"])
+
+
 def qdisc_dropped():
     text = sys.stdin.read()
     i = text.find("(dropped ")
@@ -300,6 +342,10 @@ def main():
         answer(args[0])
     elif cmd == "count-udp":
         count_udp(args[0], args[1])
+    elif cmd == "rcvbuf-sink":
+        rcvbuf_sink(*args)
+    elif cmd == "udp-snmp":
+        udp_snmp()
     elif cmd == "qdisc-dropped":
         qdisc_dropped()
     elif cmd == "testbed":

@@ -10,10 +10,13 @@
 # is compared with each side's own RPS-only placement (the kernel's hash is seeded per boot, the
 # engine's per scenario), never with the other's.
 #
-# Usage (root): scripts/kernel-check.sh [--lower-backlog] [--steerlab PATH] [--only REGEX]
-#                                       [--results FILE] [--report]
+# Usage (root): scripts/kernel-check.sh [--lower-backlog] [--lower-budget] [--steerlab PATH]
+#                                       [--only REGEX] [--results FILE] [--report]
 #   --lower-backlog  also check the backlog limit: lowers the machine-wide
 #                    net.core.netdev_max_backlog for a few seconds (restored on exit)
+#   --lower-budget   also check time_squeeze under the softirq's budget: lowers the
+#                    machine-wide net.core.netdev_budget to 1 for a few seconds (restored on
+#                    exit; every net_rx_action run of the machine then stops after one poll)
 #   --steerlab PATH  the CLI to compare (default: built here, release)
 #   --only REGEX     only the checks whose rule matches REGEX (grep -E)
 #   --results FILE   also write each verdict as a JSON line {rule, kernel, engine, verdict}
@@ -21,7 +24,8 @@
 #                    web/fidelity.html (scripts/fidelity-report.py) from the verdicts
 # What it changes, for the length of the run only: the namespaces it creates (removed on exit),
 # net.core.rps_sock_flow_entries (machine-wide; its value is restored on exit, even on
-# failure), and with --lower-backlog net.core.netdev_max_backlog (restored likewise).
+# failure), with --lower-backlog net.core.netdev_max_backlog and with --lower-budget
+# net.core.netdev_budget (both restored likewise).
 # Exit status: 0 when every checked rule agrees, 1 when one differs, 2 on a usage error.
 # Last line: `kernel-check: N rules checked against Linux X.Y.Z, M agree`.
 set -u
@@ -30,6 +34,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 helper="$here/kernel-check.py"
 lower_backlog=0
+lower_budget=0
 steerlab=""
 only=""
 results=""
@@ -37,11 +42,12 @@ report=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --lower-backlog) lower_backlog=1 ;;
+        --lower-budget) lower_budget=1 ;;
         --steerlab) steerlab="$2"; shift ;;
         --only) only="$2"; shift ;;
         --results) results="$2"; shift ;;
         --report) report=1 ;;
-        *) echo "usage: $0 [--lower-backlog] [--steerlab PATH] [--only REGEX] [--results FILE] [--report]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--lower-backlog] [--lower-budget] [--steerlab PATH] [--only REGEX] [--results FILE] [--report]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -59,6 +65,7 @@ if [ "$report" = 1 ]; then
         files+=(--results "$f")
         extra=()
         [ "$lower_backlog" = 1 ] && extra+=(--lower-backlog)
+        [ "$lower_budget" = 1 ] && extra+=(--lower-budget)
         [ -n "$only" ] && extra+=(--only "$only")
         echo "== run $i of 3"
         bash "$0" --steerlab "$steerlab" --results "$f" "${extra[@]}" || status=1
@@ -126,12 +133,14 @@ work="$(mktemp -d /tmp/slkc.XXXXXX)"
 ns_list=()
 saved_sock="$(cat /proc/sys/net/core/rps_sock_flow_entries)"
 saved_backlog="$(cat /proc/sys/net/core/netdev_max_backlog)"
+saved_budget="$(cat /proc/sys/net/core/netdev_budget)"
 saved_flow_limit=""
 [ -e /proc/sys/net/core/flow_limit_table_len ] && saved_flow_limit="$(cat /proc/sys/net/core/flow_limit_table_len)"
 cleanup() {
     for n in "${ns_list[@]}"; do ip netns del "$n" 2>/dev/null; done
     echo "$saved_sock" > /proc/sys/net/core/rps_sock_flow_entries
     echo "$saved_backlog" > /proc/sys/net/core/netdev_max_backlog
+    echo "$saved_budget" > /proc/sys/net/core/netdev_budget
     [ -n "$saved_flow_limit" ] && echo "$saved_flow_limit" > /proc/sys/net/core/flow_limit_table_len
     if mountpoint -q "$work/bpf" 2>/dev/null; then umount "$work/bpf"; fi
     rm -rf "$work"
@@ -197,8 +206,9 @@ grew() {
     python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); g=[str(i) for i,(x,y) in enumerate(zip(a,b)) if int(y)>int(x)]; print(("cpu " if len(g)==1 else "cpus ")+" ".join(g) if g else "none")' "$1" "$2"
 }
 
-# UDP from pair $1's side a (sender pinned to CPU 0, source port $3) to port $2, $4 datagrams.
-udp_send() { ina "$1" taskset -c 0 python3 "$helper" send-udp "198.18.$1.2" "$2" "$3" "$4"; }
+# UDP from pair $1's side a (sender pinned to CPU 0, source port $3) to port $2, $4 datagrams
+# (then send-udp's options: --bytes N).
+udp_send() { ina "$1" taskset -c 0 python3 "$helper" send-udp "198.18.$1.2" "$2" "$3" "$4" "${@:5}"; }
 wait_file() { for _ in $(seq 1 100); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 # A write to a sysfs or proc file as the kernel answers it: `ok VALUE-READ-BACK` or the errno.
 kwrite() { python3 "$helper" write "$@"; }
@@ -556,6 +566,144 @@ for i in range(20000): s.sendto(b"x"*64, ("198.18.4.2", 5004))'
 else
     skip "$rule" "lowers the machine-wide netdev_max_backlog: run with --lower-backlog"
 fi
+
+echo "== socket receive buffer (pair 5: MTU 9000, a UDP socket that does not read)"
+rule="a UDP socket's buffer holds datagrams while rmem + truesize fits sk_rcvbuf (or its queue is empty) and counts the rest as RcvbufErrors"
+if wanted "$rule"; then
+    pair 5
+    ip -n "slkc-$$-5a" link set va mtu 9000
+    ip -n "slkc-$$-5b" link set vb mtu 9000
+    # What the rule makes of one socket, as a phrase free of the side's truesize: $1 sk_rcvbuf,
+    # $2 truesize, $3 sent, $4 held, $5 RcvbufErrors, $6 InErrors. A side that follows
+    # __udp_enqueue_schedule_skb holds max(1, floor(rcvbuf / truesize)) and counts the rest
+    # (both counters); any other outcome is spelt out with its numbers.
+    rcvbuf_rule() {
+        python3 -c 'import sys; rb, ts, sent, held, rcv, ine = map(int, sys.argv[1:])
+want = max(1, rb // ts) if ts > 0 else -1
+if held == want and rcv == sent - held and ine == rcv:
+    print("sk_rcvbuf %d holds %s, the rest RcvbufErrors" % (rb, "floor(rcvbuf / truesize)" if rb >= ts else "one (truesize above it: the empty queue takes one)"))
+else:
+    print("sk_rcvbuf %d holds %d of %d (truesize %d), %d RcvbufErrors, %d InErrors" % (rb, held, sent, ts, rcv, ine))' "$@"
+    }
+    # The kernel: a socket asking SO_RCVBUF $1 that does not read, $3 datagrams of $2 bytes
+    # from pair 5's side a; prints `SK_RCVBUF TRUESIZE SENT HELD RCVBUFERRORS INERRORS`
+    # (the counters of the receiving namespace's /proc/net/snmp, which are per namespace).
+    kernel_rcvbuf() {
+        local c0 c1 sink
+        rm -f "$work/ready" "$work/go"
+        c0="$(inb 5 python3 "$helper" udp-snmp)"
+        inb 5 python3 "$helper" rcvbuf-sink 5005 "$1" "$work/ready" "$work/go" > "$work/sink" & sink=$!
+        wait_file "$work/ready"
+        udp_send 5 5005 40005 "$3" --bytes "$2"
+        sleep 0.2; : > "$work/go"; wait $sink
+        c1="$(inb 5 python3 "$helper" udp-snmp)"
+        python3 -c 'import sys; rb, rmem, held = map(int, sys.argv[1].split()); i0, r0 = map(int, sys.argv[2].split()); i1, r1 = map(int, sys.argv[3].split())
+print(rb, rmem // held if held else 0, sys.argv[4], held, r1 - r0, i1 - i0)' "$(cat "$work/sink")" "$c0" "$c1" "$3"
+    }
+    # The engine: the same socket, its reader so slow (10 ms a datagram) that it reads
+    # nothing in the 1 ms the burst lasts; prints `SK_RCVBUF SENT HELD RCVBUFERRORS`, held
+    # being offered - dropped at the socket - read. nstat's UdpRcvbufErrors and UdpInErrors
+    # are both packets.dropped.socket.
+    rcvbuf_host() { # $1 SO_RCVBUF, $2 bytes, $3 datagrams
+        echo "{\"schema\": 1, \"id\": \"kc-rcvbuf\", \"kernel\": \"$generation\", \"host\": {\"cpus\": $ncpu, \"numa_nodes\": 1},
+          \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1}, \"sim\": {\"duration_ms\": 1},
+          \"threads\": [{\"count\": 1, \"cpus\": \"$((ncpu - 1))\", \"pin\": true}],
+          \"flows\": [{\"count\": 1, \"proto\": \"udp\", \"src\": \"198.18.5.1\", \"dst\": \"198.18.5.2\", \"sport\": 40005, \"dport\": 5005,
+                     \"rate_pps\": $(($3 * 1000)), \"bytes\": $2, \"readers_per_flow\": 1}],
+          \"timeline\": [{\"at_ms\": 0, \"command\": \"flow work 0 10000000\"}, {\"at_ms\": 0, \"command\": \"flow setsockopt 0 SO_RCVBUF $1\"}]}"
+    }
+    engine_rcvbuf() {
+        local rb
+        rcvbuf_host "$@" > "$work/rcvbuf.json"
+        rb="$(echo 'flow setsockopt 0 SO_RCVBUF '"$1" | "$steerlab" shell --scenario "$work/rcvbuf.json" 2>&1 | sed -n 's/.*sk_rcvbuf \([0-9]*\).*/\1/p' | tail -n 1)"
+        "$steerlab" run "$work/rcvbuf.json" --json | python3 -c 'import json,sys; r=json.load(sys.stdin); p=r["packets"]
+reads = r["ledger"]["app_work_ns"] // 10000000
+d = p["dropped"]["socket"]
+print(sys.argv[1] or 0, p["offered"], p["offered"] - d - reads, d)' "$rb"
+    }
+    # The engine's truesize of a $1-byte datagram, from its behaviour: the least SO_RCVBUF
+    # (sk_rcvbuf twice it) whose socket holds two datagrams (exact for a truesize of 1152 or
+    # more, where SOCK_MIN_RCVBUF does not bound it).
+    engine_truesize() {
+        python3 -c 'import json, subprocess, sys
+steerlab, work = sys.argv[1], sys.argv[2]
+host = sys.stdin.read()
+def held(val):
+    with open(work + "/truesize.json", "w") as f:
+        f.write(host.replace("SO_RCVBUF 1\"", "SO_RCVBUF %d\"" % val))
+    r = json.loads(subprocess.run([steerlab, "run", work + "/truesize.json", "--json"], capture_output=True, text=True, check=True).stdout)
+    return r["packets"]["offered"] - r["packets"]["dropped"]["socket"] - r["ledger"]["app_work_ns"] // 10000000
+lo, hi = 1152, 106496
+if held(hi) < 2:
+    print(0); sys.exit()
+while lo < hi:
+    mid = (lo + hi) // 2
+    lo, hi = (lo, mid) if held(mid) >= 2 else (mid + 1, hi)
+print(lo)' "$steerlab" "$work" <<< "$(rcvbuf_host 1 "$1" 10)"
+    }
+    read -r kb1 kt1 ks1 kh1 kr1 ki1 <<< "$(kernel_rcvbuf 16384 1400 200)"
+    read -r kb2 kt2 ks2 kh2 kr2 ki2 <<< "$(kernel_rcvbuf 1 3000 200)"
+    read -r eb1 es1 eh1 er1 <<< "$(engine_rcvbuf 16384 1400 200)"
+    read -r eb2 es2 eh2 er2 <<< "$(engine_rcvbuf 1 3000 200)"
+    et1="$(engine_truesize 1400)"
+    et2="$(engine_truesize 3000)"
+    verdict "$rule" \
+        "$(rcvbuf_rule "$kb1" "$kt1" "$ks1" "$kh1" "$kr1" "$ki1"); $(rcvbuf_rule "$kb2" "$kt2" "$ks2" "$kh2" "$kr2" "$ki2")" \
+        "$(rcvbuf_rule "$eb1" "$et1" "$es1" "$eh1" "$er1" "$er1"); $(rcvbuf_rule "$eb2" "$et2" "$es2" "$eh2" "$er2" "$er2")"
+    measure "truesize of a 1400-byte UDP datagram received on veth (bytes)" "$kt1" "$et1"
+    measure "truesize of a 3000-byte UDP datagram received on veth at MTU 9000 (bytes)" "$kt2" "$et2"
+    measure "1400-byte datagrams an SO_RCVBUF 16384 UDP socket holds (of 200)" "$kh1" "$eh1"
+fi
+
+echo "== softirq budget and interrupts"
+rule="a net_rx_action run that spends netdev_budget counts time_squeeze: budget 1 squeezes runs of one packet, 300 does not"
+if ! wanted "$rule"; then
+    :
+elif [ "$lower_budget" = 1 ]; then
+    pair 6
+    # The kernel: 2000 datagrams from a sender on CPU 0 into pair 6's side b (no RPS: veth
+    # hands each packet to CPU 0's backlog and the sender's own softirq takes it, one packet a
+    # run) under netdev_budget $1; sets ksq to softnet_stat's time_squeeze over the CPUs. Run
+    # in the script's own shell (not a subshell), so that its trap restores the budget.
+    kernel_squeeze() {
+        local q0 q1 sink
+        inb 6 python3 "$helper" count-udp 5006 5 > /dev/null & sink=$!
+        sleep 0.3
+        echo "$1" > /proc/sys/net/core/netdev_budget
+        q0="$(softnet 3)"
+        udp_send 6 5006 40006 2000
+        q1="$(softnet 3)"
+        echo "$saved_budget" > /proc/sys/net/core/netdev_budget
+        wait $sink
+        ksq="$(python3 -c 'import sys; print(sum(int(y) - int(x) for x, y in zip(sys.argv[1].split(), sys.argv[2].split())))' "$q0" "$q1")"
+    }
+    # The engine: the same 2000 datagrams on its generic NIC (rx-usecs 0: an interrupt, and so
+    # a run, a packet at this rate) under netdev_budget $1; prints `SQUEEZES PACKETS RUNS`.
+    engine_squeeze() {
+        engine_run "{\"schema\": 1, \"id\": \"kc-squeeze\", \"kernel\": \"$generation\", \"host\": {\"cpus\": $ncpu, \"numa_nodes\": 1},
+          \"nic\": {\"driver\": \"generic\", \"rx_queues\": 1, \"tx_queues\": 1}, \"net\": {\"netdev_budget\": $1}, \"sim\": {\"duration_ms\": 100},
+          \"flows\": [{\"count\": 1, \"proto\": \"udp\", \"src\": \"198.18.6.1\", \"dst\": \"198.18.6.2\", \"sport\": 40006, \"dport\": 5006, \"rate_pps\": 20000, \"bytes\": 64}]}" \
+          | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["napi"]["time_squeeze"], r["packets"]["offered"], r["irq"]["interrupts"])'
+    }
+    squeezed() { # squeezes, packets: "squeezes" from one a ten packets up, else "few or none"
+        python3 -c 'import sys; d, n = int(sys.argv[1]), int(sys.argv[2]); print("squeezes" if d * 10 >= n else "few or none")' "$1" "$2"
+    }
+    kernel_squeeze 1; kq1="$ksq"
+    kernel_squeeze 300; kq300="$ksq"
+    kn1=2000 kn300=2000
+    read -r eq1 en1 er1 <<< "$(engine_squeeze 1)"
+    read -r eq300 en300 er300 <<< "$(engine_squeeze 300)"
+    echo "   time_squeeze for 2000 datagrams: kernel $kq1 at budget 1, $kq300 at 300; engine $eq1 and $eq300 ($er1 runs for $en1 packets)"
+    verdict "$rule" "budget 1: $(squeezed "$kq1" "$kn1"), budget 300: $(squeezed "$kq300" "$kn300")" \
+        "budget 1: $(squeezed "$eq1" "$en1"), budget 300: $(squeezed "$eq300" "$en300")"
+    measure "time_squeeze per packet at netdev_budget 1, one packet a run (veth)" \
+        "$(python3 -c 'import sys; print(round(int(sys.argv[1]) / int(sys.argv[2]), 4))' "$kq1" "$kn1")" \
+        "$(python3 -c 'import sys; print(round(int(sys.argv[1]) / int(sys.argv[2]), 4))' "$eq1" "$en1")"
+else
+    skip "$rule" "lowers the machine-wide netdev_budget: run with --lower-budget"
+fi
+rule="a queue's interrupts under moderation are fewer than its packets, and a saturated poll raises none"
+skip "$rule" "veth has no hardware interrupt: veth_xmit hands each packet to the sender CPU's backlog (or, with GRO or XDP on, schedules the peer's NAPI) and the sender's softirq takes it; there is no IRQ line, no /proc/interrupts row and no rx-usecs to compare"
 skip "aRFS (ndo_rx_flow_steer)" "veth has no ndo_rx_flow_steer"
 finish
 [ "$checked" = "$agreed" ]

@@ -11,6 +11,7 @@
 //! | `ethtool`    | `ethtool -i -k -l -L -x -X -n -N -K -S`                         |
 //! | `sysfs`      | `sysctl`, `echo … >` and `cat` of `/sys/class/net/…`, `/proc/sys/…`, `/proc/irq/…` |
 //! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`, `nproc`, `lscpu`, `readlink` of the device |
+//! | `mpstat`     | `mpstat -P ALL`: each CPU's %usr, %sys, %soft since the host's start |
 //! | `snmp`       | `nstat`, `netstat -s`: the UDP counters (`RcvbufErrors`)          |
 //! | `iplink`     | `ip link show`, `ip link set dev DEV xdp …`                      |
 //! | `taskset`    | `taskset -p[c] …`                                               |
@@ -35,6 +36,7 @@
 mod complete;
 mod ethtool;
 mod iplink;
+mod mpstat;
 mod notes;
 mod own;
 mod procfs;
@@ -68,6 +70,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("lscpu", procfs::LSCPU_FORMS),
     ("readlink", procfs::READLINK_FORMS),
     ("nstat", snmp::NSTAT_FORMS),
+    ("mpstat", mpstat::FORMS),
     ("netstat", snmp::NETSTAT_FORMS),
     ("tee", shell::TEE_FORMS),
     ("for", shell::FOR_FORMS),
@@ -154,6 +157,7 @@ pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> 
         "nproc" => procfs::nproc(sim, rest),
         "lscpu" => procfs::lscpu(sim, rest),
         "nstat" => snmp::nstat(sim, rest),
+        "mpstat" => mpstat::mpstat(sim, rest),
         "netstat" => snmp::netstat(sim, rest),
         "readlink" => procfs::readlink(rest),
         "ip" => iplink::run(sim, rest),

@@ -107,6 +107,13 @@ const OK: &[(&[&str], &str, Check)] = &[
         assert_eq!(out, "#kernel\nUdpRcvbufErrors                 0                  0.0\n")
     }),
     (&[], "nstat", |_, out| assert_eq!(out, "#kernel\n")),
+    (&[], "mpstat -P ALL", |_, out| {
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[2], "00:00:00     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle");
+        assert!(lines[3].starts_with("00:00:00     all "), "{out}");
+        assert!(lines[4].starts_with("00:00:00       0 "), "{out}");
+        assert_eq!(lines.len(), 4 + 8, "all, then each CPU");
+    }),
     (&[], "netstat -su", |_, out| assert!(out.starts_with("Udp:\n    0 packets received\n"))),
     (&["flow add udp 10.0.0.9:5000 192.168.0.1:53 readers 0"], "flow setsockopt 4 SO_RCVBUF 65536", |s, out| {
         assert_eq!(out, "flow 4: SO_RCVBUF 65536: sk_rcvbuf 131072\n");
@@ -332,6 +339,8 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "flow setsockopt 99 SO_RCVBUF 1000", "no flow 99"),
     (&[], "flow work 0 100", "a UDP flow"),
     (&[], "nstat -x", "nstat: option -x is not supported"),
+    (&[], "mpstat -P ALL 1", "cannot wait for an interval"),
+    (&[], "mpstat -P 99", "not a list of this host's CPUs"),
     (&[], "netstat -tn", "netstat: steerlab prints the statistics only"),
     // flow_limit_cpu_sysctl's cpumask_parse: a CPU beyond the host is bitmap_parse's EOVERFLOW.
     (&[], "sysctl -w net.core.flow_limit_cpu_bitmap=100", "setting key \"net.core.flow_limit_cpu_bitmap\": Value too large for defined data type"),

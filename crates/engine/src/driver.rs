@@ -56,6 +56,19 @@ impl Driver {
         }
     }
 
+    /// The `ethtool -S` counter that counts the packets its full RX rings dropped, as the
+    /// driver names it: mlx5 `rx_out_of_buffer` (en_stats.c, the queue counter of a ring
+    /// without descriptors); ixgbe `rx_missed_errors` (ixgbe_ethtool.c: the packet buffer's
+    /// missed count, where a full ring ends when the queue does not drop on its own); ice and
+    /// the generic NIC `rx_dropped` (the netdev's count).
+    pub const fn ring_drop_counter(self) -> &'static str {
+        match self {
+            Driver::Mlx5 => "rx_out_of_buffer",
+            Driver::Ixgbe => "rx_missed_errors",
+            Driver::Ice | Driver::IceHashMatch | Driver::Generic => "rx_dropped",
+        }
+    }
+
     /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the
     /// sandbox's generic NIC and its ixgbe model (Flow Director, no flower offload) do not.
     pub const fn tc_offload(self) -> bool {

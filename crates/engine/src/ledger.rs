@@ -172,6 +172,16 @@ impl Prices {
         crate::time::mul_div(work.get(stage), self.0[stage as usize], 1000)
     }
 
+    /// Picoseconds of `class`'s stages in `now` since `before` (one CPU's work at two
+    /// instants).
+    pub fn class_ps_since(&self, now: &Work, before: &Work, class: Class) -> u64 {
+        Stage::ALL
+            .iter()
+            .filter(|s| s.class() == class)
+            .map(|&s| (now.get(s) - before.get(s)).saturating_mul(self.0[s as usize]))
+            .fold(0u64, u64::saturating_add)
+    }
+
     /// Nanoseconds of every stage in `work` (one CPU's booked time).
     pub fn total_ns(&self, work: &Work) -> u64 {
         Stage::ALL.iter().map(|&s| self.ns(work, s)).sum()

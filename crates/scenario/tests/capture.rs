@@ -382,10 +382,17 @@ fn an_affinity_that_names_no_cpu_is_skipped_not_written() {
     }
 }
 
+/// What the capture script records of each command: its output, or, for a command the host
+/// refuses (a one-TX-queue device's xps_cpus is ENOENT), the tool's error line as its stderr
+/// would put it (the console's `hint:` lines are the sandbox's, not the tool's).
 fn capture(sim: &mut Sim) -> String {
     CAPTURE
         .iter()
-        .map(|cmd| format!("$ {cmd}\n{}\n", steerlab_console::execute(sim, cmd).unwrap()))
+        .map(|cmd| {
+            let out = steerlab_console::execute(sim, cmd)
+                .unwrap_or_else(|e| format!("{}\n", e.lines().next().unwrap_or_default()));
+            format!("$ {cmd}\n{out}\n")
+        })
         .collect()
 }
 

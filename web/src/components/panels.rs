@@ -195,6 +195,41 @@ pub fn Ledger(p: &LedgerProps) -> Html {
     }
 }
 
+/// Properties of [`DropPlaces`].
+#[derive(Properties, PartialEq)]
+pub struct DropPlacesProps {
+    /// The ledger and figures.
+    pub figures: Figures,
+}
+
+/// "Where did my packets go": every place a packet can drop, its count, the counter a real
+/// tool shows and the command to read it; a place dropping now is red.
+#[component]
+pub fn DropPlaces(p: &DropPlacesProps) -> Html {
+    html! {
+        <div>
+            <h2>{ "Where did my packets go?" }</h2>
+            <table data-testid="drop-places" class="ledger-table">
+                <caption>{ "Drops by place, in the path's order: the last simulated second, and since the start" }</caption>
+                <thead><tr><th scope="col">{ "place" }</th><th scope="col" class="num">{ "last second" }</th><th scope="col" class="num">{ "since the start" }</th><th scope="col">{ "on a real host" }</th></tr></thead>
+                <tbody>
+                    { for p.figures.drops.iter().map(|d| {
+                        let now = d.last_second.unwrap_or(0) > 0;
+                        html! {
+                            <tr class={classes!(now.then_some("warn"))} data-dropping={now.to_string()}>
+                                <th scope="row">{ &d.place }</th>
+                                <td class="num">{ d.last_second.map_or_else(|| "…".to_string(), |n| format!("{n}/s")) }</td>
+                                <td class="num">{ d.total }</td>
+                                <td><code>{ &d.command }</code>{ " " }{ &d.counter }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
 /// Properties of [`TcCounters`].
 #[derive(Properties, PartialEq)]
 pub struct TcProps {

@@ -283,7 +283,7 @@ fn a_challenge_is_solved_without_the_steps_and_the_lesson_ends() {
     let v = c.view().lesson;
     assert_eq!(v.goal_met, Some(true), "{:?}", v.evidence);
     let done = v.complete.clone().expect("the ending");
-    assert_eq!(done.next.map(|(id, _)| id).as_deref(), Some("arfs-collision"));
+    assert_eq!(done.next.map(|(id, _)| id).as_deref(), Some("irq-affinity"));
     assert!(done.learned.lines().count() == 2, "two lines: {}", done.learned);
     // "before" is the learner's first change: rx-3 carried the elephant then.
     assert_eq!(

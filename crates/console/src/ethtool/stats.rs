@@ -29,7 +29,7 @@ pub(super) fn stats(sim: &Sim) -> String {
         row("rx_arfs_request_out", a.update);
         row("rx_arfs_expired", a.expire);
         row("rx_arfs_err", a.full);
-        row("rx_out_of_buffer", drops);
+        row(Driver::Mlx5.ring_drop_counter(), drops);
         snap.queues
             .iter()
             .enumerate()
@@ -39,15 +39,14 @@ pub(super) fn stats(sim: &Sim) -> String {
             .enumerate()
             .for_each(|(q, &n)| row(&format!("tx{q}_packets"), n));
     } else {
-        // ixgbe_ethtool.c: a full ring ends in the packet buffer's missed count (MPC) when the
-        // queue does not drop on its own (SRRCTL.DROP_EN off).
-        let (rx_name, tx_name, drop_name) = match sim.config().driver {
-            Driver::Ixgbe => ("rx_packets", "tx_packets", "rx_missed_errors"),
-            _ => ("rx_unicast", "tx_unicast", "rx_dropped"),
+        let driver = sim.config().driver;
+        let (rx_name, tx_name) = match driver {
+            Driver::Ixgbe => ("rx_packets", "tx_packets"),
+            _ => ("rx_unicast", "tx_unicast"),
         };
         row(rx_name, rx);
         row(tx_name, tx);
-        row(drop_name, drops);
+        row(driver.ring_drop_counter(), drops);
         snap.txq
             .iter()
             .enumerate()

@@ -127,11 +127,20 @@ fn plan_grep(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), Strin
     Ok(())
 }
 
-/// The non-empty lines of `paths`, each after its file's name when `named`.
+/// The non-empty lines of `paths`, each after its file's name when `named`. Like GNU grep,
+/// a file it cannot read among several is said in its place (`grep: FILE: No such file or
+/// directory`, its stderr) and the others are read (a one-TX-queue device lists `xps_cpus`
+/// but answers ENOENT); one file alone that cannot be read is the command's error.
 pub(super) fn grep(sim: &Sim, paths: &[String], named: bool) -> Result<String, String> {
     let mut out = String::new();
     for path in paths {
-        let text = read(sim, path).ok_or_else(|| no_such_file(sim, "grep", path))?;
+        let Some(text) = read(sim, path) else {
+            if paths.len() == 1 {
+                return Err(no_such_file(sim, "grep", path));
+            }
+            out.push_str(&format!("grep: {path}: No such file or directory\n"));
+            continue;
+        };
         for line in text.lines().filter(|l| !l.is_empty()) {
             if named {
                 out.push_str(path);

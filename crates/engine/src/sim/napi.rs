@@ -6,23 +6,24 @@
 //! that needs less than its share leaves the rest to the others: a max-min fair split.
 //!
 //! At the tick's end the runs of `net_rx_action` are counted ([`Sim::count_softirq`]): the
-//! interrupts each queue's vector raised under its moderation, and the runs that ended with
-//! work left (`time_squeeze`).
+//! interrupts each queue's vector raised under its moderation, and the runs that spent their
+//! budget (`time_squeeze`).
 //!
 //! Simplifications: a tick's demand is not known before its flows run, so the split uses
 //! each queue's demand in the last tick (what it was offered: taken and dropped), and what
 //! that leaves is spread evenly as headroom; a queue idle in the last tick whose CPU was full
 //! then drops its first tick's packets beyond that headroom. The ring's depth is not
 //! modelled: under a steady overload a ring fills within a tick (1,024 packets in 0.17 ms at
-//! xdp-kfunc-cost's 6 Mpps of excess). The polls' share does not yield to the CPU's other
-//! work (its RPS backlog, its threads).
+//! xdp-kfunc-cost's 6 Mpps of excess). The polls' share yields to the CPU's other softirq
+//! work of the last tick (its RPS backlog, the remote penalty, aRFS calls: [`Sim::share_polls`]),
+//! not to its threads (softirq preempts them).
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::Sim;
 use crate::config::HZ;
-use crate::ledger::Stage;
+use crate::ledger::{Class, Stage, Work};
 use crate::xdp::XdpAction;
 
 /// One RX queue's interrupts (napi.rs), apart from its hot record: read once a tick.
@@ -44,23 +45,26 @@ pub(super) struct QueueIrq {
 pub(super) struct SoftirqTick {
     /// Packets enqueued to its backlog before this tick: every one is processed in the tick
     /// it came (`process_backlog`, a NAPI poll of its own).
-    pub(super) enq_mark: u64,
-    /// Its `received_rps` and protocol packets before this tick.
-    pub(super) rps_mark: u64,
-    pub(super) packets_mark: u64,
-    /// Packets of its runs not yet a whole run's worth (`time_squeeze`'s remainder).
-    pub(super) carry: u64,
+    enq_mark: u64,
+    /// Its `received_rps` before this tick.
+    rps_mark: u64,
+    /// Packets of its saturated runs not yet a whole run's worth (`time_squeeze`'s remainder).
+    carry: u64,
     /// The share of the last tick its softirqs took, in millionths: what a reader on it had
     /// left (socket.rs).
     pub(super) busy_ppm: u32,
-    /// Its runs that ended with work left (softnet_stat's `time_squeeze`).
+    /// Its runs that spent their budget or time (softnet_stat's `time_squeeze`).
     pub(super) time_squeeze: u64,
     /// This tick: packets its polls took, whether a poll ran out of time (its ring dropped),
-    /// the interrupts that started its runs, and its softirq time in ps.
+    /// the interrupts that started its runs, and its softirq time in ps (from the ledger).
     polled: u64,
     saturated: bool,
     runs: u64,
     busy_ps: u64,
+    /// Its work as of the last tick's end (the ledger's units), and the last tick's packets
+    /// polled and softirq time (ps).
+    work_mark: Work,
+    last: (u64, u64),
 }
 
 impl Sim {
@@ -77,9 +81,18 @@ impl Sim {
     }
 
     /// Sets each queue's poll budget for the tick starting now ([`super::RxQueue::budget`]).
+    ///
+    /// What a CPU's polls may take in a tick: what they took in the last tick, plus what its
+    /// softirqs left idle of it at the path's per-packet cost (driver, XDP, stack); or, where
+    /// the last tick's softirqs took more than the tick (the remote penalty, other queues'
+    /// packets in its RPS backlog, aRFS calls and their lock), the last tick's packets scaled
+    /// down to fit. So the polls leave the CPU's other softirq work its time and no CPU is
+    /// booked past the clock, and where RPS took the stack's work elsewhere the polls take
+    /// more. (Before any packet: the tick at the path's cost.)
     pub(super) fn share_polls(&mut self) {
-        // What a CPU's polls take in a tick, at the per-packet cost of the path.
-        let capacity = self.cfg.tick_ns * 1000 / self.poll_pkt_ps();
+        let path_ps = self.poll_pkt_ps();
+        let tick_ps = self.cfg.tick_ns * 1000;
+        let capacity = tick_ps / path_ps;
         self.cpus.iter_mut().for_each(|c| c.polled_queues = 0);
         for q in &self.queues {
             self.cpus[usize::from(q.irq_cpu)].polled_queues += 1;
@@ -89,11 +102,16 @@ impl Sim {
             let offered = q.stats.packets + q.stats.drops;
             q.demand = offered - q.offered_mark;
             q.offered_mark = offered;
-            q.budget = capacity;
+            let (polled, busy) = self.softirq[usize::from(q.irq_cpu)].last;
+            q.budget = match busy {
+                0 => capacity,
+                b if b <= tick_ps => polled + (tick_ps - b) / path_ps,
+                b => crate::time::mul_div(polled, tick_ps, b),
+            };
             shared |= self.cpus[usize::from(q.irq_cpu)].polled_queues > 1;
         }
         if shared {
-            self.share_busy_cpus(capacity);
+            self.share_busy_cpus();
         }
     }
 
@@ -113,20 +131,20 @@ impl Sim {
     ///   (`budget -= napi_poll(...)`, stopping at `budget <= 0`: so a run takes whole polls,
     ///   `ceil(budget / weight)` of them) or its time is up (`netdev_budget_usecs`, as
     ///   jiffies: `time_after_eq(jiffies, time_limit)`, on average half a jiffy early);
-    ///   stopping with work left counts `sd->time_squeeze` and raises the softirq again. A
-    ///   run starts with an interrupt or an RPS IPI; when the packets a run finds exceed what
-    ///   it may take, every run's worth after the first is a squeeze.
+    ///   a run that stops there counts `sd->time_squeeze` (even when its last poll emptied
+    ///   the queues) and raises the softirq again. A run starts with an interrupt or an RPS
+    ///   IPI ([`squeezes`]); on a CPU whose polls ran out of time every run takes its limit.
     ///
-    /// Simplifications: `ρ` is the CPU's polls (driver and XDP) and protocol work (inline or
-    /// from its backlog) at the path's per-packet costs, without RPS's, tc's or aRFS's; a CPU's runs are taken to find equal work. The softirqs restarted on IRQ exit
-    /// or in `ksoftirqd` are not told apart (both are softirq time here).
+    /// Simplifications: `ρ` is the CPU's softirq time in the tick (the ledger's); a CPU's
+    /// runs are taken to find equal work; adaptive moderation keeps the interval it starts
+    /// from. The softirqs restarted on IRQ exit or in `ksoftirqd` are not told apart (both are
+    /// softirq time here).
     pub(super) fn count_softirq(&mut self) {
         let (tick, weight) = (self.cfg.tick_ns, u64::from(self.cfg.dev_weight));
         let usecs = u64::from(self.cfg.rx_usecs()) * 1000;
-        let stack_ps = self.cfg.costs.stack_rx_ns * 1000;
-        let driver_ps = self.cfg.costs.driver_rx_ps + self.xdp.as_ref().map_or(0, |(_, c)| c.kfunc_ps);
         // A run's packets by budget: whole polls until the budget is spent.
-        let by_budget = u64::from(self.cfg.netdev_budget).div_ceil(weight).max(1) * weight;
+        let budget = u64::from(self.cfg.netdev_budget);
+        let by_budget = budget.div_ceil(weight).max(1) * weight;
         // A run's time: its jiffies (usecs_to_jiffies rounds up) less half a jiffy on average.
         let jiffy_ps = 1_000_000_000_000 / u64::from(HZ);
         let jiffies = (u64::from(self.cfg.netdev_budget_usecs) * u64::from(HZ)).div_ceil(1_000_000);
@@ -138,10 +156,11 @@ impl Sim {
             s.polled += n;
             s.saturated |= q.stats.packets + q.stats.drops - q.offered_mark > n;
         }
-        // Each CPU's softirq time: its polls' driver work and its protocol work (inline or
-        // from its backlog), as a share of the tick.
+        // Each CPU's softirq time this tick (the ledger's), as a share of the tick.
         for (cpu, s) in self.cpus.iter().zip(&mut self.softirq) {
-            s.busy_ps = s.polled * driver_ps + (cpu.stats.packets - s.packets_mark) * stack_ps;
+            s.busy_ps = self.prices.class_ps_since(&cpu.work, &s.work_mark, Class::Softirq);
+            s.work_mark = cpu.work;
+            s.last = (s.polled, s.busy_ps);
             s.busy_ppm = if s.saturated {
                 1_000_000
             } else {
@@ -175,7 +194,6 @@ impl Sim {
             let saturated = s.saturated;
             s.enq_mark = enq;
             s.rps_mark = cpu.stats.received_rps;
-            s.packets_mark = cpu.stats.packets;
             (s.polled, s.saturated, s.runs) = (0, false, 0);
             if work == 0 {
                 s.carry = 0;
@@ -184,20 +202,27 @@ impl Sim {
             let per_pkt_ps = (s.busy_ps / work).max(1);
             let by_time = (run_ps / per_pkt_ps).max(weight.min(by_budget));
             let limit = by_budget.min(by_time).max(1);
-            if !saturated && work / runs < limit {
+            let squeezed = if saturated {
+                // Every run takes its limit and stops with work left.
+                let total = s.carry + work;
+                s.carry = total % limit;
+                total / limit
+            } else {
+                // `runs` runs find the work in equal parts (`rem` of them one packet more).
                 s.carry = 0;
-                continue;
-            }
-            let total = s.carry + work;
-            s.carry = total % limit;
-            s.time_squeeze += total / limit;
-            self.counters.time_squeeze += total / limit;
+                let spent = budget.min(limit);
+                let (each, rem) = (work / runs, work % runs);
+                (runs - rem) * squeezes(each, limit, spent) + rem * squeezes(each + 1, limit, spent)
+            };
+            s.time_squeeze += squeezed;
+            self.counters.time_squeeze += squeezed;
         }
     }
 
-    /// The max-min fair split of `capacity` on every CPU that polls more than one queue.
+    /// The max-min fair split of each CPU's capacity (its queues' budget as set) on every
+    /// CPU that polls more than one queue.
     #[cold]
-    fn share_busy_cpus(&mut self, capacity: u64) {
+    fn share_busy_cpus(&mut self) {
         // The queues grouped by CPU (a counting sort: each CPU's first place, then its queues).
         let mut start = vec![0u32; self.cpus.len() + 1];
         for (c, cpu) in self.cpus.iter().enumerate() {
@@ -213,10 +238,21 @@ impl Sim {
         for (c, cpu) in self.cpus.iter().enumerate() {
             if cpu.polled_queues > 1 {
                 let group = &order[start[c] as usize..start[c + 1] as usize];
+                let capacity = self.queues[usize::from(group[0])].budget;
                 fair_split(capacity, group, &mut self.queues);
             }
         }
     }
+}
+
+/// The squeezes of a run that finds `found` packets: each time it has taken `limit` (its
+/// whole polls, or its time) it stops with work left, and what remains, if it reaches the
+/// budget's packets (`spent`: `budget -= napi_poll(...)` ends at `budget <= 0` even when the
+/// last poll emptied the queues), stops once more. So a run of one packet squeezes under
+/// `netdev_budget = 1` (as veth's one-packet runs do on 6.18: kernel-check.sh).
+fn squeezes(found: u64, limit: u64, spent: u64) -> u64 {
+    let rest = found % limit;
+    found / limit + u64::from(rest > 0 && rest >= spent)
 }
 
 /// Water-filling: every queue of `group` is given its last demand if that is within an equal

@@ -19,8 +19,8 @@
 //! Simplifications: the buffer is a fluid: over a tick the packets that reached the socket
 //! and the reader's reads are both spread evenly, so the queue grows or shrinks in a line
 //! and what exceeds the buffer at the tick's end is dropped (not the burst the tick loop
-//! delivers at once). `truesize` is loopback's as measured on 6.18 (832, 1280 and 2304 bytes
-//! for 64-, 512- and 1400-byte datagrams); a NIC's page-fragment buffers differ by driver.
+//! delivers at once). `truesize` is as 6.18 charges it on loopback and veth ([`truesize`]); a
+//! NIC's page-fragment buffers differ by driver.
 //! The reader's CPU time is what its CPU's softirqs left in the tick (softirq preempts it;
 //! `ksoftirqd` sharing the CPU with it is not modelled). TCP's window holds its sender back,
 //! so only UDP flows have a bounded buffer here.
@@ -57,12 +57,15 @@ impl SockBuf {
     }
 }
 
-/// `skb->truesize` of a `bytes`-byte datagram: loopback's, measured on 6.18 (see the module).
+/// `skb->truesize` of a `bytes`-byte datagram, as 6.18 charges it on loopback and veth: its
+/// data buffer (the datagram, its headers, headroom and `skb_shared_info`: 406 bytes more)
+/// rounded up to a kmalloc size, plus the `sk_buff` (256); 832 for the smallest. Fits the
+/// five sizes measured (64: 832, 512: 1280, 1400: 2304 on loopback and veth, 3000: 4352 on
+/// veth at MTU 9000; kernel-check.sh).
 pub fn truesize(bytes: u32) -> u32 {
     match bytes {
         0..=128 => 832,
-        129..=640 => 1280,
-        _ => 2304 * bytes.div_ceil(1500),
+        _ => (bytes + 406).next_power_of_two() + 256,
     }
 }
 

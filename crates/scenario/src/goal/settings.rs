@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use steerlab_engine::{HostConfig, Sim};
+use steerlab_engine::{CoreSysctl, HostConfig, Sim};
 
 /// A setting a goal may name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +43,16 @@ pub enum HostSetting {
     ThreadsMigrating,
     /// `xps.cpu.C`: TX queues whose `xps_cpus` map holds CPU C.
     XpsCpu(u16),
+    /// `irq.cpus`: how many CPUs take the RX queues' interrupts (their effective affinity).
+    IrqCpus,
+    /// `rps.cpus.min`: the fewest CPUs in an RX queue's `rps_cpus` (0: RPS off on one).
+    RpsCpusMin,
+    /// `net.core.NAME`: a `net.core` number (`netdev_max_backlog`, `netdev_budget`, …).
+    Core(CoreSysctl),
+    /// `flow.F.work_ns`: flow F's reader's own work per datagram (0: none set).
+    FlowWork(u32),
+    /// `flow.F.rcvbuf`: flow F's socket's `sk_rcvbuf` (0: its buffer is not modelled).
+    FlowRcvbuf(u32),
 }
 
 /// A setting's value: a number, or a name.
@@ -97,12 +107,23 @@ const NAMED: [(&str, HostSetting); 12] = [
 
 impl HostSetting {
     /// The accepted names, for errors.
-    pub const FORMS: &'static str = "nic.driver, kernel, rfs.record, tc.counting, xdp.program, xdp.strategy, net.core.rps_sock_flow_entries, rfs.flow_cnt.min, channels, ntuple, ntuple.rules, threads.migrating, rss.indir.Q, thread.T.cpu, thread.T.migrating, xps.cpu.C";
+    pub const FORMS: &'static str = "nic.driver, kernel, rfs.record, tc.counting, xdp.program, xdp.strategy, net.core.rps_sock_flow_entries, net.core.netdev_max_backlog (and netdev_budget, netdev_budget_usecs, dev_weight, rmem_default, rmem_max), rfs.flow_cnt.min, rps.cpus.min, irq.cpus, channels, ntuple, ntuple.rules, threads.migrating, rss.indir.Q, thread.T.cpu, thread.T.migrating, xps.cpu.C, flow.F.work_ns, flow.F.rcvbuf";
 
     /// Parses a setting's name.
     pub fn parse(name: &str) -> Result<HostSetting, String> {
         if let Some(&(_, s)) = NAMED.iter().find(|(n, _)| *n == name) {
             return Ok(s);
+        }
+        match name {
+            "irq.cpus" => return Ok(HostSetting::IrqCpus),
+            "rps.cpus.min" => return Ok(HostSetting::RpsCpusMin),
+            _ => {}
+        }
+        if let Some(&(c, _)) = name
+            .strip_prefix("net.core.")
+            .and_then(|n| CoreSysctl::ALL.iter().find(|(_, s)| *s == n))
+        {
+            return Ok(HostSetting::Core(c));
         }
         let index = |prefix: &str, suffix: &str| -> Option<u32> {
             name.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()
@@ -114,6 +135,10 @@ impl HostSetting {
             Some(HostSetting::ThreadCpu(t))
         } else if let Some(t) = index("thread.", ".migrating") {
             Some(HostSetting::ThreadMigrating(t))
+        } else if let Some(f) = index("flow.", ".work_ns") {
+            Some(HostSetting::FlowWork(f))
+        } else if let Some(f) = index("flow.", ".rcvbuf") {
+            Some(HostSetting::FlowRcvbuf(f))
         } else {
             index("xps.cpu.", "").and_then(small).map(HostSetting::XpsCpu)
         };
@@ -194,6 +219,26 @@ impl HostSetting {
             HostSetting::XpsCpu(c) => num((0..cfg.tx_queues)
                 .filter(|&q| sim.xps_cpus(q).is_some_and(|m| m.contains(c)))
                 .count() as u64),
+            HostSetting::IrqCpus => {
+                let mut cpus: Vec<u16> = (0..cfg.rx_queues).filter_map(|q| sim.irq_cpu(q)).collect();
+                cpus.sort_unstable();
+                cpus.dedup();
+                num(cpus.len() as u64)
+            }
+            HostSetting::RpsCpusMin => num((0..cfg.rx_queues).map(|q| sim.rps_cpus(q).len()).min().unwrap_or(0) as u64),
+            HostSetting::Core(c) => num(u64::from(sim.core_sysctl(c))),
+            HostSetting::FlowWork(f) => {
+                if f >= sim.flow_count() {
+                    return None;
+                }
+                num(sim.socket_view(f).map_or(0, |v| u64::from(v.app_ns)))
+            }
+            HostSetting::FlowRcvbuf(f) => {
+                if f >= sim.flow_count() {
+                    return None;
+                }
+                num(sim.socket_view(f).map_or(0, |v| u64::from(v.rcvbuf)))
+            }
         }
     }
 }
@@ -208,6 +253,14 @@ impl fmt::Display for HostSetting {
             HostSetting::ThreadCpu(t) => write!(f, "thread.{t}.cpu"),
             HostSetting::ThreadMigrating(t) => write!(f, "thread.{t}.migrating"),
             HostSetting::XpsCpu(c) => write!(f, "xps.cpu.{c}"),
+            HostSetting::IrqCpus => f.write_str("irq.cpus"),
+            HostSetting::RpsCpusMin => f.write_str("rps.cpus.min"),
+            HostSetting::Core(c) => {
+                let name = CoreSysctl::ALL.iter().find(|(k, _)| k == c).map_or("?", |(_, n)| n);
+                write!(f, "net.core.{name}")
+            }
+            HostSetting::FlowWork(n) => write!(f, "flow.{n}.work_ns"),
+            HostSetting::FlowRcvbuf(n) => write!(f, "flow.{n}.rcvbuf"),
             _ => f.write_str("?"),
         }
     }

@@ -18,7 +18,7 @@ use crate::components::icon::{icon, Icon};
 use crate::components::lesson::{EvidenceStrip, LessonPanel};
 use crate::components::matrix::HostMatrix;
 use crate::components::migrate::Migrate;
-use crate::components::panels::{ArfsTable, HostDescription, Ledger, Metrics, Settings, TcCounters};
+use crate::components::panels::{ArfsTable, DropPlaces, HostDescription, Ledger, Metrics, Settings, TcCounters};
 use crate::components::pictures::{TcBlockPicture, TxPath, XdpCost};
 use crate::components::tables::{RfsTables, XpsMap};
 use crate::components::trace::TracePanel;
@@ -397,6 +397,7 @@ fn chart_panels(v: &ViewModel) -> (Vec<(&'static str, Html)>, usize) {
             html! { <XdpCost view={v.xdp.clone()} conceal={question_open} /> },
         ),
         ("tx-path", html! { <TxPath view={v.tx.clone()} /> }),
+        ("drop-places", html! { <DropPlaces figures={v.figures.clone()} /> }),
     ];
     // The tc block has a panel of its own where the lesson is about it; elsewhere its
     // counters sit under the cost ledger, one line while the host has no ingress filter (a

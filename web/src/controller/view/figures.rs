@@ -18,6 +18,22 @@ pub struct Figures {
     pub xps: XpsFigures,
     /// The ingress block's counters.
     pub tc: TcFigures,
+    /// Where packets were dropped: each place with its count and the command that shows it.
+    pub drops: Vec<DropPlace>,
+}
+
+/// A place where packets drop, as the "where did my packets go" view shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DropPlace {
+    /// The place, in words.
+    pub place: String,
+    /// The counter a real tool shows for it, and the command that shows it.
+    pub counter: String,
+    pub command: String,
+    /// Packets dropped there since the start, and in the last simulated second (`None`
+    /// before a second has passed).
+    pub total: u64,
+    pub last_second: Option<u64>,
 }
 
 /// `xdp.ns_per_pkt` and `xdp.mpps_per_core`.
@@ -86,6 +102,7 @@ impl Figures {
                 map_picks: c.xps_map_picks,
                 msgs_per_sec: (c.tx_messages as f64 / secs).round() as u64,
             },
+            drops: drop_places(sim, s, samples),
             tc: TcFigures {
                 counting: sim.config().tc_counting.to_string(),
                 filtercnt: block.map_or(0, |b| b.filtercnt()),
@@ -97,6 +114,81 @@ impl Figures {
             },
         }
     }
+}
+
+/// Every place a packet can drop, in the path's order, with the report's figure for it.
+fn drop_places(sim: &Sim, s: &Snapshot, samples: &[(u64, steerlab_scenario::Totals)]) -> Vec<DropPlace> {
+    let c = &s.counters;
+    let ring = sim.config().driver.ring_drop_counter();
+    let places: [(&str, String, &str, &str, u64); 7] = [
+        (
+            "NIC ring full",
+            ring.to_string(),
+            "ethtool -S eth0",
+            "packets.dropped.ring_full",
+            c.ring_full,
+        ),
+        (
+            "NIC tc filter",
+            "in_hw drops".into(),
+            "tc -s filter show dev eth0 ingress",
+            "tc.hw_drop",
+            c.tc_hw_drop,
+        ),
+        (
+            "XDP program",
+            "XDP_DROP".into(),
+            "ethtool -S eth0",
+            "packets.dropped.xdp",
+            c.xdp_drop,
+        ),
+        (
+            "tc filter (software)",
+            "drops".into(),
+            "tc -s filter show dev eth0 ingress",
+            "packets.dropped.tc",
+            c.tc_drop - c.tc_hw_drop.min(c.tc_drop),
+        ),
+        (
+            "CPU backlog full",
+            "softnet_stat column 2".into(),
+            "cat /proc/net/softnet_stat",
+            "packets.dropped.backlog_full",
+            c.backlog_full,
+        ),
+        (
+            "flow limit",
+            "softnet_stat column 11".into(),
+            "cat /proc/net/softnet_stat",
+            "backlog.flow_limit_count",
+            c.flow_limit,
+        ),
+        (
+            "socket buffer full",
+            "UdpRcvbufErrors".into(),
+            "nstat -az UdpRcvbufErrors",
+            "packets.dropped.socket",
+            c.socket_drop,
+        ),
+    ];
+    let rate = |path: &str| steerlab_scenario::teach::figure(samples, path, true, s.now.0);
+    places
+        .into_iter()
+        .map(|(place, counter, command, path, total)| {
+            // The software filters' rate: tc's drops less the NIC's (the report counts both).
+            let second = match path {
+                "packets.dropped.tc" => rate(path).zip(rate("tc.hw_drop")).map(|(a, b)| a - b),
+                _ => rate(path),
+            };
+            DropPlace {
+                place: place.into(),
+                counter,
+                command: command.into(),
+                total,
+                last_second: second.map(|x| x.max(0.0).round() as u64),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
