@@ -49,4 +49,4 @@ grep_files "/proc/irq/*/effective_affinity_list"
 for f in rx-*/rps_cpus rx-*/rps_flow_cnt tx-*/xps_cpus; do
   grep_files "/sys/class/net/$IF/queues/$f"
 done
-run sysctl net.core.rps_sock_flow_entries net.core.netdev_max_backlog
+run sysctl net.core.rps_sock_flow_entries net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs net.core.dev_weight net.core.rmem_default net.core.rmem_max

@@ -12,6 +12,7 @@
 //! | `sysfs`      | `sysctl`, `echo … >` and `cat` of `/sys/class/net/…`, `/proc/sys/…`, `/proc/irq/…` |
 //! | `procfs`     | `cat /proc/net/softnet_stat`, `cat /proc/interrupts`, `nproc`, `lscpu`, `readlink` of the device |
 //! | `mpstat`     | `mpstat -P ALL`: each CPU's %usr, %sys, %soft since the host's start |
+//! | `systemctl`  | `systemctl start\|stop\|status irqbalance`: the irqbalance agent          |
 //! | `snmp`       | `nstat`, `netstat -s`: the UDP counters (`RcvbufErrors`)          |
 //! | `iplink`     | `ip link show`, `ip link set dev DEV xdp …`                      |
 //! | `taskset`    | `taskset -p[c] …`                                               |
@@ -43,6 +44,7 @@ mod procfs;
 mod shell;
 mod snmp;
 mod sysfs;
+mod systemctl;
 mod taskset;
 mod tc;
 
@@ -71,6 +73,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("readlink", procfs::READLINK_FORMS),
     ("nstat", snmp::NSTAT_FORMS),
     ("mpstat", mpstat::FORMS),
+    ("systemctl", systemctl::FORMS),
     ("netstat", snmp::NETSTAT_FORMS),
     ("tee", shell::TEE_FORMS),
     ("for", shell::FOR_FORMS),
@@ -158,6 +161,7 @@ pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> 
         "lscpu" => procfs::lscpu(sim, rest),
         "nstat" => snmp::nstat(sim, rest),
         "mpstat" => mpstat::mpstat(sim, rest),
+        "systemctl" => systemctl::run(sim, rest),
         "netstat" => snmp::netstat(sim, rest),
         "readlink" => procfs::readlink(rest),
         "ip" => iplink::run(sim, rest),

@@ -107,6 +107,9 @@ const OK: &[(&[&str], &str, Check)] = &[
         assert_eq!(out, "#kernel\nUdpRcvbufErrors                 0                  0.0\n")
     }),
     (&[], "nstat", |_, out| assert_eq!(out, "#kernel\n")),
+    (&[], "systemctl start irqbalance", |s, _| assert!(s.irqbalance().is_some())),
+    (&["systemctl start irqbalance"], "systemctl stop irqbalance.service", |s, _| assert!(s.irqbalance().is_none())),
+    (&["systemctl start irqbalance"], "systemctl status irqbalance", |_, out| assert!(out.contains("Active: active (running)"))),
     (&[], "mpstat -P ALL", |_, out| {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[2], "00:00:00     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle");
@@ -340,6 +343,8 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "flow work 0 100", "a UDP flow"),
     (&[], "nstat -x", "nstat: option -x is not supported"),
     (&[], "mpstat -P ALL 1", "cannot wait for an interval"),
+    (&[], "systemctl start nginx", "Unit nginx.service not found."),
+    (&[], "systemctl enable irqbalance", "Unknown command verb 'enable'."),
     (&[], "mpstat -P 99", "not a list of this host's CPUs"),
     (&[], "netstat -tn", "netstat: steerlab prints the statistics only"),
     // flow_limit_cpu_sysctl's cpumask_parse: a CPU beyond the host is bitmap_parse's EOVERFLOW.

@@ -285,3 +285,89 @@ fn sysctl_lines() {
     assert_eq!(ok(&mut s, "cat /proc/sys/net/core/rps_sock_flow_entries"), "1024\n");
     assert_eq!(ok(&mut s, "sysctl -q -w net.core.rps_sock_flow_entries=64"), "");
 }
+
+/// ixgbe_ethtool.c `ixgbe_gstrings_stats` names: `rx_packets`, `tx_packets`, the missed
+/// packet count `rx_missed_errors` (where a full ring ends), `tx_queue_N_packets` and
+/// `rx_queue_N_packets` (ixgbe_get_strings' per-queue loop).
+#[test]
+fn ethtool_s_ixgbe_names() {
+    let mut s = host();
+    ok(&mut s, "nic driver ixgbe");
+    let want = "NIC statistics:\n     rx_packets: 8000\n     tx_packets: 0\n     rx_missed_errors: 0\n\
+\x20    tx_queue_0_packets: 0\n     tx_queue_1_packets: 0\n     tx_queue_2_packets: 0\n     tx_queue_3_packets: 0\n\
+\x20    rx_queue_0_packets: 0\n     rx_queue_1_packets: 0\n     rx_queue_2_packets: 4000\n     rx_queue_3_packets: 4000\n";
+    assert_eq!(ok(&mut s, "ethtool -S eth0"), want);
+}
+
+/// iproute2 misc/nstat.c `dump_kern_db`: `#kernel`, then `%-32s%-16llu%6.1f` per counter (a
+/// real 6.18 `nstat -az` on this testbed printed `UdpRcvbufErrors                 17321              0.0`);
+/// net-tools statistics.c's Udp section for `netstat -su` (the same testbed's output).
+#[test]
+fn nstat_and_netstat_udp() {
+    let mut s = host();
+    assert_eq!(
+        ok(&mut s, "nstat -az"),
+        "#kernel\nUdpInDatagrams                  0                  0.0\n\
+UdpInErrors                     0                  0.0\nUdpRcvbufErrors                 0                  0.0\n"
+    );
+    assert_eq!(
+        ok(&mut s, "nstat -az *Rcvbuf*"),
+        "#kernel\nUdpRcvbufErrors                 0                  0.0\n"
+    );
+    assert_eq!(
+        ok(&mut s, "netstat -su"),
+        "Udp:\n    0 packets received\n    0 packet receive errors\n    0 receive buffer errors\n"
+    );
+}
+
+/// sysstat mpstat.c `write_plain_cpu_stats` with LC_ALL=C: the banner, a blank line, then
+/// `%-11s` time, `%4s`-wide CPU and ` %7.2f` per column (a real mpstat's header:
+/// `09:16:10 PM  CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle`).
+#[test]
+fn mpstat_all() {
+    let mut s = host();
+    let out = ok(&mut s, "mpstat -P ALL");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "Linux 6.18.0 (steerlab) \t01/01/2026 \t_x86_64_\t(8 CPU)");
+    assert_eq!(lines[1], "");
+    assert_eq!(
+        lines[2],
+        "00:00:00     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle"
+    );
+    // CPU 2 and 3 polled and processed 4000 packets each in the host's 20 ms: a softirq share.
+    let cpu2: Vec<&str> = lines[6].split_whitespace().collect();
+    assert_eq!(cpu2[1], "2");
+    let soft: f64 = cpu2[7].parse().unwrap();
+    let idle: f64 = cpu2[11].parse().unwrap();
+    assert!(
+        soft > 5.0
+            && (soft + idle + cpu2[2].parse::<f64>().unwrap() + cpu2[4].parse::<f64>().unwrap() - 100.0).abs() < 0.05,
+        "{}",
+        lines[6]
+    );
+}
+
+/// systemd's `systemctl status UNIT`: the unit's line (● active, ○ inactive), `Loaded:` and
+/// `Active:`.
+#[test]
+fn systemctl_status_irqbalance() {
+    let mut s = host();
+    assert!(ok(&mut s, "systemctl status irqbalance").starts_with("○ irqbalance.service - irqbalance daemon\n"));
+    ok(&mut s, "systemctl start irqbalance");
+    assert_eq!(
+        ok(&mut s, "systemctl status irqbalance"),
+        "● irqbalance.service - irqbalance daemon\n     Loaded: loaded (/usr/lib/systemd/system/irqbalance.service; enabled; preset: enabled)\n     Active: active (running)\n"
+    );
+}
+
+/// The sysctls of the softirq and the socket buffers (net/core/sysctl_net_core.c), with the
+/// kernel's defaults on this testbed's 6.18 (HZ 250: netdev_budget_usecs 8000).
+#[test]
+fn sysctl_budget_and_buffers() {
+    let mut s = host();
+    assert_eq!(
+        ok(&mut s, "sysctl net.core.netdev_budget net.core.netdev_budget_usecs net.core.dev_weight net.core.rmem_default net.core.rmem_max"),
+        "net.core.netdev_budget = 300\nnet.core.netdev_budget_usecs = 8000\nnet.core.dev_weight = 64\n\
+net.core.rmem_default = 212992\nnet.core.rmem_max = 212992\n"
+    );
+}

@@ -44,6 +44,6 @@ pub use names::NamedEnum;
 pub use ntuple::NtupleRule;
 pub use sim::{
     truesize, CoreSysctl, DropPoint, FlowSpec, FlowTrace, FlowView, History, Prediction, QueueRule, RpsPrediction,
-    SenderView, Setting, Sim, Snapshot, SocketView, ThreadSpec, TxSpec,
+    SenderView, Setting, Sim, Snapshot, SocketView, ThreadSpec, TxSpec, IRQBALANCE_INTERVAL,
 };
 pub use time::Nanos;

@@ -351,7 +351,7 @@ const CAPTURE: &[&str] = &[
     "grep -H . /sys/class/net/eth0/queues/rx-*/rps_cpus",
     "grep -H . /sys/class/net/eth0/queues/rx-*/rps_flow_cnt",
     "grep -H . /sys/class/net/eth0/queues/tx-*/xps_cpus",
-    "sysctl net.core.rps_sock_flow_entries net.core.netdev_max_backlog",
+    "sysctl net.core.rps_sock_flow_entries net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs net.core.dev_weight net.core.rmem_default net.core.rmem_max",
 ];
 
 /// The console's transcript of the capture commands on `sim`, as `steerlab shell` prints it.
@@ -413,6 +413,9 @@ fn steering(sim: &Sim) -> String {
         sim.rss_key(),
         sim.reta().entries()
     );
+    for (which, name) in steerlab_engine::CoreSysctl::ALL {
+        s += &format!("{name} {}\n", sim.core_sysctl(which));
+    }
     for t in FlowType::ALL {
         s += &format!("{} {}\n", t.name(), sim.hash_fields(t));
     }
@@ -471,6 +474,9 @@ fn a_host_set_by_hand_imports_back_into_the_same_host() {
         "echo 1024 > /sys/class/net/eth0/queues/rx-5/rps_flow_cnt",
         "echo 8001 > /sys/class/net/eth0/queues/tx-0/xps_cpus",
         "echo 0 > /sys/class/net/eth0/queues/tx-3/xps_cpus",
+        "sysctl -w net.core.netdev_budget=600",
+        "sysctl -w net.core.rmem_max=4194304",
+        "echo 128 > /proc/sys/net/core/dev_weight",
     ] {
         steerlab_console::execute(&mut sim, cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"));
     }

@@ -16,6 +16,7 @@
 //! | `rps_config.rs` | `rps_cpus`, `rps_flow_cnt`, `rps_sock_flow_entries`, the flow limit, kernel, record policy |
 //! | `settings.rs` | one knob's write ([`Setting`]) checked by its setter's rule before it is made |
 //! | `hooks.rs` | XDP and tc ingress: commands and their run on the path |
+//! | `irqbalance.rs` | the irqbalance daemon as an agent: a pass every 10 s places the queue vectors |
 //! | `timers.rs` | the one timer table: thread migrations, ice's service timer and its scheduled task |
 //! | `tick.rs` | the tick, in order: timers, sends, flows, its end (backlogs drain, mlx5's work) |
 //! | `napi.rs` | the NAPI polls' share of their CPU, and the tick's interrupts and `time_squeeze` |
@@ -52,6 +53,7 @@ use crate::xps::Xps;
 mod api;
 mod event;
 mod hooks;
+mod irqbalance;
 mod napi;
 mod nic;
 mod predict;
@@ -70,6 +72,7 @@ mod views;
 mod workload;
 
 pub use api::{DropPoint, FlowSpec, FlowView, QueueRule, Snapshot, ThreadSpec};
+pub use irqbalance::IRQBALANCE_INTERVAL;
 pub use predict::{History, Prediction, RpsPrediction};
 pub use settings::{CoreSysctl, Setting};
 pub use socket::{truesize, SocketView};
@@ -123,6 +126,8 @@ pub struct Sim {
     /// kept apart from the records a burst touches.
     softirq: Vec<napi::SoftirqTick>,
     irqs: Vec<napi::QueueIrq>,
+    /// irqbalance, while it runs (irqbalance.rs).
+    irqbalance: Option<irqbalance::IrqBalance>,
     /// Each tuple's flow, open or closed. Shared with the host's snapshots (the page keeps a
     /// dozen, and seed 000's 16,384 tuples were most of what a snapshot copied): a snapshot
     /// copies it only when a flow is added after it.
@@ -202,6 +207,7 @@ impl Sim {
             bounded: Vec::new(),
             softirq: vec![napi::SoftirqTick::default(); usize::from(cfg.cpus)],
             irqs: vec![napi::QueueIrq::default(); usize::from(cfg.rx_queues)],
+            irqbalance: None,
             by_key: Arc::default(),
             closed_flows: 0,
             threads: Vec::new(),

@@ -200,7 +200,8 @@ impl Sim {
         });
     }
 
-    /// Thread migrations and the ice service task due at the start of the tick.
+    /// Thread migrations, the ice service task and an irqbalance pass due at the start of
+    /// the tick.
     pub(super) fn timers(&mut self, now: Nanos) {
         for tid in 0..self.threads.len() {
             if !self.timers.migration_due(tid, now, self.threads[tid].every) {
@@ -217,6 +218,7 @@ impl Sim {
         if matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) && self.timers.ice_timer_due(now) {
             self.timers.ice_schedule(now);
         }
+        self.irqbalance_due(now);
         self.service_task_due();
     }
 

@@ -532,6 +532,20 @@ pub(super) fn to_json(sc: &Scenario) -> serde_json::Value {
     if !sc.nic.indir.is_empty() {
         nic["indir"] = json!(sc.nic.indir);
     }
+    // The net.core numbers the capture said, where they differ from the kernel's defaults.
+    let mut net = json!({ "netdev_max_backlog": sc.net.netdev_max_backlog });
+    let d = crate::spec::NetSection::default();
+    for (key, v, default) in [
+        ("netdev_budget", sc.net.netdev_budget, d.netdev_budget),
+        ("netdev_budget_usecs", sc.net.netdev_budget_usecs, d.netdev_budget_usecs),
+        ("dev_weight", sc.net.dev_weight, d.dev_weight),
+        ("rmem_default", sc.net.rmem_default, d.rmem_default),
+        ("rmem_max", sc.net.rmem_max, d.rmem_max),
+    ] {
+        if v != default {
+            net[key] = json!(v);
+        }
+    }
     json!({
         "schema": crate::SCHEMA,
         "id": sc.id,
@@ -541,7 +555,7 @@ pub(super) fn to_json(sc: &Scenario) -> serde_json::Value {
         "nic": nic,
         "rps": { "cpus": sc.rps.cpus },
         "rfs": { "flow_cnt": sc.rfs.flow_cnt, "sock_flow_entries": sc.rfs.sock_flow_entries },
-        "net": { "netdev_max_backlog": sc.net.netdev_max_backlog },
+        "net": net,
         "xps": { "map": sc.xps.map.0.name() },
         // A host to play flows on, not a lesson with an end: a minute before time pauses.
         "sim": { "duration_ms": YOUR_HOST_MS },

@@ -222,6 +222,16 @@ pub(super) fn rps_rfs_xps(
     if let Some(n) = f.netdev_max_backlog {
         sc.net.netdev_max_backlog = n;
     }
+    for (name, &v) in &f.core {
+        match name.as_str() {
+            "net.core.netdev_budget" => sc.net.netdev_budget = v,
+            "net.core.netdev_budget_usecs" => sc.net.netdev_budget_usecs = v,
+            "net.core.dev_weight" => sc.net.dev_weight = v,
+            "net.core.rmem_default" => sc.net.rmem_default = v,
+            "net.core.rmem_max" => sc.net.rmem_max = v,
+            _ => {}
+        }
+    }
     xps(f, sc, cpus, tx, out);
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! `ls /sys/class/net/IF/queues/`.
 
 use steerlab_engine::cpuset::MAX_CPUS;
-use steerlab_engine::CpuSet;
+use steerlab_engine::{CoreSysctl, CpuSet};
 
 use super::{cpu_count, fail, iface, Facts};
 use crate::ScenarioError;
@@ -172,38 +172,7 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
         return file_line(f, &format!("net.core.{name} = {value}"), n);
     }
     if let Some((name, value)) = t.split_once(" = ") {
-        let value = value.trim();
-        let number = || {
-            value
-                .parse::<u32>()
-                .map_err(|_| fail(n, t, &format!("{name} takes a number")))
-        };
-        match name {
-            "net.core.rps_sock_flow_entries" => {
-                let v = number()?;
-                if v > steerlab_engine::rps::MAX_SOCK_FLOW_ENTRIES {
-                    return Err(fail(
-                        n,
-                        t,
-                        &format!(
-                            "steerlab models rps_sock_flow_entries up to {}",
-                            steerlab_engine::rps::MAX_SOCK_FLOW_ENTRIES
-                        ),
-                    ));
-                }
-                f.sock_flow_entries = Some(v);
-            }
-            "net.core.netdev_max_backlog" => {
-                let v = number()?;
-                if !(1..=1_000_000).contains(&v) {
-                    return Err(fail(n, t, "steerlab models netdev_max_backlog 1..=1000000"));
-                }
-                f.netdev_max_backlog = Some(v);
-            }
-            _ if name.starts_with("net.") => f.say(n, &format!("sysctl {name} is not read")),
-            _ => return Ok(false),
-        }
-        return Ok(true);
+        return sysctl_line(f, t, n, name, value);
     }
     let Some((path, value)) = t.split_once(':').filter(|(p, _)| p.starts_with('/')) else {
         return Ok(false);
@@ -298,4 +267,58 @@ pub(super) fn file_line(f: &mut Facts, t: &str, n: usize) -> Result<bool, Scenar
         return Ok(true);
     }
     Ok(false)
+}
+
+/// A `NAME = VALUE` line of `sysctl`: `true` if it is one of the `net.core` numbers read (a
+/// `net.` name not read is said; another line is not a sysctl's).
+fn sysctl_line(f: &mut Facts, t: &str, n: usize, name: &str, value: &str) -> Result<bool, ScenarioError> {
+    let value = value.trim();
+    let number = || {
+        value
+            .parse::<u32>()
+            .map_err(|_| fail(n, t, &format!("{name} takes a number")))
+    };
+    // The other `net.core` numbers the engine models (`netdev_budget`, `rmem_max`, …).
+    let core = name
+        .strip_prefix("net.core.")
+        .and_then(|c| CoreSysctl::ALL.iter().find(|(_, k)| *k == c))
+        .map(|(w, _)| *w);
+    match name {
+        "net.core.rps_sock_flow_entries" => {
+            let v = number()?;
+            if v > steerlab_engine::rps::MAX_SOCK_FLOW_ENTRIES {
+                return Err(fail(
+                    n,
+                    t,
+                    &format!(
+                        "steerlab models rps_sock_flow_entries up to {}",
+                        steerlab_engine::rps::MAX_SOCK_FLOW_ENTRIES
+                    ),
+                ));
+            }
+            f.sock_flow_entries = Some(v);
+        }
+        "net.core.netdev_max_backlog" => {
+            let v = number()?;
+            if !(1..=1_000_000).contains(&v) {
+                return Err(fail(n, t, "steerlab models netdev_max_backlog 1..=1000000"));
+            }
+            f.netdev_max_backlog = Some(v);
+        }
+        _ if core.is_some() => {
+            let v = number()?;
+            // The kernel's ranges, checked as the engine checks them (its configuration).
+            let probe = steerlab_engine::Sim::new(steerlab_engine::HostConfig::default())
+                .map_err(|e| fail(n, t, &e.to_string()))?;
+            if let Some(which) = core {
+                probe
+                    .check_setting(&steerlab_engine::Setting::Core(which, v))
+                    .map_err(|e| fail(n, t, &e.to_string()))?;
+            }
+            f.core.insert(name.to_string(), v);
+        }
+        _ if name.starts_with("net.") => f.say(n, &format!("sysctl {name} is not read")),
+        _ => return Ok(false),
+    }
+    Ok(true)
 }

@@ -17,7 +17,7 @@
 //! | `readlink -f /sys/class/net/IF/device` | the command | the NIC's bus device |
 //! | `/proc/interrupts` | the `CPU0 CPU1 …` header, or its `IRQ: COUNTS… NAME` rows alone | which IRQ is which queue's vector; where it fired |
 //! | `grep -H . FILES`, `cat FILE` | `/proc/irq/N/FILE:VALUE`, the value after `cat` | each vector's CPUs; RPS, RFS and XPS maps |
-//! | `sysctl net.core.…` | `net.core.NAME = VALUE` | `rps_sock_flow_entries`, `netdev_max_backlog` |
+//! | `sysctl net.core.…` | `net.core.NAME = VALUE` | `rps_sock_flow_entries`, `netdev_max_backlog`, `netdev_budget`, `netdev_budget_usecs`, `dev_weight`, `rmem_default`, `rmem_max` |
 //!
 //! Formats: ethtool.c `dump_drvinfo`, `channels_reply_cb`, `print_indir_table`,
 //! `print_rss_hkey`, `dump_rxfhash`; rxclass.c `rxclass_print_nfc_rule`; kernel/irq/proc.c
@@ -251,6 +251,9 @@ struct Facts {
     xps_cpus: BTreeMap<u16, (CpuSet, usize)>,
     sock_flow_entries: Option<u32>,
     netdev_max_backlog: Option<u32>,
+    /// The other `net.core` numbers the engine models (`netdev_budget`, `rmem_max`, …), by
+    /// their sysctl names.
+    core: BTreeMap<String, u32>,
     /// What was said while reading: commands not read, errors printed, lines skipped.
     said: Vec<Assumption>,
     /// One past the highest CPU a mask or list names, and its line.
