@@ -63,10 +63,16 @@ import { lessonsInOrder } from "./lesson-order.mjs";
  * and mpstat (the worker +8.5 KB for that part, measured against its commit's parent), then
  * the goals' new settings (irq.cpus, rps.cpus.min, net.core.*, flow.F.*), the NAPI share from
  * the ledger and the three lessons' wiring (the worker +4.7 KB) and the page's "where did my
- * packets go" view (the page +1.9 KB). The lessons' own files are fetched when opened.
+ * packets go" view (the page +1.9 KB). The lessons' own files are fetched when opened. Then the
+ * irqbalance agent and its systemctl unit, the console's new goldens' commands and the
+ * importer's budgets (the worker +7.2 KB, to 580.4 KB: measured, not yet itemised by function;
+ * irqbalance's generic sort, replaced by a selection, was 0.2 KB of it), and the latency
+ * histogram (+1.2 KB) took it to 581.6 KB and the budget to 585 KB: the owner's call again;
+ * the levers above (CompressionStream for the permalink, fixed-point printing) would take
+ * back about 16 KB.
  * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 575 * 1024;
+const BUDGET_BYTES = 585 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

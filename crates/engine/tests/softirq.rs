@@ -231,3 +231,33 @@ fn the_irq_cpus_softirq_leaves_a_reader_on_it_less_time() {
     let lost = run(0);
     assert!(lost.abs_diff(86_000) < 2_000, "{lost}");
 }
+
+/// Latency follows what shapes it: moderation holds packets up to its interval, a busy
+/// poll's full ring makes every packet wait a ring's worth (sim/latency.rs).
+#[test]
+fn latency_grows_with_moderation_and_a_full_ring() {
+    let run = |usecs: u32, rate: u64| {
+        let mut sim = host(
+            HostConfig {
+                rx_usecs: Some(usecs),
+                ..HostConfig::default()
+            },
+            rate,
+            Proto::Udp,
+            1,
+        );
+        one_second(&mut sim);
+        sim.latency().expect("packets came")
+    };
+    let (p50, p99) = run(0, 10_000);
+    assert!(
+        p50 < 5_000 && p99 < 5_000,
+        "no moderation, an idle CPU: the packet's own cost ({p50}, {p99})"
+    );
+    let (p50, p99) = run(250, 10_000);
+    assert!((90_000..=180_000).contains(&p50), "half the interval, or so: {p50}");
+    assert!((200_000..=320_000).contains(&p99), "up to the interval: {p99}");
+    // 3 Mpps on one queue: the ring stays full, 1024 packets ahead at ~0.64 us each.
+    let (p50, _) = run(50, 3_000_000);
+    assert!(p50 > 600_000, "a full ring's wait: {p50}");
+}

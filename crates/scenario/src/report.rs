@@ -109,6 +109,8 @@ pub struct Totals {
     in_flight: u64,
     ledger: Ledger,
     xdp_ps: Option<u64>,
+    /// The recent packets' latency median and 99th percentile, ns.
+    latency: Option<(u64, u64)>,
     reads_hash: bool,
     counting: Counting,
     /// The tc block's `filtercnt`, `skipswcnt`, `useswcnt`, `bypass_sw` and filters (zeros
@@ -179,6 +181,10 @@ const FIELDS: &[Field] = &[
     // that ended with work left (softnet_stat's time_squeeze), over every CPU.
     ("irq.interrupts", |t| Figure::U(t.c.interrupts)),
     ("napi.time_squeeze", |t| Figure::U(t.c.time_squeeze)),
+    // Arrival to the end of softirq processing, over the last few hundred ms (latency.rs in
+    // the engine: moderation, the poll's queue, a full ring).
+    ("latency.p50_ns", |t| t.latency.map_or(Figure::Null, |l| Figure::U(l.0))),
+    ("latency.p99_ns", |t| t.latency.map_or(Figure::Null, |l| Figure::U(l.1))),
     // Of backlog_full, the flow limit's drops (softnet_stat's flow_limit_count).
     ("backlog.flow_limit_count", |t| Figure::U(t.c.flow_limit)),
     ("steering.local", |t| Figure::U(t.c.local)),
@@ -355,6 +361,7 @@ impl Totals {
             in_flight: s.in_flight,
             ledger: s.ledger,
             xdp_ps: s.xdp_ps,
+            latency: sim.latency(),
             reads_hash: sim.xdp().is_some_and(|p| p.kfuncs.contains(&Kfunc::Read(Meta::Hash))),
             counting,
             tc: block.map_or((0, 0, 0, false, 0), |b| {

@@ -133,6 +133,15 @@ pub fn ratio_text(r: f64) -> String {
 /// A figure as people read it: `6.1M/s`, `620k/s`, `41.80 ns`, "—" when there is none.
 pub(super) fn format_value(e: &Evidence, v: Option<f64>) -> String {
     let Some(v) = v else { return "—".to_string() };
+    // A time in ns reads in the unit of its size: 41.80 ns, 125 µs, 1.31 ms.
+    if e.unit == "ns" && !e.rate && v.abs() >= 1e3 {
+        let (x, unit) = if v.abs() >= 1e6 {
+            (v / 1e6, "ms")
+        } else {
+            (v / 1e3, "µs")
+        };
+        return format!("{} {unit}", human(x));
+    }
     let unit = if e.unit.is_empty() && e.rate {
         "/s"
     } else {
@@ -195,6 +204,8 @@ mod tests {
         assert_eq!(format_value(&e, Some(620_400.0)), "620k/s");
         assert_eq!(format_value(&e, None), "—");
         assert_eq!(format_value(&ev(false, "ns"), Some(41.8)), "41.80 ns");
+        assert_eq!(format_value(&ev(false, "ns"), Some(125_952.0)), "126 µs");
+        assert_eq!(format_value(&ev(false, "ns"), Some(1_310_720.0)), "1.31 ms");
         assert_eq!(format_value(&ev(true, "B/s"), Some(2.12e9)), "2.12 GB/s");
     }
 

@@ -22,6 +22,7 @@
 //! | `napi.rs` | the NAPI polls' share of their CPU, and the tick's interrupts and `time_squeeze` |
 //! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog |
 //! | `read.rs` | the flow's reader: whether it sleeps, its wake-ups, `recvmsg` and `sock_rps_record_flow` |
+//! | `latency.rs` | arrival-to-protocol latency: moderation, the poll's queue, a full ring; p50 and p99 of the recent past |
 //! | `socket.rs` | a UDP socket's receive buffer, for a reader with work of its own: `RcvbufErrors` |
 //! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
 //! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |
@@ -54,6 +55,7 @@ mod api;
 mod event;
 mod hooks;
 mod irqbalance;
+mod latency;
 mod napi;
 mod nic;
 mod predict;
@@ -128,6 +130,8 @@ pub struct Sim {
     irqs: Vec<napi::QueueIrq>,
     /// irqbalance, while it runs (irqbalance.rs).
     irqbalance: Option<irqbalance::IrqBalance>,
+    /// Recent packet latencies (latency.rs).
+    latency: latency::Latency,
     /// Each tuple's flow, open or closed. Shared with the host's snapshots (the page keeps a
     /// dozen, and seed 000's 16,384 tuples were most of what a snapshot copied): a snapshot
     /// copies it only when a flow is added after it.
@@ -208,6 +212,7 @@ impl Sim {
             softirq: vec![napi::SoftirqTick::default(); usize::from(cfg.cpus)],
             irqs: vec![napi::QueueIrq::default(); usize::from(cfg.rx_queues)],
             irqbalance: None,
+            latency: latency::Latency::default(),
             by_key: Arc::default(),
             closed_flows: 0,
             threads: Vec::new(),

@@ -37,6 +37,8 @@ pub(super) struct QueueIrq {
     pub(super) interrupts: u64,
     /// Packets it took this tick, and whether its ring dropped (counted at the tick's end).
     taken: u64,
+    /// This tick's packets and interrupts (latency.rs reads them).
+    pub(super) tick: (u64, u64),
 }
 
 /// One CPU's softirq in the tick under way: what [`Sim::count_softirq`] counts its runs from.
@@ -65,6 +67,10 @@ pub(super) struct SoftirqTick {
     /// polled and softirq time (ps).
     work_mark: Work,
     last: (u64, u64),
+    /// This tick's softirq time per packet (ps), and whether its polls ran out of time
+    /// (latency.rs reads them).
+    pub(super) pkt_ps: u64,
+    pub(super) full: bool,
 }
 
 impl Sim {
@@ -170,6 +176,7 @@ impl Sim {
         for (q, irq) in self.queues.iter().zip(&mut self.irqs) {
             let n = core::mem::take(&mut irq.taken);
             irq.packets_mark = q.stats.packets;
+            irq.tick = (n, 0);
             if n == 0 {
                 continue;
             }
@@ -184,6 +191,7 @@ impl Sim {
                 (whole, irq.carry) = (1, 0);
             }
             irq.interrupts += whole;
+            irq.tick.1 = whole;
             self.counters.interrupts += whole;
             s.runs += whole;
         }
@@ -192,6 +200,8 @@ impl Sim {
             let work = s.polled + (enq - s.enq_mark);
             let runs = (s.runs + cpu.stats.received_rps - s.rps_mark).max(1);
             let saturated = s.saturated;
+            s.full = saturated;
+            s.pkt_ps = s.busy_ps / work.max(1);
             s.enq_mark = enq;
             s.rps_mark = cpu.stats.received_rps;
             (s.polled, s.saturated, s.runs) = (0, false, 0);
@@ -217,6 +227,7 @@ impl Sim {
             s.time_squeeze += squeezed;
             self.counters.time_squeeze += squeezed;
         }
+        self.sample_latency();
     }
 
     /// The max-min fair split of each CPU's capacity (its queues' budget as set) on every
