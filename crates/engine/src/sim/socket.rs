@@ -128,20 +128,20 @@ impl Sim {
         if fl.readers == 0 {
             return Err(range_err("flow", "a flow with a reader thread (its socket is read)"));
         }
+        let made = SockBuf {
+            app_ns: 0,
+            rcvbuf: self.cfg.rmem_default,
+            truesize: truesize(fl.bytes),
+            queued: 0,
+            arrived: 0,
+            carry_ns: 0,
+            drops: 0,
+        };
         if self.info[f].sock.is_none() {
-            self.info[f].sock = Some(SockBuf {
-                app_ns: 0,
-                rcvbuf: self.cfg.rmem_default,
-                truesize: truesize(fl.bytes),
-                queued: 0,
-                arrived: 0,
-                carry_ns: 0,
-                drops: 0,
-            });
             let at = self.bounded.partition_point(|&g| g < flow);
             self.bounded.insert(at, flow);
         }
-        Ok(self.info[f].sock.as_mut().expect("made above"))
+        Ok(self.info[f].sock.get_or_insert(made))
     }
 
     /// The tick's reads of every modelled socket, at its end: what arrived and what was
