@@ -397,8 +397,12 @@ fn chart_panels(v: &ViewModel) -> (Vec<(&'static str, Html)>, usize) {
             html! { <XdpCost view={v.xdp.clone()} conceal={question_open} /> },
         ),
         ("tx-path", html! { <TxPath view={v.tx.clone()} /> }),
-        ("drop-places", html! { <DropPlaces figures={v.figures.clone()} /> }),
     ];
+    // "Where did my packets go?" where the lesson is about it, or once a packet was dropped
+    // (a host that drops nothing keeps its page a row shorter).
+    if v.lesson.chart == "drop-places" || v.figures.drops.iter().any(|d| d.total > 0) {
+        panels.push(("drop-places", html! { <DropPlaces figures={v.figures.clone()} /> }));
+    }
     // The tc block has a panel of its own where the lesson is about it; elsewhere its
     // counters sit under the cost ledger, one line while the host has no ingress filter (a
     // panel of their own made the page a row taller).
