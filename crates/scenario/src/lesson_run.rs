@@ -209,6 +209,11 @@ pub struct Played {
 /// Plays `scenario`'s lesson in a form: reads for [`READ_NS`], then each group of lines at
 /// once, watching the goal for [`WATCH_NS`] after each.
 pub fn play(scenario: &Scenario, challenge: bool, groups: &[Vec<String>]) -> Played {
+    play_after(scenario, challenge, groups, READ_NS)
+}
+
+/// [`play`], the first group typed after `read_ns` of reading (a learner who acts at once).
+pub fn play_after(scenario: &Scenario, challenge: bool, groups: &[Vec<String>], read_ns: u64) -> Played {
     let mut p = Played {
         met: None,
         last: Verdict::default(),
@@ -225,7 +230,7 @@ pub fn play(scenario: &Scenario, challenge: bool, groups: &[Vec<String>]) -> Pla
         }
     };
     let result = (|| -> Result<(), String> {
-        run.run_for(READ_NS).map_err(|e| e.to_string())?;
+        run.run_for(read_ns).map_err(|e| e.to_string())?;
         let before = run.evidence();
         let lesson = &scenario.lesson;
         for (k, lines) in groups.iter().enumerate() {

@@ -124,6 +124,24 @@ pub fn figure<F: Figures>(samples: &[(u64, F)], metric: &str, rate: bool, end: u
     Some((value(r1)? - value(r0)?) / ((t1 - t0) as f64 / 1e9))
 }
 
+/// The figure *before* a change made at `end`: as [`figure`], but a change made in the
+/// lesson's first second, when no full second precedes it, is measured against what does:
+/// a counter's rate from the first sample (the host as built, time 0) to the last at or
+/// before `end`, if at least one sample interval ([`crate::SAMPLE_NS`]) lies between them.
+/// A learner who types at once is judged on the same host as one who waits, not marked
+/// wrong for want of a past.
+pub fn figure_before<F: Figures>(samples: &[(u64, F)], metric: &str, rate: bool, end: u64) -> Option<f64> {
+    if let Some(x) = figure(samples, metric, rate, end) {
+        return Some(x);
+    }
+    let last = samples.iter().rposition(|(t, _)| *t <= end)?;
+    let ((t0, r0), (t1, r1)) = (samples.first()?, &samples[last]);
+    if !rate || t1 - t0 < crate::SAMPLE_NS {
+        return None;
+    }
+    Some((r1.number(metric)? - r0.number(metric)?) / ((t1 - t0) as f64 / 1e9))
+}
+
 impl Outcome {
     /// Whether it holds for `before` and `now` (`None` when either is missing).
     fn holds(&self, before: Option<f64>, now: Option<f64>) -> Option<bool> {
@@ -138,7 +156,8 @@ impl Outcome {
 
 impl Prediction {
     /// The engine's answer: the index of the first choice all of whose outcomes hold, with
-    /// figures taken before `first_ns` (the step's first command) and over the full second
+    /// figures taken before `first_ns` (the step's first command: [`figure_before`], so a
+    /// step typed in the first second is judged too) and over the full second
     /// that starts [`SETTLE_NS`] after `last_ns` (its last command). `None` until that second
     /// has passed; `Some(None)` when no choice describes what happened.
     pub fn answer<F: Figures>(&self, samples: &[(u64, F)], first_ns: u64, last_ns: u64) -> Option<Option<usize>> {
@@ -148,7 +167,7 @@ impl Prediction {
         }
         let found = self.choices.iter().position(|c| {
             c.when.iter().all(|o| {
-                let before = figure(samples, &o.metric, o.rate, first_ns);
+                let before = figure_before(samples, &o.metric, o.rate, first_ns);
                 let now = figure(samples, &o.metric, o.rate, end);
                 o.holds(before, now) == Some(true)
             })
@@ -311,5 +330,38 @@ mod tests {
             ..p
         };
         assert_eq!(none.answer(&s, 2_000_000_000, 2_000_000_000), Some(None));
+    }
+
+    #[test]
+    fn a_change_in_the_first_second_is_measured_against_what_came_before_it() {
+        // 1,000 a second until 0.4 s, then 100 a second.
+        let v: Vec<u64> = (0..=40).map(|i| if i <= 4 { i * 100 } else { 400 + (i - 4) * 10 }).collect();
+        let s = samples(&v);
+        assert_eq!(figure(&s, "m", true, 400_000_000), None, "no full second");
+        assert_eq!(figure_before(&s, "m", true, 400_000_000), Some(1000.0), "0 to 0.4 s");
+        assert_eq!(figure_before(&s, "m", true, 2_500_000_000), Some(100.0), "a full second when there is one");
+        assert_eq!(figure_before(&s, "m", true, 50_000_000), None, "less than a sample interval");
+        assert_eq!(figure_before(&s, "x", false, 50_000_000), Some(40.5), "a value needs no past");
+        let p = Prediction {
+            step: 0,
+            question: "?".into(),
+            choices: vec![
+                Choice {
+                    text: "falls tenfold".into(),
+                    when: vec![Outcome {
+                        metric: "m".into(),
+                        rate: true,
+                        compare: Compare::Ratio,
+                        op: Op::Lt,
+                        value: 0.2,
+                    }],
+                    why: String::new(),
+                    tells: Vec::new(),
+                },
+            ],
+            explain: String::new(),
+            answer: None,
+        };
+        assert_eq!(p.answer(&s, 400_000_000, 400_000_000), Some(Some(0)));
     }
 }

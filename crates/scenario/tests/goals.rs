@@ -5,7 +5,7 @@
 //! the goal unmet in both forms, and so do the shortcuts tried from outside below, which no
 //! lesson file lists. No question is answered by what the page shows with it.
 
-use steerlab_scenario::lesson_run::play;
+use steerlab_scenario::lesson_run::{play, play_after};
 use steerlab_scenario::{lesson_ids, load, teach, Scenario};
 
 fn lesson(id: &str) -> Scenario {
@@ -205,5 +205,32 @@ fn no_question_is_answered_by_what_the_page_shows_with_it() {
             vec![],
             "{id}: words that tell an answer are shown with it"
         );
+    }
+}
+
+/// A learner who types a question's step at once, in the lesson's first simulated second, gets
+/// the answer the lesson teaches, as one who reads first does: the "before" is what the host
+/// did until then (found by the SCORM and embed e2e tests, whose learners type fast).
+#[test]
+fn a_question_answered_in_the_first_second_gets_the_lessons_answer() {
+    for id in lesson_ids() {
+        let s = lesson(id);
+        let groups = steps(&s);
+        let Some(first) = groups.first() else { continue };
+        for (k, q) in s.lesson.predict.iter().enumerate() {
+            if s.lesson.steps[q.step].commands != *first {
+                continue;
+            }
+            for read_ns in [150_000_000, 400_000_000, 800_000_000] {
+                let p = play_after(&s, false, std::slice::from_ref(first), read_ns);
+                assert_eq!(p.error, None, "{id}");
+                assert_eq!(
+                    p.answers[k],
+                    Some(q.answer),
+                    "{id}: question {k} with its step typed after {} ms",
+                    read_ns / 1_000_000
+                );
+            }
+        }
     }
 }
