@@ -44,6 +44,13 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&["nic driver mlx5"], "ethtool -C eth0 adaptive-rx off rx-usecs 64", |s, _| assert_eq!(s.config().rx_usecs, Some(64))),
     (&["nic driver ice"], "ethtool -C eth0 adaptive-rx off", |s, _| assert_eq!(s.config().rx_usecs, Some(50), "the interval in use, fixed")),
     (&["ethtool -C eth0 rx-usecs 8"], "ethtool -C eth0 adaptive-rx on", |s, _| assert_eq!(s.config().rx_usecs, None)),
+    // ethtool -g / -G: the RX rings, rounded as each driver rounds them
+    (&["nic driver ixgbe"], "ethtool -g eth0", |_, out| assert!(out.contains("Pre-set maximums:\nRX:\t\t\t4096\n") && out.contains("Current hardware settings:\nRX:\t\t\t512\n"), "{out}")),
+    (&["nic driver ixgbe"], "ethtool -G eth0 rx 1001", |s, _| assert_eq!(s.config().ring_size(), 1008, "aligned up to 8")),
+    (&["nic driver ice"], "ethtool --set-ring eth0 rx 4001", |s, _| assert_eq!(s.config().ring_size(), 4032, "up to a multiple of 32")),
+    (&["nic driver mlx5"], "ethtool -G eth0 rx 3000", |s, _| assert_eq!(s.config().ring_size(), 4096, "a power of two")),
+    (&[], "ethtool -G eth0 rx 1024", |s, _| assert_eq!(s.config().ring_size(), 1024)),
+    (&["ethtool -G eth0 rx 512", "nic driver ice"], "ethtool -g eth0", |_, out| assert!(out.contains("settings:\nRX:\t\t\t2048\n"), "another NIC, its default ring: {out}")),
     // ethtool -n / -N
     (&[], "ethtool -n eth0", |_, out| assert!(out.ends_with("Total 0 rules\n\n"))),
     (&[], "ethtool -u eth0 rx-flow-hash udp6", |_, out| assert!(out.starts_with("UDP over IPV6 flows"))),
@@ -261,7 +268,7 @@ fn every_form_succeeds_and_does_what_it_says() {
 const ERR: &[(&[&str], &str, &str)] = &[
     // ethtool: options and devices
     (&[], "ethtool", "ethtool: bad command line argument(s)\nFor more information run ethtool -h"),
-    (&[], "ethtool -T eth0", "ethtool: option -T is not supported in steerlab (supported: -i -k -l -L -x -X -n -N -K -c -C -S)"),
+    (&[], "ethtool -T eth0", "ethtool: option -T is not supported in steerlab (supported: -i -k -l -L -x -X -n -N -K -c -C -g -G -S)"),
     (&[], "ethtool eth0", "not supported in steerlab"),
     (&[], "ethtool -l", "bad command line argument(s)"),
     (&[], "ethtool -l eth1", "netlink error: no device matches name (offset 24)\nnetlink error: No such device"),
@@ -326,6 +333,12 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "ethtool -C eth0 rx-frames 32", "\"rx-frames\" is not modelled in steerlab"),
     (&[], "ethtool -C eth0 adaptive-rx on rx-usecs 8", "cannot be set while adaptive-rx is on"),
     (&[], "ethtool -C eth0 rx-usecs", "bad command line argument"),
+    (&[], "ethtool -G eth0 rx 2048", "netlink error: requested ring size exceeds maximum (offset 36)"),
+    (&[], "ethtool -G eth0 rx 300", "virtio_net takes a power of two"),
+    (&["nic driver mlx5"], "ethtool -G eth0 rx 32", "netlink error: Invalid argument"),
+    (&[], "ethtool -G eth0 tx 512", "\"tx\" is not modelled in steerlab"),
+    (&[], "ethtool -G eth0 rx", "bad command line argument"),
+    (&[], "ethtool -G eth0 rx 99999999999", "bad command line argument"),
     (&[], "ethtool -K eth0 ntuple maybe", "bad command line argument(s)"),
     (&[], "ethtool -K eth0", "bad command line argument(s)"),
     (&[], "ethtool -S eth0 --all-groups", "bad command line argument(s)"),

@@ -371,3 +371,19 @@ fn sysctl_budget_and_buffers() {
 net.core.rmem_default = 212992\nnet.core.rmem_max = 212992\n"
     );
 }
+
+/// ethtool netlink/rings.c `rings_reply_cb` (ethtool 6.x: `show_u32` labels padded to three
+/// tabs, `n/a` for what the driver does not report, TX and RX push off), ixgbe's defaults
+/// (`IXGBE_DEFAULT_RXD` 512, `IXGBE_MAX_RXD` 4096).
+#[test]
+fn ethtool_g_rings() {
+    let mut s = host();
+    ok(&mut s, "nic driver ixgbe");
+    let want = "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t\t4096\nRX Mini:\t\tn/a\nRX Jumbo:\t\tn/a\n\
+TX:\t\t\t4096\nTX push buff len:\tn/a\nCurrent hardware settings:\nRX:\t\t\t2048\nRX Mini:\t\tn/a\n\
+RX Jumbo:\t\tn/a\nTX:\t\t\t512\nRX Buf Len:\t\tn/a\nCQE Size:\t\tn/a\nTX Push:\t\toff\nRX Push:\t\toff\n\
+TX push buff len:\tn/a\nTCP data split:\t\tn/a\n";
+    ok(&mut s, "ethtool -G eth0 rx 2048");
+    assert_eq!(ok(&mut s, "ethtool -g eth0"), want);
+    assert_eq!(ok(&mut s, "ethtool --show-ring eth0"), want);
+}

@@ -97,10 +97,10 @@ pub struct HostConfig {
     pub rx_queues: u16,
     /// TX queues (1..=512).
     pub tx_queues: u16,
-    /// Descriptors per RX ring (64..=8192). Not used by the engine: the NAPI share
-    /// (sim/napi.rs) has no ring term, so a ring's depth absorbs no burst (FIDELITY.md,
-    /// `ring-depth-not-modelled`); kept so that scenarios and captures that state it load.
-    pub ring_size: u32,
+    /// Descriptors per RX ring (`ethtool -G DEV rx N`; `None`: the driver's,
+    /// [`Driver::rx_ring`]): what a queue holds while its interrupt waits out its moderation
+    /// (sim/napi.rs, [`HostConfig::ring_size`]).
+    pub ring_size: Option<u32>,
     /// RSS indirection table entries (power of two, 8..=2048).
     pub reta_size: u32,
     /// NIC driver model.
@@ -170,7 +170,7 @@ impl Default for HostConfig {
             numa_nodes: 1,
             rx_queues: 4,
             tx_queues: 4,
-            ring_size: 1024,
+            ring_size: None,
             reta_size: 128,
             driver: Driver::Generic,
             ntuple: false,
@@ -222,7 +222,11 @@ impl HostConfig {
         )?;
         check((1..=MAX_QUEUES).contains(&self.rx_queues), "nic.rx_queues", "1..=512")?;
         check((1..=MAX_QUEUES).contains(&self.tx_queues), "nic.tx_queues", "1..=512")?;
-        check((64..=8192).contains(&self.ring_size), "nic.ring_size", "64..=8192")?;
+        check(
+            self.ring_size.is_none_or(|n| self.driver.set_rx_ring(n) == Ok(n)),
+            "nic.ring_size",
+            "a ring the driver takes as it is (ethtool -g's maximum at most; see Driver::set_rx_ring)",
+        )?;
         check(
             self.reta_size.is_power_of_two() && (8..=2048).contains(&self.reta_size),
             "nic.reta_size",
@@ -310,6 +314,11 @@ impl HostConfig {
     /// The interrupt moderation in force: the configured `rx-usecs`, else the driver's.
     pub fn rx_usecs(&self) -> u32 {
         self.rx_usecs.unwrap_or(self.driver.default_rx_usecs())
+    }
+
+    /// Descriptors per RX ring in force: the configured size, else the driver's.
+    pub fn ring_size(&self) -> u32 {
+        self.ring_size.unwrap_or(self.driver.rx_ring().0)
     }
 
     /// NUMA node of `cpu`.

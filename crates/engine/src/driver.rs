@@ -56,6 +56,49 @@ impl Driver {
         }
     }
 
+    /// The RX ring's descriptors at load and the most the driver takes (`ethtool -g`'s
+    /// "Current hardware settings" and "Pre-set maximums"; TX rings are the same size):
+    /// - ice: `ICE_DFLT_NUM_RX_DESC` 2048, `ICE_MAX_NUM_DESC_E810` 8160 (ice.h);
+    /// - ixgbe: `IXGBE_DEFAULT_RXD` 512, `IXGBE_MAX_RXD` 4096 (ixgbe.h);
+    /// - mlx5: `MLX5E_PARAMS_DEFAULT_LOG_RQ_SIZE` 2^10, `MLX5E_PARAMS_MAXIMUM_LOG_RQ_SIZE`
+    ///   2^13 (en.h);
+    /// - the generic NIC as virtio_net under QEMU: the device's `rx_queue_size`, 256 by
+    ///   default, at most `VIRTQUEUE_MAX_SIZE` 1024.
+    pub const fn rx_ring(self) -> (u32, u32) {
+        match self {
+            Driver::Ice | Driver::IceHashMatch => (2048, 8160),
+            Driver::Ixgbe => (512, 4096),
+            Driver::Mlx5 => (1024, 8192),
+            Driver::Generic => (256, 1024),
+        }
+    }
+
+    /// The ring `ethtool -G DEV rx N` gives, as the driver rounds it, or why it refuses.
+    /// The ethtool core first refuses more than the maximum (`ethnl_set_rings`,
+    /// net/ethtool/rings.c: "requested ring size exceeds maximum"); then
+    /// - ice (`ice_set_ringparam`): at least `ICE_MIN_NUM_DESC` 64, rounded up to
+    ///   `ICE_REQ_DESC_MULTIPLE` 32;
+    /// - ixgbe (`ixgbe_set_ringparam`): clamped to `IXGBE_MIN_RXD` 64, aligned up to
+    ///   `IXGBE_REQ_RX_DESCRIPTOR_MULTIPLE` 8;
+    /// - mlx5 (`mlx5e_ethtool_set_ringparam`): at least 2^`MLX5E_PARAMS_MINIMUM_LOG_RQ_SIZE`
+    ///   (64), rounded up to a power of two (`order_base_2`);
+    /// - virtio_net (`virtnet_set_ringparam`, a split virtqueue): a power of two
+    ///   (`vring_alloc_queue_split`); the sandbox takes 64 at least.
+    pub fn set_rx_ring(self, n: u32) -> Result<u32, &'static str> {
+        let max = self.rx_ring().1;
+        if n > max {
+            return Err("requested ring size exceeds maximum");
+        }
+        let at_least_64 = |n: u32| if n < 64 { Err("Invalid argument") } else { Ok(n) };
+        match self {
+            Driver::Ice | Driver::IceHashMatch => at_least_64(n).map(|n| n.next_multiple_of(32).min(max)),
+            Driver::Ixgbe => Ok(n.max(64).next_multiple_of(8)),
+            Driver::Mlx5 => at_least_64(n).map(u32::next_power_of_two),
+            Driver::Generic if n.is_power_of_two() => at_least_64(n),
+            Driver::Generic => Err("Invalid argument"),
+        }
+    }
+
     /// The `ethtool -S` counter that counts the packets its full RX rings dropped, as the
     /// driver names it: mlx5 `rx_out_of_buffer` (en_stats.c, the queue counter of a ring
     /// without descriptors); ixgbe `rx_missed_errors` (ixgbe_ethtool.c: the packet buffer's

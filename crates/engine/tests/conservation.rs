@@ -131,7 +131,7 @@ fn host(mode: Mode, kernel: Kernel) -> Sim {
         ntuple: true,
         flow_cnt: 64,
         sock_flow_entries: 1024,
-        ring_size: 64,
+        ring_size: Some(64),
         netdev_max_backlog: 100,
         tick_ns: 50_000,
         max_hw_filters: 20,

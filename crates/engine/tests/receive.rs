@@ -234,7 +234,7 @@ fn churn(mode: Mode, seed: u64, driver: Driver, kernel: Kernel) -> Sim {
         sock_flow_entries: 256,
         rps_cpus: "0-7".into(),
         netdev_max_backlog: 50,
-        ring_size: 64,
+        ring_size: Some(64),
         tick_ns: 100_000,
         mode,
         seed,

@@ -335,30 +335,42 @@ mod tests {
     #[test]
     fn a_change_in_the_first_second_is_measured_against_what_came_before_it() {
         // 1,000 a second until 0.4 s, then 100 a second.
-        let v: Vec<u64> = (0..=40).map(|i| if i <= 4 { i * 100 } else { 400 + (i - 4) * 10 }).collect();
+        let v: Vec<u64> = (0..=40)
+            .map(|i| if i <= 4 { i * 100 } else { 400 + (i - 4) * 10 })
+            .collect();
         let s = samples(&v);
         assert_eq!(figure(&s, "m", true, 400_000_000), None, "no full second");
         assert_eq!(figure_before(&s, "m", true, 400_000_000), Some(1000.0), "0 to 0.4 s");
-        assert_eq!(figure_before(&s, "m", true, 2_500_000_000), Some(100.0), "a full second when there is one");
-        assert_eq!(figure_before(&s, "m", true, 50_000_000), None, "less than a sample interval");
-        assert_eq!(figure_before(&s, "x", false, 50_000_000), Some(40.5), "a value needs no past");
+        assert_eq!(
+            figure_before(&s, "m", true, 2_500_000_000),
+            Some(100.0),
+            "a full second when there is one"
+        );
+        assert_eq!(
+            figure_before(&s, "m", true, 50_000_000),
+            None,
+            "less than a sample interval"
+        );
+        assert_eq!(
+            figure_before(&s, "x", false, 50_000_000),
+            Some(40.5),
+            "a value needs no past"
+        );
         let p = Prediction {
             step: 0,
             question: "?".into(),
-            choices: vec![
-                Choice {
-                    text: "falls tenfold".into(),
-                    when: vec![Outcome {
-                        metric: "m".into(),
-                        rate: true,
-                        compare: Compare::Ratio,
-                        op: Op::Lt,
-                        value: 0.2,
-                    }],
-                    why: String::new(),
-                    tells: Vec::new(),
-                },
-            ],
+            choices: vec![Choice {
+                text: "falls tenfold".into(),
+                when: vec![Outcome {
+                    metric: "m".into(),
+                    rate: true,
+                    compare: Compare::Ratio,
+                    op: Op::Lt,
+                    value: 0.2,
+                }],
+                why: String::new(),
+                tells: Vec::new(),
+            }],
             explain: String::new(),
             answer: None,
         };

@@ -33,6 +33,7 @@
 mod channels;
 mod coalesce;
 mod nfc;
+mod rings;
 mod rxfh;
 mod stats;
 
@@ -54,9 +55,11 @@ ethtool -N DEV rx-flow-hash tcp4|udp4|tcp6|udp6 sd|sdfn\n\
 ethtool -K DEV ntuple on|off\n\
 ethtool -c DEV\n\
 ethtool -C DEV [adaptive-rx on|off] [rx-usecs N]\n\
+ethtool -g DEV\n\
+ethtool -G DEV rx N\n\
 ethtool -S DEV";
 
-const SUPPORTED: &str = "-i -k -l -L -x -X -n -N -K -c -C -S";
+const SUPPORTED: &str = "-i -k -l -L -x -X -n -N -K -c -C -g -G -S";
 const HELP: &str = "help ethtool lists the forms steerlab supports";
 
 /// The forms of option `-o`.
@@ -103,6 +106,8 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         "-S" | "--statistics" => 'S',
         "-c" | "--show-coalesce" => 'c',
         "-C" | "--coalesce" => 'C',
+        "-g" | "--show-ring" => 'g',
+        "-G" | "--set-ring" => 'G',
         "-h" | "--help" => return Ok(format!("{FORMS}\n")),
         o if o.starts_with('-') => {
             return Err(hinted(
@@ -153,6 +158,8 @@ pub(crate) fn run(sim: &mut Sim, args: &[&str]) -> Result<String, String> {
         ('S', []) => Ok(stats::stats(sim)),
         ('c', []) => Ok(coalesce::show_coalesce(sim)),
         ('C', _) => coalesce::set_coalesce(sim, rest, &form),
+        ('g', []) => Ok(rings::show_rings(sim)),
+        ('G', _) => rings::set_rings(sim, rest, &form),
         _ => Err(bad_args(None, &form)),
     }
 }

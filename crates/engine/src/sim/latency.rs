@@ -88,7 +88,7 @@ impl Sim {
         }
         let moderation = u64::from(self.cfg.rx_usecs()) * 1000;
         let turn = self.now.0 / self.cfg.tick_ns;
-        let ring = u64::from(self.cfg.ring_size);
+        let ring = u64::from(self.cfg.ring_size());
         for (q, irq) in self.queues.iter().zip(&self.irqs) {
             let (n, irqs) = irq.tick;
             if n == 0 {

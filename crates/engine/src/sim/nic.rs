@@ -349,6 +349,8 @@ impl Sim {
     /// Switches the driver model; filters of the old driver are gone.
     pub fn set_driver(&mut self, driver: Driver) {
         self.cfg.driver = driver;
+        // Another NIC: its rings are its driver's default size.
+        self.cfg.ring_size = None;
         // The sandbox's aRFS tallies run on across the switch, as every other counter does
         // (a real NIC's `ethtool -S` would start from zero: it is another device).
         let counters = core::mem::take(&mut self.arfs.counters);
@@ -381,6 +383,19 @@ impl Sim {
                 });
             }
         }
+    }
+
+    /// `ethtool -G DEV rx N`: every RX ring's descriptors, as the driver rounds them
+    /// ([`Driver::set_rx_ring`]; `None`: the driver's default). Returns the size in force.
+    /// Simplification: the real drivers stop and refill their rings (ice and ixgbe take the
+    /// interface down and up); the sandbox resizes them between two ticks, losing nothing.
+    pub fn set_rx_ring(&mut self, n: Option<u32>) -> Result<u32, SimError> {
+        let size = match n {
+            Some(n) => self.cfg.driver.set_rx_ring(n).map_err(|why| range_err("rx", why))?,
+            None => self.cfg.driver.rx_ring().0,
+        };
+        self.cfg.ring_size = n.map(|_| size);
+        Ok(size)
     }
 
     /// `ethtool -C DEV rx-usecs N`: the queues' interrupt moderation (`None`: the driver's

@@ -96,6 +96,9 @@ pub(super) struct RxQueue {
     /// the IRQ CPU has a flow-limit table.
     pub(super) free_below: u64,
     pub(super) flow_limited: bool,
+    /// Whether this tick's budget is its ring's depth under moderation, not its CPU's time
+    /// (napi.rs, `ring_keeps`): its drops then leave the poll completing and interrupting.
+    pub(super) ring_bound: bool,
     pub(super) stats: QueueStats,
 }
 
@@ -113,6 +116,7 @@ impl RxQueue {
             offered_mark: 0,
             free_below: 0,
             flow_limited: false,
+            ring_bound: false,
             stats: QueueStats::default(),
         }
     }

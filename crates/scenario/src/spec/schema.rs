@@ -170,8 +170,9 @@ pub struct NicSection {
     pub rx_queues: u16,
     /// TX queues.
     pub tx_queues: u16,
-    /// Descriptors per RX ring.
-    pub ring_size: u32,
+    /// Descriptors per RX ring, `ethtool -G DEV rx N` (absent: the driver's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ring_size: Option<u32>,
     /// Indirection table size.
     pub reta_size: u32,
     /// `ethtool -K ntuple`.
