@@ -264,7 +264,27 @@ fn lesson_check(args: &LessonCheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let found = lesson::check(&args.file, &scenario);
+    let mut found = lesson::check(&args.file, &scenario);
+    // A lesson with variants: each of them, as a learner whose seed picks it meets it.
+    for (k, v) in scenario.lesson.variants.iter().enumerate() {
+        if Some(k) == scenario.variant() {
+            continue;
+        }
+        let mut set = args.set.clone();
+        set.push(format!("sim.seed={}", scenario.seed_of_variant(k)));
+        let what = format!("{} (variant {k}: {})", args.file, v.name);
+        match load(&args.file, &set) {
+            Ok(s) => {
+                let more = lesson::check(&what, &s);
+                found.out += &more.out;
+                found.failed += more.failed;
+            }
+            Err(e) => {
+                found.out += &format!("FAIL  {what}: {e}\n");
+                found.failed += 1;
+            }
+        }
+    }
     let summary = if found.failed == 0 {
         "lesson check: every check passed\n".to_string()
     } else {

@@ -60,6 +60,7 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     for o in overrides {
         spec::apply_override(&mut value, o)?;
     }
+    spec::apply_variant(&mut value)?;
     spec::normalize(&mut value)?;
     let scenario: Scenario = match serde_json::from_value(value.clone()) {
         Ok(s) => s,

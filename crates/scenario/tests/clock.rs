@@ -73,8 +73,16 @@ fn run_checked(run: &mut LessonRun, d: u64, what: &str) {
 
 #[test]
 fn no_cpu_is_booked_past_the_clock_in_any_lesson() {
-    for id in lesson_ids() {
+    // Every lesson's every variant (`lesson.variants`), each picked by its seed.
+    let hosts = lesson_ids().flat_map(|id| {
         let s = load(id, &[]).unwrap_or_else(|e| panic!("{id}: {e}"));
+        (0..s.lesson.variants.len().max(1)).map(move |k| {
+            let seed = format!("sim.seed={}", s.seed_of_variant(k));
+            let v = load(id, &[seed]).unwrap_or_else(|e| panic!("{id} variant {k}: {e}"));
+            (format!("{id} (variant {k})"), v)
+        })
+    });
+    for (id, s) in hosts {
         let mut guided = LessonRun::new(s.clone(), false).unwrap();
         run_checked(&mut guided, READ_NS, &format!("{id} at its start"));
         for (k, step) in s

@@ -12,6 +12,25 @@ fn lesson(id: &str) -> Scenario {
     load(id, &[]).unwrap_or_else(|e| panic!("{id}: {e}"))
 }
 
+/// Every lesson's every host: the lesson as written, and each of its other variants as the
+/// seed that picks it makes it (`lesson.variants`), named `id (variant k)`.
+fn hosts() -> Vec<(String, Scenario)> {
+    let mut out = Vec::new();
+    for id in lesson_ids() {
+        let s = lesson(id);
+        for k in 0..s.lesson.variants.len() {
+            if Some(k) != s.variant() {
+                let seed = format!("sim.seed={}", s.seed_of_variant(k));
+                let v = load(id, &[seed]).unwrap_or_else(|e| panic!("{id} variant {k}: {e}"));
+                assert_eq!(v.variant(), Some(k));
+                out.push((format!("{id} (variant {k})"), v));
+            }
+        }
+        out.push((id.to_string(), s));
+    }
+    out
+}
+
 /// The guided steps' commands, a group per step that has any.
 fn steps(s: &Scenario) -> Vec<Vec<String>> {
     s.lesson
@@ -28,8 +47,8 @@ fn lines(l: &[&str]) -> Vec<Vec<String>> {
 
 #[test]
 fn every_lessons_solution_meets_its_goal_in_both_forms() {
-    for id in lesson_ids() {
-        let s = lesson(id);
+    for (id, s) in hosts() {
+        let id = id.as_str();
         let guided = play(&s, false, &steps(&s));
         assert_eq!(guided.error, None, "{id}: its steps run");
         assert!(
@@ -50,8 +69,8 @@ fn every_lessons_solution_meets_its_goal_in_both_forms() {
 
 #[test]
 fn no_listed_shortcut_meets_a_goal_in_either_form() {
-    for id in lesson_ids() {
-        let s = lesson(id);
+    for (id, s) in hosts() {
+        let id = id.as_str();
         assert!(
             s.lesson.not_solutions.len() >= 3,
             "{id}: lists its wrong ways ({})",
@@ -187,8 +206,8 @@ fn shortcuts_from_outside_the_lesson_files_do_not_meet_a_goal() {
 
 #[test]
 fn no_question_is_answered_by_what_the_page_shows_with_it() {
-    for id in lesson_ids() {
-        let s = lesson(id);
+    for (id, s) in hosts() {
+        let id = id.as_str();
         assert!(!s.lesson.predict.is_empty(), "{id} asks a question");
         for q in &s.lesson.predict {
             assert!(q.choices.len() >= 3, "{id}: at least three answers");
@@ -213,8 +232,8 @@ fn no_question_is_answered_by_what_the_page_shows_with_it() {
 /// did until then (found by the SCORM and embed e2e tests, whose learners type fast).
 #[test]
 fn a_question_answered_in_the_first_second_gets_the_lessons_answer() {
-    for id in lesson_ids() {
-        let s = lesson(id);
+    for (id, s) in hosts() {
+        let id = id.as_str();
         let groups = steps(&s);
         let Some(first) = groups.first() else { continue };
         for (k, q) in s.lesson.predict.iter().enumerate() {
@@ -229,6 +248,40 @@ fn a_question_answered_in_the_first_second_gets_the_lessons_answer() {
                     Some(q.answer),
                     "{id}: question {k} with its step typed after {} ms",
                     read_ns / 1_000_000
+                );
+            }
+        }
+    }
+}
+
+/// A lesson with variants puts its answer in a different place on each: no variant's
+/// challenge solution meets another's goal (so the challenge cannot be learned by heart),
+/// and the lesson as written is the first variant, picked by its own seed.
+#[test]
+fn a_variants_solution_does_not_meet_another_variants_goal() {
+    let all = hosts();
+    for id in lesson_ids() {
+        let variants: Vec<&Scenario> = all
+            .iter()
+            .filter(|(name, _)| name == id || name.starts_with(&format!("{id} (variant")))
+            .map(|(_, s)| s)
+            .collect();
+        if variants.len() < 2 {
+            continue;
+        }
+        assert_eq!(lesson(id).variant(), Some(0), "{id}: its own seed picks the lesson as written");
+        for a in &variants {
+            for b in &variants {
+                if a.variant() == b.variant() {
+                    continue;
+                }
+                let solution = &a.lesson.challenge.as_ref().expect("a challenge").solution;
+                let p = play(b, true, std::slice::from_ref(solution));
+                assert_eq!(
+                    p.met, None,
+                    "{id}: variant {:?}'s solution {solution:?} met variant {:?}'s goal",
+                    a.variant(),
+                    b.variant()
                 );
             }
         }

@@ -26,6 +26,76 @@ use std::fmt;
 
 use crate::ScenarioError;
 
+/// Makes `root` the host its seed picks among its lesson's variants ([`Lesson::variants`]):
+/// variant `sim.seed % n`'s overrides applied, and its lesson fields merged in.
+pub(crate) fn apply_variant(root: &mut serde_json::Value) -> Result<(), ScenarioError> {
+    use serde_json::Value;
+    let Some(Value::Array(variants)) = root.get("lesson").and_then(|l| l.get("variants")) else {
+        return Ok(());
+    };
+    if variants.is_empty() {
+        return Ok(());
+    }
+    let seed = match root.get("sim").and_then(|s| s.get("seed")) {
+        None => SimSection::default().seed,
+        Some(v) => v.as_u64().ok_or_else(|| err("sim.seed", "a whole number"))?,
+    };
+    let k = (seed % variants.len() as u64) as usize;
+    let at = format!("lesson.variants[{k}]");
+    let variant: Variant = serde_json::from_value(variants[k].clone()).map_err(|e| err(&at, &e.to_string()))?;
+    for o in &variant.set {
+        apply_override(root, o).map_err(|e| ScenarioError(format!("{at}.set: {}", e.0)))?;
+    }
+    let lesson = root.get_mut("lesson").expect("checked above");
+    for (key, patch) in variant.lesson {
+        if key == "variants" {
+            return Err(err(&format!("{at}.lesson.variants"), "the lesson's fields but its variants"));
+        }
+        let target = lesson
+            .as_object_mut()
+            .ok_or_else(|| err("lesson", "an object"))?
+            .entry(key.clone())
+            .or_insert(Value::Null);
+        merge(target, patch).map_err(|e| err(&format!("{at}.lesson.{key}{e}"), "an index of the lesson's array"))?;
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// The variant of its lesson this host is (`sim.seed % n`), if the lesson has variants.
+    pub fn variant(&self) -> Option<usize> {
+        let n = self.lesson.variants.len() as u64;
+        (n > 0).then(|| (self.sim.seed % n) as usize)
+    }
+
+    /// A seed near this host's that picks variant `k` (`steerlab lesson check` plays each).
+    pub fn seed_of_variant(&self, k: usize) -> u64 {
+        let n = self.lesson.variants.len().max(1) as u64;
+        self.sim.seed - self.sim.seed % n + k as u64 % n
+    }
+}
+
+/// Merges `patch` into `target`: an object's keys into an object, an object's numeric keys
+/// into an array's elements, anything else replacing. `Err` names the index that is not one.
+fn merge(target: &mut serde_json::Value, patch: serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                merge(t.entry(k).or_insert(Value::Null), v)?;
+            }
+        }
+        (Value::Array(t), Value::Object(p)) => {
+            for (k, v) in p {
+                let e = k.parse::<usize>().ok().and_then(|i| t.get_mut(i)).ok_or(format!(".{k}"))?;
+                merge(e, v).map_err(|e| format!(".{k}{e}"))?;
+            }
+        }
+        (t, p) => *t = p,
+    }
+    Ok(())
+}
+
 /// The short forms a file may use, made their long forms before typing: a lesson's goal of
 /// one check (`"check": {...}`) becomes an array of it, a step given as its text alone
 /// becomes `{"text": ...}`. Done on the JSON value rather than with visitors of the types:

@@ -32,7 +32,22 @@ fn typed(keys: &[&str], text: &str) -> Value {
         return as_string;
     };
     let mut probe = serde_json::json!({ "schema": crate::SCHEMA, "id": "probe" });
-    let takes_it = set(&mut probe, keys, value.clone()).is_some() && serde_json::from_value::<Scenario>(probe).is_ok();
+    // An element of an array is probed as the first of an array of one (`flows.0.rate_pps`).
+    let mut node = &mut probe;
+    let numeric = |k: &&str| k.parse::<usize>().is_ok();
+    for (k, next) in keys.iter().zip(keys.iter().skip(1)).filter(|(k, _)| !numeric(k)) {
+        let Some(obj) = node.as_object_mut() else { break };
+        let child = obj.entry((*k).to_string()).or_insert_with(|| Value::Object(Default::default()));
+        if numeric(next) {
+            *child = Value::Array(vec![Value::Object(Default::default())]);
+            node = &mut child[0];
+        } else {
+            node = child;
+        }
+    }
+    let probe_keys: Vec<&str> = keys.iter().map(|k| if numeric(k) { "0" } else { k }).collect();
+    let takes_it =
+        set(&mut probe, &probe_keys, value.clone()).is_some() && serde_json::from_value::<Scenario>(probe).is_ok();
     if takes_it {
         value
     } else {
@@ -40,17 +55,26 @@ fn typed(keys: &[&str], text: &str) -> Value {
     }
 }
 
-/// Puts `value` at `keys` under `root`, making the objects on the way; `None` where the path
-/// runs into something that is not an object.
+/// Puts `value` at `keys` under `root`, making the objects on the way; a key that is a
+/// number names an element of an array already there (`threads.0.cpus`). `None` where the
+/// path runs into something else, or past an array's end.
 fn set(root: &mut Value, keys: &[&str], value: Value) -> Option<()> {
     let (last, parents) = keys.split_last()?;
     let mut node = root;
     for k in parents {
-        node = node
-            .as_object_mut()?
-            .entry((*k).to_string())
-            .or_insert_with(|| Value::Object(Default::default()));
+        node = match node {
+            Value::Array(a) => a.get_mut(k.parse::<usize>().ok()?)?,
+            n => n
+                .as_object_mut()?
+                .entry((*k).to_string())
+                .or_insert_with(|| Value::Object(Default::default())),
+        };
     }
-    node.as_object_mut()?.insert((*last).to_string(), value);
+    match node {
+        Value::Array(a) => *a.get_mut(last.parse::<usize>().ok()?)? = value,
+        n => {
+            n.as_object_mut()?.insert((*last).to_string(), value);
+        }
+    }
     Some(())
 }

@@ -83,6 +83,30 @@ pub struct Lesson {
     /// why to a learner who takes one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_solutions: Vec<crate::teach::NotSolution>,
+    /// Hosts the lesson can be, one per seed (`sim.seed % variants.len()`, so a learner's own
+    /// seed, `?student=NAME`, may be another): where the lesson's answer depends on the
+    /// host, its challenge cannot be learned by heart. The first is the file as written
+    /// (empty `set` and `lesson`); the lesson's own seed picks it ([`super::apply_variant`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Variant>,
+}
+
+/// One of a lesson's hosts ([`Lesson::variants`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// What differs, for the lesson's author and `steerlab lesson check` (the page does not
+    /// show it: it would tell the answer).
+    pub name: String,
+    /// Overrides of the host, as `steerlab run --set` takes them (`threads.0.cpus=3`).
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// The lesson's fields that differ, merged into it: an object's keys replace or merge
+    /// into the lesson's, and an object given for an array names its elements by index
+    /// (`{"steps": {"3": {...}}}`).
+    #[serde(default)]
+    pub lesson: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A guided step: what to read or look at, the exact commands that do it (what a newcomer
