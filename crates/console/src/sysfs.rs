@@ -70,6 +70,19 @@ enum File {
     IrqMask(u16),
     /// `/proc/irq/N/effective_affinity_list` (read only).
     IrqEffective(u16),
+    /// `/sys/class/net/DEV/device/numa_node`, `local_cpulist`, `local_cpus` (read only).
+    Device(DeviceFile),
+}
+
+/// The NIC's PCI device files that say where it sits (drivers/pci/pci-sysfs.c
+/// `numa_node_show`, `local_cpulist_show`, `local_cpus_show`: the CPUs of the device's node,
+/// `cpumask_of_node(dev_to_node(dev))`). The sandbox's NIC sits on node 0 (irqbalance.rs
+/// places its vectors there first).
+#[derive(Clone, Copy)]
+enum DeviceFile {
+    NumaNode,
+    LocalCpulist,
+    LocalCpus,
 }
 
 /// The files of an IRQ's directory that steerlab models (kernel/irq/proc.c `register_irq_proc`).
@@ -106,10 +119,16 @@ fn file(sim: &Sim, path: &str) -> Option<File> {
             _ => None,
         };
     }
-    let rest = path
-        .strip_prefix("/sys/class/net/")?
-        .strip_prefix(DEVICE)?
-        .strip_prefix("/queues/")?;
+    let dev = path.strip_prefix("/sys/class/net/")?.strip_prefix(DEVICE)?;
+    if let Some(name) = dev.strip_prefix("/device/") {
+        return match name {
+            "numa_node" => Some(File::Device(DeviceFile::NumaNode)),
+            "local_cpulist" => Some(File::Device(DeviceFile::LocalCpulist)),
+            "local_cpus" => Some(File::Device(DeviceFile::LocalCpus)),
+            _ => None,
+        };
+    }
+    let rest = dev.strip_prefix("/queues/")?;
     let (dir, name) = rest.split_once('/')?;
     let (rx, q) = match dir.strip_prefix("rx-") {
         Some(q) => (true, q),
@@ -250,6 +269,12 @@ pub(crate) fn check_write(sim: &Sim, path: &str, value: &str, writer: Writer) ->
                 "effective_affinity_list is read only: write smp_affinity_list".into(),
             ))
         }
+        File::Device(_) => {
+            return Err(werr(
+                "Permission denied",
+                "the device's NUMA files say where the NIC sits: steerlab does not move it".into(),
+            ))
+        }
         File::FlowLimitCpus => Setting::FlowLimitCpus(mask("flow_limit_cpu_bitmap")?),
         // proc_dointvec; flow_limit_table_len_sysctl (net/core/sysctl_net_core.c) then puts back
         // a length that is not a power of two and fails with EINVAL (the engine's check).
@@ -278,6 +303,9 @@ pub(crate) fn list_dir(sim: &Sim, dir: &str) -> Option<Vec<String>> {
     if dir == format!("/sys/class/net/{DEVICE}/queues") {
         let rx = (0..cfg.rx_queues).map(|q| format!("rx-{q}"));
         return Some(rx.chain((0..cfg.tx_queues).map(|q| format!("tx-{q}"))).collect());
+    }
+    if dir == format!("/sys/class/net/{DEVICE}/device") {
+        return Some(["local_cpulist", "local_cpus", "numa_node"].map(str::to_string).to_vec());
     }
     if dir == "/proc/irq" {
         return Some(
@@ -325,6 +353,14 @@ pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
         Some(File::IrqList(q)) => sim.irq_affinity(q).unwrap_or_default().to_list(),
         Some(File::IrqMask(q)) => sim.irq_affinity(q).unwrap_or_default().to_hex(cfg.cpus),
         Some(File::IrqEffective(q)) => sim.irq_cpu(q).map_or_else(String::new, |c| c.to_string()),
+        Some(File::Device(d)) => {
+            let node0 = CpuSet::range(0, cfg.cpus / cfg.numa_nodes);
+            match d {
+                DeviceFile::NumaNode => "0".to_string(),
+                DeviceFile::LocalCpulist => node0.to_list(),
+                DeviceFile::LocalCpus => node0.to_hex(cfg.cpus),
+            }
+        }
     };
     Some(format!("{text}\n"))
 }

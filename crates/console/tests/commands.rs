@@ -51,6 +51,10 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&["nic driver mlx5"], "ethtool -G eth0 rx 3000", |s, _| assert_eq!(s.config().ring_size(), 4096, "a power of two")),
     (&[], "ethtool -G eth0 rx 1024", |s, _| assert_eq!(s.config().ring_size(), 1024)),
     (&["ethtool -G eth0 rx 512", "nic driver ice"], "ethtool -g eth0", |_, out| assert!(out.contains("settings:\nRX:\t\t\t2048\n"), "another NIC, its default ring: {out}")),
+    // The NIC's NUMA files (pci-sysfs.c): node 0, its CPUs
+    (&[], "cat /sys/class/net/eth0/device/numa_node", |_, out| assert_eq!(out, "0\n")),
+    (&[], "cat /sys/class/net/eth0/device/local_cpulist", |_, out| assert_eq!(out, "0-7\n")),
+    (&[], "cat /sys/class/net/eth0/device/local_cpus", |_, out| assert_eq!(out, "ff\n")),
     // ethtool -n / -N
     (&[], "ethtool -n eth0", |_, out| assert!(out.ends_with("Total 0 rules\n\n"))),
     (&[], "ethtool -u eth0 rx-flow-hash udp6", |_, out| assert!(out.starts_with("UDP over IPV6 flows"))),
@@ -333,6 +337,7 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "ethtool -C eth0 rx-frames 32", "\"rx-frames\" is not modelled in steerlab"),
     (&[], "ethtool -C eth0 adaptive-rx on rx-usecs 8", "cannot be set while adaptive-rx is on"),
     (&[], "ethtool -C eth0 rx-usecs", "bad command line argument"),
+    (&[], "echo 1 > /sys/class/net/eth0/device/numa_node", "Permission denied"),
     (&[], "ethtool -G eth0 rx 2048", "netlink error: requested ring size exceeds maximum (offset 36)"),
     (&[], "ethtool -G eth0 rx 300", "virtio_net takes a power of two"),
     (&["nic driver mlx5"], "ethtool -G eth0 rx 32", "netlink error: Invalid argument"),

@@ -387,3 +387,20 @@ TX push buff len:\tn/a\nTCP data split:\t\tn/a\n";
     assert_eq!(ok(&mut s, "ethtool -g eth0"), want);
     assert_eq!(ok(&mut s, "ethtool --show-ring eth0"), want);
 }
+
+/// drivers/pci/pci-sysfs.c `numa_node_show` (`%d`), `local_cpulist_show` (`%*pbl`) and
+/// `local_cpus_show` (`%*pb`, as wide as the CPU count): a two-node host's NIC on node 0.
+#[test]
+fn pci_device_numa_files() {
+    let mut s = host_with(HostConfig {
+        cpus: 8,
+        numa_nodes: 2,
+        rx_queues: 4,
+        tx_queues: 4,
+        reta_size: 16,
+        ..HostConfig::default()
+    });
+    assert_eq!(ok(&mut s, "cat /sys/class/net/eth0/device/numa_node"), "0\n");
+    assert_eq!(ok(&mut s, "cat /sys/class/net/eth0/device/local_cpulist"), "0-3\n");
+    assert_eq!(ok(&mut s, "cat /sys/class/net/eth0/device/local_cpus"), "0f\n");
+}
