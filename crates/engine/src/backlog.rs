@@ -168,17 +168,27 @@ impl Backlog {
         (self.head(), dequeued)
     }
 
-    /// The end of the tick: everything queued is processed. Returns how many packets that
-    /// dequeued.
-    pub fn drain(&mut self) -> u64 {
-        let n = self.in_flight();
-        self.head = self.tail;
-        self.spliced = self.tail;
-        self.splice_at = None;
-        self.work_end = 0;
-        (self.done, self.n, self.begin) = (0, 0, 0);
-        n
+    /// The end of a tick of `tick` ns: the packets processed by then are dequeued, and what
+    /// the CPU could not process in the tick stays queued for the next one, its times made
+    /// relative to the next tick's start. So a backlog fed faster than its CPU processes it
+    /// grows from tick to tick until `enqueue_to_backlog` finds `input_pkt_queue` past
+    /// `netdev_max_backlog` and drops (softnet_stat's second column), as a CPU that cannot
+    /// keep up does. Returns how many packets this dequeued.
+    pub fn end_tick(&mut self, tick: u64, each: u64) -> u64 {
+        let (_, dequeued) = self.head_at(tick, each);
+        if self.n == 0 {
+            // Idle: both queues empty, NAPI complete.
+            self.spliced = self.tail;
+            (self.splice_at, self.work_end, self.begin) = (None, 0, 0);
+            return dequeued;
+        }
+        // A packet under way at the tick's end starts the next tick (less than `each` early).
+        self.begin = self.begin.saturating_sub(tick);
+        self.work_end = self.work_end.saturating_sub(tick);
+        self.splice_at = self.splice_at.map(|at| at.saturating_sub(tick));
+        dequeued
     }
+
 }
 
 #[cfg(test)]
@@ -187,6 +197,24 @@ mod tests {
 
     /// Packets are dequeued in order, one per `each` ns after the work queued before them;
     /// a run of `m` and `m` runs of one give the same head at every instant.
+    /// A backlog fed faster than it is processed keeps what the tick could not process: 150
+    /// packets at 10 ns in a tick of 1,000 ns leave 50, processed first in the next tick,
+    /// and `input_pkt_queue` (enqueued since the last splice) keeps counting against the limit.
+    #[test]
+    fn what_a_tick_cannot_process_waits_for_the_next() {
+        let mut b = Backlog::default();
+        b.enqueue(0, 10, 150);
+        assert_eq!(b.end_tick(1000, 10), 100);
+        assert_eq!(b.in_flight(), 50);
+        // The next tick: 60 more at its start queue behind the 50 (500 ns of work ahead).
+        let e = b.enqueue(0, 10, 60);
+        assert!(!e.woke, "still busy from the last tick");
+        assert_eq!(b.qlen_at(0, 10), 60, "the 150 were spliced; the 60 wait in input_pkt_queue");
+        assert_eq!(b.head_at(500, 10).1, 50);
+        assert_eq!(b.end_tick(1000, 10), 50);
+        assert_eq!(b.in_flight(), 10);
+    }
+
     #[test]
     fn the_head_follows_the_processing_time() {
         let mut b = Backlog::default();
@@ -204,7 +232,7 @@ mod tests {
         assert_eq!(b.head_at(5000, 10), (7, 1));
         // Idle again: the next enqueue wakes it.
         assert!(b.enqueue(6000, 10, 1).woke);
-        assert_eq!(b.drain(), 1);
+        assert_eq!(b.end_tick(7000, 10), 1);
         assert_eq!((b.head(), b.in_flight()), (8, 0));
 
         let mut one = Backlog::default();

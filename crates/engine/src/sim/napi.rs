@@ -45,8 +45,9 @@ pub(super) struct QueueIrq {
 /// Kept apart from the CPU's record, which a burst touches and is kept small.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct SoftirqTick {
-    /// Packets enqueued to its backlog before this tick: every one is processed in the tick
-    /// it came (`process_backlog`, a NAPI poll of its own).
+    /// Packets enqueued to its backlog before this tick: counted as work of the tick they
+    /// came in (`process_backlog`, a NAPI poll of its own; what the tick could not process
+    /// waits in the backlog, backlog.rs `end_tick`).
     enq_mark: u64,
     /// Its `received_rps` before this tick.
     rps_mark: u64,

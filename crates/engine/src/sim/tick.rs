@@ -1,7 +1,7 @@
 //! The tick: time advances in ticks of `tick_ns`. In a tick: timers (thread migrations, the ice
 //! service task), the sockets' sends (tx.rs), then every flow's packets of the tick in flow
 //! order (receive.rs), its reader's read (`sock_rps_record_flow`) in the middle of them, then
-//! every backlog is drained (`process_backlog`) and mlx5's work runs.
+//! every backlog processes what the tick gave it time for (`process_backlog`) and mlx5's work runs.
 //! Simplification: a flow's packets of one tick arrive together, at the flow's place in the
 //! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
 //! at the stack's per-packet cost, so `input_queue_head` advances as simulated time passes within
@@ -289,9 +289,11 @@ impl Sim {
 
     /// Backlogs drained, mlx5's work runs.
     pub(super) fn end_of_tick(&mut self) {
-        // process_backlog: input_queue_head advances by what was processed.
+        // process_backlog: input_queue_head advances by what was processed; what was not
+        // waits for the next tick (backlog.rs, `end_tick`).
+        let (tick, each) = (self.cfg.tick_ns, self.backlog_ns());
         for c in &mut self.cpus {
-            self.counters.delivered += c.backlog.drain();
+            self.counters.delivered += c.backlog.end_tick(tick, each);
         }
         self.count_softirq();
         self.read_sockets();
