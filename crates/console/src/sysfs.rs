@@ -305,7 +305,11 @@ pub(crate) fn list_dir(sim: &Sim, dir: &str) -> Option<Vec<String>> {
         return Some(rx.chain((0..cfg.tx_queues).map(|q| format!("tx-{q}"))).collect());
     }
     if dir == format!("/sys/class/net/{DEVICE}/device") {
-        return Some(["local_cpulist", "local_cpus", "numa_node"].map(str::to_string).to_vec());
+        return Some(
+            ["local_cpulist", "local_cpus", "numa_node"]
+                .map(str::to_string)
+                .to_vec(),
+        );
     }
     if dir == "/proc/irq" {
         return Some(

@@ -188,7 +188,6 @@ impl Backlog {
         self.splice_at = self.splice_at.map(|at| at.saturating_sub(tick));
         dequeued
     }
-
 }
 
 #[cfg(test)]
@@ -209,7 +208,11 @@ mod tests {
         // The next tick: 60 more at its start queue behind the 50 (500 ns of work ahead).
         let e = b.enqueue(0, 10, 60);
         assert!(!e.woke, "still busy from the last tick");
-        assert_eq!(b.qlen_at(0, 10), 60, "the 150 were spliced; the 60 wait in input_pkt_queue");
+        assert_eq!(
+            b.qlen_at(0, 10),
+            60,
+            "the 150 were spliced; the 60 wait in input_pkt_queue"
+        );
         assert_eq!(b.head_at(500, 10).1, 50);
         assert_eq!(b.end_tick(1000, 10), 50);
         assert_eq!(b.in_flight(), 10);

@@ -269,7 +269,11 @@ fn a_variants_solution_does_not_meet_another_variants_goal() {
         if variants.len() < 2 {
             continue;
         }
-        assert_eq!(lesson(id).variant(), Some(0), "{id}: its own seed picks the lesson as written");
+        assert_eq!(
+            lesson(id).variant(),
+            Some(0),
+            "{id}: its own seed picks the lesson as written"
+        );
         for a in &variants {
             for b in &variants {
                 if a.variant() == b.variant() {
@@ -278,7 +282,8 @@ fn a_variants_solution_does_not_meet_another_variants_goal() {
                 let solution = &a.lesson.challenge.as_ref().expect("a challenge").solution;
                 let p = play(b, true, std::slice::from_ref(solution));
                 assert_eq!(
-                    p.met, None,
+                    p.met,
+                    None,
                     "{id}: variant {:?}'s solution {solution:?} met variant {:?}'s goal",
                     a.variant(),
                     b.variant()

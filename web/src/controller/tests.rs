@@ -20,6 +20,28 @@ fn default_lesson_runs_and_counts_every_packet() {
     assert_eq!(v.locality_series[0].values.len(), 10, "one rate sample per 100 ms");
 }
 
+/// Latency is charted where a lesson shows it (irq-affinity's evidence), p50 under p99, in µs,
+/// one point per sample; a lesson without it carries no series to the page.
+#[test]
+fn latency_is_charted_where_the_lesson_shows_it() {
+    let mut c = Controller::for_lesson("irq-affinity").unwrap();
+    run(&mut c, 1000);
+    let v = c.view();
+    let [p50, p99] = &v.latency_series[..] else {
+        panic!("two series: {:?}", v.latency_series)
+    };
+    assert_eq!((p50.name.as_str(), p99.name.as_str()), ("p50", "p99"));
+    assert_eq!(p99.values.len(), 10);
+    let last = p99.values.len() - 1;
+    assert!(
+        p99.values[last] > 1.0 && p50.values[last] <= p99.values[last],
+        "{p50:?} {p99:?}"
+    );
+    let mut plain = Controller::for_lesson("rss-basics").unwrap();
+    run(&mut plain, 300);
+    assert!(plain.view().latency_series.is_empty());
+}
+
 /// A closed flow leaves the picture (wire routes, queue counts, the trace picker) while the
 /// others keep their ids, and the embedding page hears of it.
 #[test]

@@ -49,7 +49,10 @@ pub(crate) fn apply_variant(root: &mut serde_json::Value) -> Result<(), Scenario
     let lesson = root.get_mut("lesson").expect("checked above");
     for (key, patch) in variant.lesson {
         if key == "variants" {
-            return Err(err(&format!("{at}.lesson.variants"), "the lesson's fields but its variants"));
+            return Err(err(
+                &format!("{at}.lesson.variants"),
+                "the lesson's fields but its variants",
+            ));
         }
         let target = lesson
             .as_object_mut()
@@ -87,7 +90,11 @@ fn merge(target: &mut serde_json::Value, patch: serde_json::Value) -> Result<(),
         }
         (Value::Array(t), Value::Object(p)) => {
             for (k, v) in p {
-                let e = k.parse::<usize>().ok().and_then(|i| t.get_mut(i)).ok_or(format!(".{k}"))?;
+                let e = k
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| t.get_mut(i))
+                    .ok_or(format!(".{k}"))?;
                 merge(e, v).map_err(|e| format!(".{k}{e}"))?;
             }
         }

@@ -37,7 +37,9 @@ fn typed(keys: &[&str], text: &str) -> Value {
     let numeric = |k: &&str| k.parse::<usize>().is_ok();
     for (k, next) in keys.iter().zip(keys.iter().skip(1)).filter(|(k, _)| !numeric(k)) {
         let Some(obj) = node.as_object_mut() else { break };
-        let child = obj.entry((*k).to_string()).or_insert_with(|| Value::Object(Default::default()));
+        let child = obj
+            .entry((*k).to_string())
+            .or_insert_with(|| Value::Object(Default::default()));
         if numeric(next) {
             *child = Value::Array(vec![Value::Object(Default::default())]);
             node = &mut child[0];

@@ -398,6 +398,13 @@ fn chart_panels(v: &ViewModel) -> (Vec<(&'static str, Html)>, usize) {
         ),
         ("tx-path", html! { <TxPath view={v.tx.clone()} /> }),
     ];
+    // Latency where the lesson shows it (its evidence or its chart).
+    if !v.latency_series.is_empty() {
+        panels.push((
+            "chart-latency",
+            html! { <Chart testid="chart-latency" label="arrival-to-softirq latency, 50th and 99th percentile, in microseconds, log scale" data={lines("latency, arrival to softirq (µs, log scale): p50, p99", "µs", &v.latency_series, true)} /> },
+        ));
+    }
     // "Where did my packets go?" where the lesson is about it, or once a packet was dropped
     // (a host that drops nothing keeps its page a row shorter).
     if v.lesson.chart == "drop-places" || v.figures.drops.iter().any(|d| d.total > 0) {

@@ -236,6 +236,8 @@ pub struct ViewModel {
     pub locality_series: Vec<Series>,
     /// CPU time per packet (softirq, sys, user ns), per sample.
     pub cost_series: Vec<Series>,
+    /// Latency p50 and p99 (µs), per sample, where the lesson shows latency (else empty).
+    pub latency_series: Vec<Series>,
     /// The learner's commands within the series' span, in seconds from its first sample:
     /// the charts mark them.
     pub marks: Vec<f64>,
@@ -362,6 +364,7 @@ impl Controller {
             locality_series: self.rate_series(&[("local", "steering.local"), ("remote", "steering.remote")]),
             marks: self.marks(),
             cost_series: self.cost_series(),
+            latency_series: self.latency_series(),
             figures: Figures::of(sim, &snap, self.history.samples()),
             table: self.table_rows(&totals),
             // Set by the session when due (`Session::view`): a deflate of the learner's

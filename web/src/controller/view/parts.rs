@@ -44,6 +44,34 @@ impl Controller {
             .collect()
     }
 
+    /// A value at each sample but the first (aligned with the rate series), divided by `unit`.
+    pub(super) fn value_series(&self, paths: &[(&str, &str)], unit: f64) -> Vec<Series> {
+        let samples = self.history.samples();
+        paths
+            .iter()
+            .map(|&(name, path)| Series {
+                name: name.to_string(),
+                values: samples.iter().skip(1).map(|(_, r)| r.int(path) as f64 / unit).collect(),
+            })
+            .collect()
+    }
+
+    /// Arrival-to-softirq latency, p50 and p99 in µs, where the lesson's evidence shows it (a
+    /// series every frame carries to the page is kept to the lessons about it).
+    pub(super) fn latency_series(&self) -> Vec<Series> {
+        let shown = self.scenario.lesson.chart == "chart-latency"
+            || self
+                .scenario
+                .lesson
+                .evidence
+                .iter()
+                .any(|e| e.metric.starts_with("latency."));
+        if !shown {
+            return Vec::new();
+        }
+        self.value_series(&[("p50", "latency.p50_ns"), ("p99", "latency.p99_ns")], 1000.0)
+    }
+
     /// Per second.
     pub(super) fn rate_series(&self, paths: &[(&str, &str)]) -> Vec<Series> {
         self.delta_series(paths, |dt, _, _| dt as f64 / 1e9)
