@@ -257,7 +257,14 @@ fn figure(x: Option<f64>) -> String {
 /// `steerlab lesson links`: for each student (one name a line), the link to their own variant
 /// (`{base}?{target}&student=NAME`), checked first with `check`: its solution meets the goal
 /// and no not-solution does, as `lesson check` plays them. Returns the text and the failures.
-pub(crate) fn links(scenario: &Scenario, base: &str, target: &str, names: &str, check: bool) -> (String, usize) {
+pub(crate) fn links(
+    scenario: &Scenario,
+    load: impl Fn(u64) -> Result<Scenario, String>,
+    base: &str,
+    target: &str,
+    names: &str,
+    check: bool,
+) -> (String, usize) {
     let (mut out, mut failed) = (String::new(), 0);
     let sep = if base.contains('?') { '&' } else { '?' };
     for name in names
@@ -267,16 +274,31 @@ pub(crate) fn links(scenario: &Scenario, base: &str, target: &str, names: &str, 
     {
         let seed = steerlab_scenario::student_seed(scenario.sim.seed, name);
         if check {
-            let mut variant = scenario.clone();
-            variant.sim.seed = seed;
+            // The file loaded again with the student's seed: the seed picks the lesson's
+            // variant (`lesson.variants`) as the page's `?student=` does.
+            let variant = match load(seed) {
+                Ok(v) => v,
+                Err(e) => {
+                    failed += 1;
+                    out.push_str(&format!("# {name}: seed {seed}: does not load: {e}\n"));
+                    continue;
+                }
+            };
+            let which = variant
+                .variant()
+                .map(|k| format!(", variant {k} ({})", variant.lesson.variants[k].name))
+                .unwrap_or_default();
             let f = self::check(name, &variant);
             if f.failed > 0 {
                 failed += 1;
-                out.push_str(&format!("# {name}: seed {seed}: {} checks FAILED\n{}", f.failed, f.out));
+                out.push_str(&format!(
+                    "# {name}: seed {seed}{which}: {} checks FAILED\n{}",
+                    f.failed, f.out
+                ));
                 continue;
             }
             out.push_str(&format!(
-                "# {name}: seed {seed}: gradable (its solution meets the goal, no wrong way does)\n"
+                "# {name}: seed {seed}{which}: gradable (its solution meets the goal, no wrong way does)\n"
             ));
         }
         out.push_str(&format!("{base}{sep}{target}&student={}\n", url_encode(name)));

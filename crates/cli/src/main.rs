@@ -325,7 +325,8 @@ fn lesson_links(args: &LessonLinksArgs) -> ExitCode {
         });
         format!("lesson-url={}", lesson::url_encode(&url))
     };
-    let (out, failed) = lesson::links(&scenario, &args.base, &target, &names, args.check);
+    let load_seed = |seed: u64| load(&args.file, &[format!("sim.seed={seed}")]).map_err(|e| e.to_string());
+    let (out, failed) = lesson::links(&scenario, load_seed, &args.base, &target, &names, args.check);
     match emit(&out) {
         Ok(()) if failed == 0 => ExitCode::SUCCESS,
         Ok(()) => ExitCode::from(1),

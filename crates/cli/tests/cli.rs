@@ -571,6 +571,34 @@ fn lesson_links_give_each_student_a_gradable_variant() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A lesson with variants (`packet-drops`: the socket or the ring): each student's seed picks
+/// one, the check plays that one (not the file's), and the trainer reads which.
+#[test]
+fn lesson_links_check_the_variant_each_students_seed_picks() {
+    let dir = std::env::temp_dir().join(format!("steerlab-lesson-variants-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let students = dir.join("students.txt");
+    std::fs::write(&students, "ana\nbob\n").unwrap();
+    let (code, out, err) = steerlab(&[
+        "lesson",
+        "links",
+        "packet-drops",
+        "--base",
+        "https://host/lab/",
+        "--students",
+        students.to_str().unwrap(),
+        "--check",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("# ana: seed 6645555738442503, variant 1 (ring:"), "{out}");
+    assert!(
+        out.contains("# bob: seed 3734049185729110, variant 0 (socket:"),
+        "{out}"
+    );
+    assert_eq!(out.matches("gradable").count(), 2, "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `docs/lesson.schema.json` is what `steerlab lesson schema` writes from the types that read
 /// a lesson file (regenerate: `steerlab lesson schema > docs/lesson.schema.json`).
 #[test]
