@@ -17,7 +17,7 @@ use crate::Scenario;
 /// defaults, said with their `--set`.
 pub(super) fn ring_and_moderation(f: &Facts, sc: &mut Scenario, out: &mut Out) {
     let driver = sc.nic.driver.0;
-    let model = driver.module();
+    let model = driver.name();
     let (ring_default, _) = driver.rx_ring();
     match f.ring {
         Some((n, line)) => match driver.set_rx_ring(n) {
@@ -142,15 +142,31 @@ fn rings(f: &Facts, seen: &mut Vec<Observation>) {
 
 /// softnet_stat's CPUs with a nonzero dropped, flow_limit_count or time_squeeze column.
 fn softnet(f: &Facts, seen: &mut Vec<Observation>) {
-    for (col, place, what) in [
-        (1, "backlog", "dropped packets at a full backlog (/proc/net/softnet_stat's 2nd column, dropped: net.core.netdev_max_backlog)"),
-        (3, "backlog", "dropped packets by the RPS flow limit (/proc/net/softnet_stat's 11th column, flow_limit_count)"),
-        (2, "squeeze", "ended a softirq run with packets left, out of budget, this many times (/proc/net/softnet_stat's 3rd column, time_squeeze: net.core.netdev_budget, netdev_budget_usecs)"),
+    for (col, place, what, shown) in [
+        (
+            1,
+            "backlog",
+            "packets dropped at a full backlog",
+            "2nd column, dropped: net.core.netdev_max_backlog",
+        ),
+        (
+            3,
+            "backlog",
+            "packets dropped by the RPS flow limit",
+            "11th column, flow_limit_count",
+        ),
+        (
+            2,
+            "squeeze",
+            "softirq runs out of budget with packets left",
+            "3rd column, time_squeeze: net.core.netdev_budget, netdev_budget_usecs",
+        ),
     ] {
         let rows: Vec<&(u16, [u64; 4], usize)> = f.softnet.iter().filter(|(_, c, _)| c[col] > 0).collect();
         let Some(first) = rows.first() else { continue };
         let list: Vec<(u16, String)> = rows.iter().map(|(cpu, c, _)| (*cpu, thousands(c[col]))).collect();
-        observe(seen, place, first.2, &format!("{} {what}", per_cpu(&list)));
+        let text = format!("{what} on {} (/proc/net/softnet_stat's {shown})", per_cpu(&list));
+        observe(seen, place, first.2, &text);
     }
 }
 
@@ -163,7 +179,7 @@ fn sockets(f: &Facts, seen: &mut Vec<Observation>) {
         ),
         (
             "UdpInErrors",
-            "UDP dropped {} datagrams on receive (full buffers and bad checksums)",
+            "UDP dropped {} datagrams on receive, full buffers and bad checksums alike",
         ),
         (
             "Udp6RcvbufErrors",
