@@ -50,3 +50,18 @@ for f in rx-*/rps_cpus rx-*/rps_flow_cnt tx-*/xps_cpus; do
   grep_files "/sys/class/net/$IF/queues/$f"
 done
 run sysctl net.core.rps_sock_flow_entries net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs net.core.dev_weight net.core.rmem_default net.core.rmem_max
+# Where packets drop and who takes the interrupts: the ring and its moderation, the
+# driver's counters, each CPU's backlog and budget, the sockets' drops, the softirq load.
+run ethtool -g "$IF"
+run ethtool -c "$IF"
+run ethtool -S "$IF"
+run cat /proc/net/softnet_stat
+# -s: nstat keeps no history file (read only); -a: the totals since boot; -z: zeros too.
+if command -v nstat >/dev/null 2>&1; then
+  run nstat -asz
+else
+  run cat /proc/net/snmp
+fi
+if command -v mpstat >/dev/null 2>&1; then
+  run mpstat -P ALL 1 1
+fi

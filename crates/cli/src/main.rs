@@ -95,6 +95,10 @@ struct ImportArgs {
     /// --set nic.rx_queues=8: each assumption printed names the field that holds it.
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     set: Vec<String>,
+    /// One JSON object: the scenario (`scenario`, what plain `import` prints), what was assumed
+    /// (`assumptions`) and what the capture's counters show (`observed`).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -507,8 +511,25 @@ fn import(args: &ImportArgs) -> Result<String, String> {
     let text = read_input(&args.capture, steerlab_scenario::capture::MAX_CAPTURE_BYTES)?;
     let imported =
         steerlab_scenario::capture::import_with(&text, &args.set).map_err(|e| format!("{}: {e}", args.capture))?;
+    if args.json {
+        let all = serde_json::json!({
+            "scenario": imported.json,
+            "assumptions": imported.assumptions,
+            "observed": imported.observed,
+        });
+        return serde_json::to_string_pretty(&all)
+            .map(|j| format!("{j}\n"))
+            .map_err(|e| e.to_string());
+    }
     for a in &imported.assumptions {
         eprintln!("steerlab: assumed: {a}");
+    }
+    // What the counters show, under a heading of its own: counters since boot, as printed.
+    if !imported.observed.is_empty() {
+        eprintln!("steerlab: what the capture shows (counters since boot, as printed):");
+        for o in &imported.observed {
+            eprintln!("steerlab:   {}: {o}", o.place);
+        }
     }
     let json = serde_json::to_string_pretty(&imported.json).map_err(|e| e.to_string())?;
     Ok(format!("{json}\n"))

@@ -627,3 +627,49 @@ fn the_lesson_schema_in_docs_is_the_types_own() {
         assert!(v["$defs"][def].is_object(), "the schema defines {def}");
     }
 }
+
+/// What a capture's counters show is printed under its own heading on stderr, and
+/// `import --json` carries it with the scenario and the assumptions.
+#[test]
+fn import_says_what_the_counters_show() {
+    const SNIPPET: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenario/tests/fixtures/real/intel1g-stats-missed.txt"
+    );
+    let dir = std::env::temp_dir().join(format!("steerlab-cli-observed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("stats.txt");
+    let text = std::fs::read_to_string(SNIPPET).unwrap();
+    std::fs::write(
+        &path,
+        format!("$ ethtool -S eth0\n{}", text.split_once('\n').unwrap().1),
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let (code, out, err) = steerlab(&["import", path]);
+    assert_eq!(code, 0, "{err}");
+    let heading = err.find("steerlab: what the capture shows").expect("the heading");
+    assert!(
+        err[heading..].contains(
+            "steerlab:   ring: line 21: the NIC dropped 4,954 packets at its rings (ethtool -S: rx_missed_errors)"
+        ),
+        "{err}"
+    );
+    let scenario: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, out, err) = steerlab(&["import", path, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let all: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(all["scenario"], scenario, "the scenario as plain import prints it");
+    assert!(all["assumptions"].as_array().is_some_and(|a| !a.is_empty()));
+    let observed = all["observed"].as_array().unwrap();
+    assert_eq!(observed.len(), 2, "{observed:?}");
+    assert_eq!(
+        (observed[1]["place"].as_str(), observed[1]["line"].as_u64()),
+        (Some("ring"), Some(21))
+    );
+    assert!(observed[1]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("line 21: the NIC dropped 4,954 packets"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -422,6 +422,8 @@ pub struct YourHost {
     pub rows: Vec<Predicted>,
     /// What the capture did not say, and the choices made.
     pub assumptions: Vec<Assumption>,
+    /// What the capture's counters show (drops, softirq load).
+    pub observed: Vec<crate::capture::Observation>,
 }
 
 /// The page's "Your host": `capture` imported with the learner's corrections `sets`
@@ -460,6 +462,7 @@ pub fn your_host(capture: &str, flows: &str, sets: &[String]) -> Result<YourHost
         text,
         rows,
         assumptions: imported.assumptions,
+        observed: imported.observed,
     })
 }
 

@@ -352,6 +352,12 @@ const CAPTURE: &[&str] = &[
     "grep -H . /sys/class/net/eth0/queues/rx-*/rps_flow_cnt",
     "grep -H . /sys/class/net/eth0/queues/tx-*/xps_cpus",
     "sysctl net.core.rps_sock_flow_entries net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs net.core.dev_weight net.core.rmem_default net.core.rmem_max",
+    "ethtool -g eth0",
+    "ethtool -c eth0",
+    "ethtool -S eth0",
+    "cat /proc/net/softnet_stat",
+    "nstat -asz",
+    "mpstat -P ALL",
 ];
 
 /// The console's transcript of the capture commands on `sim`, as `steerlab shell` prints it.
@@ -382,25 +388,16 @@ fn an_affinity_that_names_no_cpu_is_skipped_not_written() {
     }
 }
 
-/// What the capture script records of each command: its output, or, for a command the host
-/// refuses (a one-TX-queue device's xps_cpus is ENOENT), the tool's error line as its stderr
-/// would put it (the console's `hint:` lines are the sandbox's, not the tool's).
+/// What the capture script records of each command (`common::transcript`).
 fn capture(sim: &mut Sim) -> String {
-    CAPTURE
-        .iter()
-        .map(|cmd| {
-            let out = steerlab_console::execute(sim, cmd)
-                .unwrap_or_else(|e| format!("{}\n", e.lines().next().unwrap_or_default()));
-            format!("$ {cmd}\n{out}\n")
-        })
-        .collect()
+    common::transcript(sim, CAPTURE)
 }
 
 /// Everything of a host that steers received packets.
 fn steering(sim: &Sim) -> String {
     let c = sim.config();
     let mut s = format!(
-        "cpus {} nodes {} rx {} tx {} driver {} ntuple {} kernel {} sock {} backlog {}\nkey {:?}\nreta {:?}\n",
+        "cpus {} nodes {} rx {} tx {} driver {} ntuple {} kernel {} sock {} backlog {} ring {} rx-usecs {}\nkey {:?}\nreta {:?}\n",
         c.cpus,
         c.numa_nodes,
         c.rx_queues,
@@ -410,6 +407,8 @@ fn steering(sim: &Sim) -> String {
         c.kernel,
         sim.sock_flow_entries(),
         c.netdev_max_backlog,
+        c.ring_size(),
+        c.rx_usecs(),
         sim.rss_key(),
         sim.reta().entries()
     );
@@ -477,6 +476,8 @@ fn a_host_set_by_hand_imports_back_into_the_same_host() {
         "sysctl -w net.core.netdev_budget=600",
         "sysctl -w net.core.rmem_max=4194304",
         "echo 128 > /proc/sys/net/core/dev_weight",
+        "ethtool -G eth0 rx 2048",
+        "ethtool -C eth0 adaptive-rx off rx-usecs 16",
     ] {
         steerlab_console::execute(&mut sim, cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"));
     }

@@ -43,6 +43,10 @@ struct Expect {
     irq_cpus: &'static [(u16, u16)],
     /// Words each of which an assumption says.
     said: &'static [&'static str],
+    /// The RX ring taken.
+    ring: Option<u32>,
+    /// Words each of which an observation says (`PLACE: TEXT`).
+    observed: &'static [&'static str],
 }
 
 fn check(name: &str, e: &Expect) {
@@ -91,6 +95,20 @@ fn check(name: &str, e: &Expect) {
     }
     for w in e.said {
         assert!(all.contains(w), "{name}: {w:?} not said in\n{all}");
+    }
+    if let Some(r) = e.ring {
+        assert_eq!(sc.nic.ring_size, Some(r), "{name}: RX ring\n{all}");
+    }
+    let seen: Vec<String> = imported
+        .observed
+        .iter()
+        .map(|o| format!("{}: {}", o.place, o.text))
+        .collect();
+    for w in e.observed {
+        assert!(
+            seen.iter().any(|o| o.contains(w)),
+            "{name}: {w:?} not observed in\n{seen:#?}"
+        );
     }
 }
 
@@ -180,6 +198,25 @@ fn corpus() -> Vec<(&'static str, Expect)> {
             said: &["line 2: version: 5.3.7 is the driver's own version", "udp4, udp6 hash the addresses only, sd: ixgbe's default"],
             ..Expect::default()
         }),
+        // An Intel gigabit port's counters (e1000e/igb names): both ring counters, as printed.
+        ("intel1g-stats-missed.txt", Expect {
+            observed: &[
+                "ring: line 19: the NIC found no free buffer on a ring 527 times (ethtool -S: rx_no_buffer_count)",
+                "ring: line 20: the NIC dropped 4,954 packets at its rings (ethtool -S: rx_missed_errors)",
+            ],
+            ..Expect::default()
+        }),
+        // Red Hat insights-core's sample of the file (13 columns: the CPU in the last): every
+        // CPU dropped at its backlog, CPU 4 ran out of budget once.
+        ("insights-softnet-drops.txt", Expect {
+            observed: &[
+                "backlog: line 1: packets dropped at a full backlog on CPUs 0 (25,219), 1 (1,094), 2 (19,399), 3 (32,302), 4 (187,284)",
+                "squeeze: line 5: softirq runs out of budget with packets left on CPU 4 (1)",
+            ],
+            ..Expect::default()
+        }),
+        // A ring of 256 of 4096 (ethtool's old ioctl layout, spaces for tabs): the ring taken.
+        ("nic-ring-256.txt", Expect { ring: Some(256), ..Expect::default() }),
         ("r8125-queues-ls.txt", Expect { queues: Some((3, 2)), said: &["from the queue directories listed"], ..Expect::default() }),
         ("sfc-channels-na.txt", Expect { queues: Some((4, 4)), said: &["enp2s0f0 is eth0"], ..Expect::default() }),
         ("sfc-rx-flow-hash-udp4-sd.txt", Expect {
@@ -198,7 +235,10 @@ fn corpus() -> Vec<(&'static str, Expect)> {
 }
 
 /// Snippets that say they are cut, and the line the refusal names.
-const REFUSED: &[(&str, &str)] = &[("sfc-table-elided.txt", "line 10: the output is cut here")];
+const REFUSED: &[(&str, &str)] = &[
+    ("sfc-table-elided.txt", "line 10: the output is cut here"),
+    ("rpc-softnet-elided.txt", "line 4: the output is cut here"),
+];
 
 #[test]
 fn every_real_snippet_is_read_as_it_shows() {

@@ -6,7 +6,7 @@
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
-use steerlab_scenario::capture::Assumption;
+use steerlab_scenario::capture::{Assumption, Observation};
 use steerlab_scenario::predict::Predicted;
 
 /// A captured host, built: its scenario as JSON text (the worker parses it into its host),
@@ -19,6 +19,8 @@ pub struct ImportedHost {
     pub rows: Vec<Predicted>,
     /// What the capture did not say, each with the line it came from and its correction.
     pub assumptions: Vec<Assumption>,
+    /// What the capture's counters show of drops and softirq load, each with its line.
+    pub observed: Vec<Observation>,
 }
 
 /// Imports `capture` with the learner's corrections (`sets`: `FIELD=VALUE`) and predicts
@@ -28,6 +30,7 @@ pub fn build(capture: &str, flows: &str, sets: &[String]) -> Result<ImportedHost
         text: h.text,
         rows: h.rows,
         assumptions: h.assumptions,
+        observed: h.observed,
     })
 }
 

@@ -10,8 +10,8 @@
 
 use std::rc::Rc;
 
-use crate::protocol::Assumption;
 use crate::protocol::Predicted;
+use crate::protocol::{Assumption, Observation};
 use yew::prelude::*;
 
 /// The script that prints the capture (scripts/capture-host.sh), offered as a download.
@@ -26,6 +26,8 @@ pub struct Built {
     pub rows: Rc<Vec<Predicted>>,
     /// What the capture did not say, and the choices made.
     pub assumptions: Rc<Vec<Assumption>>,
+    /// What the capture's counters show of drops and softirq load.
+    pub observed: Rc<Vec<Observation>>,
     /// Its RX queues (from the host built, not the view: the two arrive apart).
     pub rx_queues: u16,
 }
@@ -193,6 +195,7 @@ pub fn YourHost(p: &YourHostProps) -> Html {
                         crate::components::count(rows.len() as u64, "flow"), b.rx_queues) }
                     { " Press Play to send them; a row marks its queue and CPU on the host above." }
                 </p>
+                { observed(&b.observed) }
                 { assumed(&b.assumptions, &corrections, text_input(&corrections)) }
                 if !rows.is_empty() {
                     <p class="muted qcaption">{ "Flows per RX queue (a bar lists its flows):" }</p>
@@ -265,6 +268,20 @@ fn intro() -> Html {
                 <span data-testid="your-host-private">{ " Your paste never leaves this browser (Share puts the host in the link)." }</span>
             </p>
         </>
+    }
+}
+
+/// What the capture's counters show, one item each, classed by where on the path
+/// (`observed-ring`, `observed-backlog`, `observed-socket`, `observed-squeeze`,
+/// `observed-softirq`): counters since boot, as the tools printed them.
+fn observed(list: &[Observation]) -> Html {
+    if list.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <ul data-testid="your-host-observed" aria-label="what the capture shows">
+            { for list.iter().map(|o| html! { <li class={format!("observed-{}", o.place)}>{ &o.text }</li> }) }
+        </ul>
     }
 }
 

@@ -158,6 +158,8 @@ pub enum Event {
     HostImported {
         rows: Vec<steerlab_scenario::predict::Predicted>,
         assumptions: Vec<steerlab_scenario::capture::Assumption>,
+        /// What the capture's counters show (drops, softirq load).
+        observed: Vec<steerlab_scenario::capture::Observation>,
         rx_queues: u16,
     },
 }

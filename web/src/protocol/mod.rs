@@ -30,7 +30,7 @@ pub use crate::controller::{
 };
 pub use steerlab_console::complete;
 pub use steerlab_engine::{DropPoint, FlowTrace, FlowView, QueueRule};
-pub use steerlab_scenario::capture::Assumption;
+pub use steerlab_scenario::capture::{Assumption, Observation};
 pub use steerlab_scenario::predict::Predicted;
 pub use steerlab_scenario::{is_testid, Better, MAX_BYTES};
 

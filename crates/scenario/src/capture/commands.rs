@@ -9,7 +9,7 @@
 /// skipped and said). Outputs never start with one of these words followed by a space.
 pub(super) const KNOWN: &[&str] = &[
     "ethtool", "cat", "grep", "egrep", "head", "tail", "lscpu", "nproc", "sysctl", "readlink", "ls", "ip", "uname",
-    "echo", "tee", "ss", "tc", "for",
+    "echo", "tee", "ss", "tc", "for", "nstat", "mpstat",
 ];
 
 /// The characters a shell prompt ends with (bash `$`/`#`, zsh `%`, fish and others `>`,

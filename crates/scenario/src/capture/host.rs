@@ -10,7 +10,8 @@ use steerlab_engine::{Driver, FlowType, NamedEnum};
 
 use super::defaults::{self, DriverDefaults};
 use super::irqs::{self, Vectors};
-use super::{Assumption, Facts, Imported, Out, RuleText, NO_FIELDS, YOUR_HOST_MS};
+use super::observe;
+use super::{Assumption, Facts, Imported, Observation, Out, RuleText, NO_FIELDS, YOUR_HOST_MS};
 use crate::spec::Named;
 use crate::{Scenario, ScenarioError};
 
@@ -37,6 +38,7 @@ pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, Scenario
     let vectors = irqs::vectors(&f, &mut out);
     let module = driver(&f, &vectors, &mut sc, &mut out);
     let dflt = module.as_deref().map(defaults::of).unwrap_or_default();
+    observe::ring_and_moderation(&f, &mut sc, &mut out);
     kernel(&f, &mut sc, &mut out);
     let cpus = cpus(&f, &mut sc, &mut out)?;
     let (rx, tx) = queues(&f, &vectors, &mut sc, &mut out)?;
@@ -45,6 +47,7 @@ pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, Scenario
     rules(&f, rx, &mut sc, &mut out)?;
     irqs::irq_cpus(&f, &vectors, cpus, rx, &mut out)?;
     irqs::rps_rfs_xps(&f, &mut sc, cpus, rx, tx, &mut out)?;
+    let observed = observe::observations(&f, &vectors, &iface);
     out.assume.extend(f.said);
     sc.lesson.title = format!("Your host: {iface}, {rx} queues, {cpus} CPUs");
     sc.lesson.source = format!("imported from a capture of {iface}");
@@ -53,7 +56,7 @@ pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, Scenario
         .into_iter()
         .map(|command| crate::TimedCommand { at_ms: 0, command })
         .collect();
-    finish(&sc, out.assume, iface, overrides)
+    finish(&sc, (out.assume, observed), iface, overrides)
 }
 
 /// The scenario with the learner's corrections applied (`--set FIELD=VALUE` on the fields the
@@ -61,7 +64,7 @@ pub(super) fn build(f: Facts, overrides: &[String]) -> Result<Imported, Scenario
 /// console refuses is no import).
 fn finish(
     sc: &Scenario,
-    mut assume: Vec<Assumption>,
+    (mut assume, observed): (Vec<Assumption>, Vec<Observation>),
     iface: String,
     overrides: &[String],
 ) -> Result<Imported, ScenarioError> {
@@ -88,6 +91,7 @@ fn finish(
         json,
         assumptions: assume,
         iface,
+        observed,
     })
 }
 
@@ -107,6 +111,8 @@ fn correct(sc: &mut Scenario, field: &str, value: &str) -> Result<(), ScenarioEr
         "nic.rx_queues" => sc.nic.rx_queues = count()?,
         "nic.tx_queues" => sc.nic.tx_queues = count()?,
         "nic.reta_size" => sc.nic.reta_size = num()?,
+        "nic.ring_size" => sc.nic.ring_size = Some(num()?),
+        "nic.rx_usecs" => sc.nic.rx_usecs = Some(num()?),
         "rfs.sock_flow_entries" => sc.rfs.sock_flow_entries = num()?,
         "nic.ntuple" => sc.nic.ntuple = value.parse().map_err(|_| bad())?,
         "nic.rss_key" => sc.nic.rss_key = value.to_string(),
@@ -531,6 +537,12 @@ pub(super) fn to_json(sc: &Scenario) -> serde_json::Value {
     }
     if !sc.nic.indir.is_empty() {
         nic["indir"] = json!(sc.nic.indir);
+    }
+    if let Some(ring) = sc.nic.ring_size {
+        nic["ring_size"] = json!(ring);
+    }
+    if let Some(us) = sc.nic.rx_usecs {
+        nic["rx_usecs"] = json!(us);
     }
     // The net.core numbers the capture said, where they differ from the kernel's defaults.
     let mut net = json!({ "netdev_max_backlog": sc.net.netdev_max_backlog });

@@ -125,7 +125,19 @@ pub(super) fn irq_cpus(f: &Facts, vectors: &Vectors, cpus: u16, rx: u32, out: &m
 fn irq_cpu(f: &Facts, irq: u32, q: u16, out: &mut Out) -> Option<(CpuSet, usize)> {
     let single = |c: u16| CpuSet::range(c, c + 1);
     if let Some(&(set, line)) = f.effective.get(&irq) {
-        return set.iter().next().map(|c| (single(c), line));
+        let cpu = set.iter().next()?;
+        // The allowed list is where the IRQ may run; the effective one is where the interrupt
+        // controller delivers it (kernel/irq/proc.c `irq_effective_aff_list_proc_show`).
+        if let Some((allowed, at)) = f.smp_affinity.get(&irq).filter(|(a, _)| *a != set) {
+            out.push(Assumption::at(
+                line,
+                &format!(
+                    "IRQ {irq} (rx-{q}) may run on CPUs {} (line {at}) but fires on CPU {cpu} (effective_affinity_list): CPU {cpu} taken",
+                    allowed.to_list()
+                ),
+            ));
+        }
+        return Some((single(cpu), line));
     }
     let allowed = f.smp_affinity.get(&irq).copied();
     if let Some((_, counts, row)) = f.irqs.get(&irq) {

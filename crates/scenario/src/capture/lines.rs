@@ -5,6 +5,7 @@
 use steerlab_engine::FlowType;
 
 use super::commands::{self, Command};
+use super::counters::{self, coalesce_line, mpstat_line, nstat_line, ring_line, snmp_values, softnet_line, stats_line};
 use super::ethtool::{
     channels_line, field_line, finish_rule, hash_function_line, indir_line, info_line, parse_key, rule_line,
 };
@@ -37,6 +38,8 @@ pub(super) fn read(f: &mut Facts, text: &str) -> Result<(), ScenarioError> {
                     | Block::LscpuP
                     | Block::Queues
                     | Block::Rules
+                    | Block::Coalesce
+                    | Block::Mpstat
             ) {
                 block = Block::None;
             }
@@ -44,6 +47,10 @@ pub(super) fn read(f: &mut Facts, text: &str) -> Result<(), ScenarioError> {
         }
         if t.starts_with("# CPU,Core,Socket,Node") {
             block = Block::LscpuP; // lscpu -p's own header comment
+            continue;
+        }
+        if t == "#kernel" {
+            block = Block::Nstat; // nstat's own header
             continue;
         }
         if let Some(cmd) = commands::command(t) {
@@ -82,6 +89,9 @@ pub(super) fn read(f: &mut Facts, text: &str) -> Result<(), ScenarioError> {
         }
         if matches!(block, Block::None | Block::Awaiting) && interrupt_row(t) {
             block = Block::Interrupts; // /proc/interrupts rows pasted alone, or grep'd
+        }
+        if matches!(block, Block::None | Block::Awaiting) && counters::softnet_row(t) {
+            block = Block::Softnet; // softnet_stat rows pasted alone
         }
         if block == Block::None && indir_first_row(t) {
             block = Block::Indir; // an indirection table pasted without its header
@@ -172,6 +182,13 @@ fn output_line(
             }
         }
         Block::Interrupts => interrupts_line(f, t, n)?,
+        Block::Ring { .. } => ring_line(f, t, n, block)?,
+        Block::Coalesce => coalesce_line(f, t, n)?,
+        Block::Stats => stats_line(f, t, n)?,
+        Block::Softnet => softnet_line(f, t, n)?,
+        Block::Nstat => nstat_line(f, t, n)?,
+        Block::Snmp => snmp_values(f, t, n)?,
+        Block::Mpstat => mpstat_line(f, t, n)?,
         Block::Grep => {
             return Err(fail(
                 n,
@@ -268,6 +285,11 @@ fn command_block(f: &mut Facts, cmd: &Command, n: usize) -> Block {
         "uname" => Block::Uname,
         "readlink" => Block::Device,
         "sysctl" => Block::Awaiting,
+        "nstat" => Block::Nstat,
+        "mpstat" => {
+            f.mpstat_cols = None;
+            Block::Mpstat
+        }
         "ip" => Block::Queues,
         "ls" if w.iter().any(|a| a.contains("/queues")) => Block::Queues,
         "cat" | "head" | "tail" | "less" | "more" | "grep" | "egrep" => file_block(f, &w),
@@ -303,6 +325,9 @@ fn ethtool_block(f: &mut Facts, w: &[&str], n: usize) -> Block {
             Block::Rules
         }
         "-k" | "--show-features" | "--show-offload" => Block::Features,
+        "-g" | "--show-ring" => Block::Ring { current: false },
+        "-c" | "--show-coalesce" => Block::Coalesce,
+        "-S" | "--statistics" => Block::Stats,
         _ => Block::Skip,
     }
 }
@@ -316,6 +341,9 @@ fn file_block(f: &mut Facts, w: &[&str]) -> Block {
     match files.as_slice() {
         ["/proc/interrupts"] => Block::Interrupts,
         ["/proc/version"] => Block::Uname,
+        ["/proc/net/softnet_stat"] => Block::Softnet,
+        ["/proc/net/snmp" | "/proc/net/netstat"] => Block::Snmp,
+        ["/proc/net/snmp6"] => Block::Nstat,
         _ if grep && (named || several) => Block::Grep,
         [one]
             if !several
@@ -336,9 +364,25 @@ fn header(f: &mut Facts, t: &str, n: usize) -> Result<Option<Block>, ScenarioErr
         f.driver = Some((d.trim().to_string(), n));
         return Ok(Some(Block::Info));
     }
-    if let Some(rest) = t.strip_prefix("Channel parameters for ") {
-        iface(f, rest.trim_end_matches(':'), n, t)?;
-        return Ok(Some(Block::Channels { current: false }));
+    // ethtool's `… for IF:` headers.
+    for (prefix, block) in [
+        ("Channel parameters for ", Block::Channels { current: false }),
+        ("Ring parameters for ", Block::Ring { current: false }),
+        ("Coalesce parameters for ", Block::Coalesce),
+        ("Features for ", Block::Features),
+    ] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            iface(f, rest.trim_end_matches(':'), n, t)?;
+            match block {
+                Block::Ring { .. } => f.ring_header = n,
+                Block::Coalesce => f.coalesce_header = n,
+                _ => {}
+            }
+            return Ok(Some(block));
+        }
+    }
+    if t == "NIC statistics:" {
+        return Ok(Some(Block::Stats));
     }
     if let Some(rest) = t.strip_prefix("RX flow hash indirection table for ") {
         // "IF with N RX ring(s):"
@@ -388,13 +432,19 @@ fn header(f: &mut Facts, t: &str, n: usize) -> Result<Option<Block>, ScenarioErr
         }
         return Ok(Some(block));
     }
-    if let Some(rest) = t.strip_prefix("Features for ") {
-        iface(f, rest.trim_end_matches(':'), n, t)?;
-        return Ok(Some(Block::Features));
-    }
     if let Some(rest) = t.strip_prefix("Linux version ") {
         f.release = Some((rest.split_whitespace().next().unwrap_or_default().to_string(), n));
         return Ok(Some(Block::None));
+    }
+    if counters::sysstat_banner(t) {
+        f.mpstat_cols = None;
+        return Ok(Some(Block::Mpstat));
+    }
+    if counters::mpstat_header(f, t) {
+        return Ok(Some(Block::Mpstat));
+    }
+    if counters::snmp_names(f, t, n) {
+        return Ok(Some(Block::Snmp));
     }
     // `ip link`'s first line of an interface: `2: eth0: <BROADCAST,…> mtu …`.
     if t.split_whitespace().nth(2).is_some_and(|w| w.starts_with('<')) && t.contains(": <") {

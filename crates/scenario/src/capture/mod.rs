@@ -18,10 +18,23 @@
 //! | `/proc/interrupts` | the `CPU0 CPU1 …` header, or its `IRQ: COUNTS… NAME` rows alone | which IRQ is which queue's vector; where it fired |
 //! | `grep -H . FILES`, `cat FILE` | `/proc/irq/N/FILE:VALUE`, the value after `cat` | each vector's CPUs; RPS, RFS and XPS maps |
 //! | `sysctl net.core.…` | `net.core.NAME = VALUE` | `rps_sock_flow_entries`, `netdev_max_backlog`, `netdev_budget`, `netdev_budget_usecs`, `dev_weight`, `rmem_default`, `rmem_max` |
+//! | `ethtool -g` | `Ring parameters for IF:` | the RX ring (current settings), when the driver model takes it as it is |
+//! | `ethtool -c` | `Coalesce parameters for IF:` | `rx-usecs` when `Adaptive RX` is off (adaptive: the driver's default, said) |
+//! | `ethtool -S` | `NIC statistics:` | observed: the drivers' ring drop counters (`rx_missed_errors`, `rx_out_of_buffer`, `rx_dropped`, `rx_no_buffer_count`, `rx_queue_N_drops`, `rx-N.drops`) |
+//! | `/proc/net/softnet_stat` | the command, or rows of 8-digit hex columns | observed: per CPU, backlog drops, `time_squeeze`, the RPS flow limit's drops |
+//! | `nstat`, `/proc/net/snmp`, `/proc/net/netstat` | `#kernel`, `Udp: InDatagrams …` name lines | observed: `UdpRcvbufErrors`, `UdpInErrors` (and Udp6's), `TcpExtListenDrops`, `TcpExtTCPBacklogDrop` |
+//! | `mpstat -P ALL` | the header with `CPU` and `%soft`, sysstat's `Linux …` banner | observed: CPUs over 50 % `%soft` |
+//!
+//! Besides the host, an import gives what the capture shows of where packets drop and who takes
+//! the interrupts ([`Observation`]: counters since boot as printed, never a rate), and where the
+//! queue vectors' interrupts fire (`/proc/interrupts`' counts, `effective_affinity_list`).
 //!
 //! Formats: ethtool.c `dump_drvinfo`, `channels_reply_cb`, `print_indir_table`,
-//! `print_rss_hkey`, `dump_rxfhash`; rxclass.c `rxclass_print_nfc_rule`; kernel/irq/proc.c
-//! `show_interrupts`; net/core/net-sysfs.c (`%*pb` masks). The console prints the same formats,
+//! `print_rss_hkey`, `dump_rxfhash`, `do_gnicstats`; netlink/rings.c `rings_reply_cb`,
+//! netlink/coalesce.c `coalesce_reply_cb`; rxclass.c `rxclass_print_nfc_rule`;
+//! kernel/irq/proc.c `show_interrupts`; net/core/net-sysfs.c (`%*pb` masks);
+//! net/core/net-procfs.c `softnet_seq_show`; net/ipv4/proc.c `snmp_seq_show`; iproute2
+//! misc/nstat.c `dump_kern_db`; sysstat mpstat.c `write_plain_cpu_stats`. The console prints the same formats,
 //! so a capture of a sandbox host imports back into the same host.
 //!
 //! What the capture does not say is taken from the driver's defaults or steerlab's, and every
@@ -46,12 +59,14 @@ use steerlab_engine::{CpuSet, FlowType};
 use crate::{Scenario, ScenarioError};
 
 mod commands;
+mod counters;
 mod defaults;
 mod ethtool;
 mod host;
 mod irqs;
 mod kernel_files;
 mod lines;
+mod observe;
 mod vectors;
 
 /// What building a scenario from the facts adds (host.rs and irqs.rs): assumptions, and
@@ -99,6 +114,27 @@ pub struct Imported {
     pub assumptions: Vec<Assumption>,
     /// The captured interface's name (the sandbox calls it eth0).
     pub iface: String,
+    /// What the capture's counters show of where packets drop and who takes the interrupts.
+    pub observed: Vec<Observation>,
+}
+
+/// One thing the capture shows: a counter that is not zero, or a CPU that takes the load.
+/// Counters since boot, as the tool printed them: an observation never invents a rate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    /// Where on the path: `ring`, `backlog`, `socket`, `squeeze` or `softirq`.
+    pub place: String,
+    /// One sentence starting `line N: `, with the counter, its value and the command that
+    /// shows it.
+    pub text: String,
+    /// The capture's line (1-based).
+    pub line: usize,
+}
+
+impl std::fmt::Display for Observation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }
 
 /// One thing the importer assumed or chose.
@@ -181,6 +217,22 @@ enum Block {
     Interrupts,
     /// After `grep -H …`: `FILE:VALUE` lines.
     Grep,
+    /// `ethtool -g`, in its maximums or its current settings.
+    Ring {
+        current: bool,
+    },
+    /// `ethtool -c` (blank lines inside).
+    Coalesce,
+    /// `ethtool -S`: `NAME: COUNT` lines.
+    Stats,
+    /// `/proc/net/softnet_stat`: a row of hex columns per CPU.
+    Softnet,
+    /// `nstat` (and `/proc/net/snmp6`): `NAME VALUE [RATE]` rows.
+    Nstat,
+    /// `/proc/net/snmp`, `/proc/net/netstat`: a line of names, then one of values.
+    Snmp,
+    /// `mpstat`: its banner, its header, rows per CPU (blank lines inside).
+    Mpstat,
 }
 
 /// An ntuple rule being read: its location and line, its fields, and why it cannot be modelled.
@@ -262,6 +314,30 @@ struct Facts {
     /// The line of `ethtool -l`'s current settings, and of `ethtool -n`'s header.
     channels_line: usize,
     rules_line: usize,
+    /// `ethtool -g`: its header's line, and the current RX ring.
+    ring_header: usize,
+    ring: At<u32>,
+    /// `ethtool -c`: `Adaptive RX: on|off` and `rx-usecs` (checked when the host is built).
+    coalesce_header: usize,
+    adaptive_rx: At<bool>,
+    rx_usecs: At<u64>,
+    /// `ethtool -S`: the counters read (drops, `rx_packets`), with their lines.
+    nic_stats: Vec<(String, u64, usize)>,
+    /// `/proc/net/softnet_stat`: per row its CPU, `[processed, dropped, time_squeeze,
+    /// flow_limit_count]` and line.
+    softnet: Vec<(u16, [u64; 4], usize)>,
+    /// The first softnet row's column count: a shorter row after it was cut.
+    softnet_cols: usize,
+    /// MIB counters by nstat's name (`UdpRcvbufErrors`): value, line, and how the capture
+    /// showed it (`nstat: UdpRcvbufErrors`, `/proc/net/snmp: Udp RcvbufErrors`).
+    mib: BTreeMap<String, (u64, usize, String)>,
+    /// A `/proc/net/snmp` names line waiting for its values: prefix, names, line.
+    mib_names: Option<(String, Vec<String>, usize)>,
+    /// `mpstat`'s header: the CPU's and `%soft`'s columns counted from the row's end, and the
+    /// header's word count.
+    mpstat_cols: Option<(usize, usize)>,
+    /// `mpstat`: each CPU's `%soft` (the last block printed: `Average:` when there is one).
+    soft: BTreeMap<u16, (f64, usize)>,
 }
 
 impl Facts {

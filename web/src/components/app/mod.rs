@@ -106,12 +106,14 @@ pub fn Sandbox(props: &SandboxProps) -> Html {
             SimEvent::HostImported {
                 rows,
                 assumptions,
+                observed,
                 rx_queues,
             } => {
                 host_error.set(None);
                 built.set(Some(Built {
                     rows: Rc::new(rows),
                     assumptions: Rc::new(assumptions),
+                    observed: Rc::new(observed),
                     rx_queues,
                 }));
             }

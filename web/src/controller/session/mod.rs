@@ -396,15 +396,16 @@ impl Session {
             let scenario = steerlab_scenario::parse(&h.text, &[]).map_err(|e| e.to_string())?;
             let rx_queues = scenario.nic.rx_queues;
             let c = Controller::for_scenario(scenario, steerlab_scenario::permalink::Source::Scenario(h.text))?;
-            Ok((c, h.rows, h.assumptions, rx_queues))
+            Ok((c, h.rows, (h.assumptions, h.observed), rx_queues))
         });
         match built {
-            Ok((c, rows, assumptions, rx_queues)) => {
+            Ok((c, rows, (assumptions, observed), rx_queues)) => {
                 self.replace(vec![c]);
                 self.event(Event::Banner(None));
                 self.event(Event::HostImported {
                     rows,
                     assumptions,
+                    observed,
                     rx_queues,
                 });
             }
