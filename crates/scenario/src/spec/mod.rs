@@ -42,7 +42,7 @@ pub(crate) fn apply_variant(root: &mut serde_json::Value) -> Result<(), Scenario
     };
     let k = (seed % variants.len() as u64) as usize;
     let at = format!("lesson.variants[{k}]");
-    let variant: Variant = serde_json::from_value(variants[k].clone()).map_err(|e| err(&at, &e.to_string()))?;
+    let variant: Variant = serde_json::from_value(variants[k].clone()).map_err(|e| err(&at, e.to_string()))?;
     for o in &variant.set {
         apply_override(root, o).map_err(|e| ScenarioError(format!("{at}.set: {}", e.0)))?;
     }
