@@ -69,10 +69,15 @@ import { lessonsInOrder } from "./lesson-order.mjs";
  * irqbalance's generic sort, replaced by a selection, was 0.2 KB of it), and the latency
  * histogram (+1.2 KB) took it to 581.6 KB and the budget to 585 KB: the owner's call again;
  * the levers above (CompressionStream for the permalink, fixed-point printing) would take
- * back about 16 KB.
+ * back about 16 KB. Issue 50's fourth part (rings with ethtool -g/-G and their depth under
+ * moderation, lesson variants and `--set` into arrays, a backlog carried across ticks, the
+ * NIC's NUMA files, the latency chart, a question's "before" in the first second: +5.5 KB,
+ * worker and page together, measured build to build, not itemised by function) and the
+ * importer's observations in the page's "Your host" (+0.9 KB) took it to 588.5 KB and the
+ * budget to 590 KB: the owner's call once more, with the same levers unpulled.
  * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 585 * 1024;
+const BUDGET_BYTES = 590 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

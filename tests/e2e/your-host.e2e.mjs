@@ -152,6 +152,32 @@ export const tests = [
     },
   },
   {
+    name: "a pasted drop problem shows where its packets drop: the CLI's observations, each in its place",
+    timeoutMs: 60_000,
+    async run(page, base) {
+      // The ice capture with a real ethtool -S (netdata#988: rx_missed_errors) and a real
+      // softnet_stat (backlog drops) pasted after it, as a learner pastes what they have.
+      const real = (name) => readFileSync(new URL(`../../crates/scenario/tests/fixtures/real/${name}`, import.meta.url).pathname, "utf8").split("\n").slice(1).join("\n");
+      const pasted = `${capture}\n$ ethtool -S ens1f0\n${real("intel1g-stats-missed.txt")}\n$ cat /proc/net/softnet_stat\n${real("insights-softnet-drops.txt")}\n`;
+      const dir = mkdtempSync(join(tmpdir(), "steerlab-"));
+      writeFileSync(join(dir, "capture.txt"), pasted);
+      const want = JSON.parse(execFileSync(cli, ["import", join(dir, "capture.txt"), "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })).observed;
+      expect(want.some((o) => o.place === "ring") && want.some((o) => o.place === "backlog"), `the CLI sees ring and backlog drops: ${JSON.stringify(want)}`);
+      await page.goto(base);
+      await page.getByTestId("flow-count").waitFor();
+      await page.getByTestId("open-your-host").click();
+      await build(page, pasted, "udp 198.51.100.9:5353 10.0.0.2:53\n");
+      await page.getByTestId("your-host-observed").waitFor();
+      const got = await page.getByTestId("your-host-observed").locator("li").evaluateAll((lis) => lis.map((li) => [li.className, li.textContent]));
+      expect(got.length === want.length, `as many as the CLI's (${got.length} vs ${want.length})`);
+      want.forEach((w, i) => {
+        expect(got[i][0].includes(`observed-${w.place}`) && got[i][1].includes(w.text), `observation ${i}: page ${JSON.stringify(got[i])} vs CLI ${JSON.stringify(w)}`);
+      });
+      await page.getByTestId("your-host-observed").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: await outPath("your-host-observed-1440.png") });
+    },
+  },
+  {
     name: "a broken capture is refused naming its line, and the host is untouched",
     timeoutMs: 60_000,
     async run(page, base) {

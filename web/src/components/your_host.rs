@@ -279,9 +279,12 @@ fn observed(list: &[Observation]) -> Html {
         return Html::default();
     }
     html! {
-        <ul data-testid="your-host-observed" aria-label="what the capture shows">
-            { for list.iter().map(|o| html! { <li class={format!("observed-{}", o.place)}>{ &o.text }</li> }) }
-        </ul>
+        <>
+            <h3 class="observed-head">{ "Where its packets drop, and which CPU is loaded (counters since boot)" }</h3>
+            <ul class="observed" data-testid="your-host-observed" aria-label="what the capture shows">
+                { for list.iter().map(|o| html! { <li class={format!("observed-{}", o.place)}>{ &o.text }</li> }) }
+            </ul>
+        </>
     }
 }
 
