@@ -121,6 +121,12 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&[], "systemctl start irqbalance", |s, _| assert!(s.irqbalance().is_some())),
     (&["systemctl start irqbalance"], "systemctl stop irqbalance.service", |s, _| assert!(s.irqbalance().is_none())),
     (&["systemctl start irqbalance"], "systemctl status irqbalance", |_, out| assert!(out.contains("Active: active (running)"))),
+    // The banned CPUs from the manager's environment, read when irqbalance (re)starts.
+    (&[], "systemctl set-environment IRQBALANCE_BANNED_CPULIST=0-1", |s, _| assert_eq!(s.irqbalance_env().map(|b| b.to_list()), Some("0-1".into()))),
+    (&["systemctl set-environment IRQBALANCE_BANNED_CPULIST=0"], "systemctl show-environment", |_, out| assert_eq!(out, "IRQBALANCE_BANNED_CPULIST=0\n")),
+    (&["systemctl start irqbalance", "systemctl set-environment IRQBALANCE_BANNED_CPULIST=0"], "systemctl status irqbalance", |s, _| assert_eq!(s.irqbalance().map(|b| b.to_list()), Some(String::new()), "the running daemon keeps what it started with")),
+    (&["systemctl start irqbalance", "systemctl set-environment IRQBALANCE_BANNED_CPULIST=0"], "systemctl restart irqbalance", |s, _| assert_eq!(s.irqbalance().map(|b| b.to_list()), Some("0".into()))),
+    (&["systemctl set-environment IRQBALANCE_BANNED_CPULIST=0"], "systemctl unset-environment IRQBALANCE_BANNED_CPULIST", |s, _| assert_eq!(s.irqbalance_env(), None)),
     (&[], "mpstat -P ALL", |_, out| {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[2], "00:00:00     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle");
@@ -363,6 +369,11 @@ const ERR: &[(&[&str], &str, &str)] = &[
     (&[], "mpstat -P ALL 1", "cannot wait for an interval"),
     (&[], "systemctl start nginx", "Unit nginx.service not found."),
     (&[], "systemctl enable irqbalance", "Unknown command verb 'enable'."),
+    (&[], "systemctl set-environment IRQBALANCE_BANNED_CPULIST=99", "CPUs of this host"),
+    (&[], "systemctl set-environment IRQBALANCE_BANNED_CPULIST=x", "systemctl: IRQBALANCE_BANNED_CPULIST:"),
+    (&[], "systemctl set-environment LANG=C", "holds IRQBALANCE_BANNED_CPULIST only"),
+    (&[], "systemctl set-environment IRQBALANCE_BANNED_CPULIST", "Invalid environment assignment"),
+    (&["systemctl set-environment IRQBALANCE_BANNED_CPULIST=0-7"], "systemctl restart irqbalance", "leaves the NIC's NUMA node a CPU"),
     (&[], "mpstat -P 99", "not a list of this host's CPUs"),
     (&[], "netstat -tn", "netstat: steerlab prints the statistics only"),
     // flow_limit_cpu_sysctl's cpumask_parse: a CPU beyond the host is bitmap_parse's EOVERFLOW.

@@ -71,6 +71,7 @@ pub(crate) fn fingerprint(sim: &Sim) -> String {
         sim.ntuple_rules()
     );
     s += &format!("{:?}\n{:?}\n{}\n", sim.xdp(), sim.tc_block(), sim.sock_flow_entries());
+    s += &format!("{:?} {:?}\n", sim.irqbalance(), sim.irqbalance_env());
     for ty in steerlab_engine::FlowType::ALL {
         s += &format!("{:?} ", sim.hash_fields(ty));
     }

@@ -81,6 +81,26 @@ impl Sim {
         self.irqbalance.as_ref().map(|b| b.banned)
     }
 
+    /// `systemctl set-environment IRQBALANCE_BANNED_CPULIST=LIST` (`None`: `unset-environment`):
+    /// the service manager's environment, which irqbalance reads when it next starts
+    /// (`systemctl restart`), not while it runs; irqbalance's `IRQBALANCE_BANNED_CPULIST`
+    /// (irqbalance.c, `parse_command_line`'s environment). Only CPUs of this host.
+    pub fn set_irqbalance_env(&mut self, banned: Option<CpuSet>) -> Result<(), SimError> {
+        if banned.is_some_and(|b| b.end() > self.cfg.cpus) {
+            return Err(crate::error::range_err(
+                "IRQBALANCE_BANNED_CPULIST",
+                "CPUs of this host",
+            ));
+        }
+        self.irqbalance_env = banned;
+        Ok(())
+    }
+
+    /// The `IRQBALANCE_BANNED_CPULIST` irqbalance would start with, if set.
+    pub fn irqbalance_env(&self) -> Option<CpuSet> {
+        self.irqbalance_env
+    }
+
     /// The CPUs of NUMA node `node`.
     fn node_cpus(&self, node: u16) -> Vec<u16> {
         (0..self.cfg.cpus).filter(|&c| self.cfg.node_of(c) == node).collect()

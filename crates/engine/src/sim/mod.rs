@@ -130,6 +130,9 @@ pub struct Sim {
     irqs: Vec<napi::QueueIrq>,
     /// irqbalance, while it runs (irqbalance.rs).
     irqbalance: Option<irqbalance::IrqBalance>,
+    /// The `IRQBALANCE_BANNED_CPULIST` the service manager hands irqbalance when it starts
+    /// (`systemctl set-environment`), if set.
+    irqbalance_env: Option<CpuSet>,
     /// Recent packet latencies (latency.rs).
     latency: latency::Latency,
     /// Each tuple's flow, open or closed. Shared with the host's snapshots (the page keeps a
@@ -212,6 +215,7 @@ impl Sim {
             softirq: vec![napi::SoftirqTick::default(); usize::from(cfg.cpus)],
             irqs: vec![napi::QueueIrq::default(); usize::from(cfg.rx_queues)],
             irqbalance: None,
+            irqbalance_env: None,
             latency: latency::Latency::default(),
             by_key: Arc::default(),
             closed_flows: 0,
