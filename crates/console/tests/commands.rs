@@ -44,6 +44,11 @@ const OK: &[(&[&str], &str, Check)] = &[
     (&["nic driver mlx5"], "ethtool -C eth0 adaptive-rx off rx-usecs 64", |s, _| assert_eq!(s.config().rx_usecs, Some(64))),
     (&["nic driver ice"], "ethtool -C eth0 adaptive-rx off", |s, _| assert_eq!(s.config().rx_usecs, Some(50), "the interval in use, fixed")),
     (&["ethtool -C eth0 rx-usecs 8"], "ethtool -C eth0 adaptive-rx on", |s, _| assert_eq!(s.config().rx_usecs, None)),
+    // rx-frames where the driver counts them: mlx5 starts at 32, a line may set it alone
+    (&["nic driver mlx5"], "ethtool -c eth0", |_, out| assert!(out.contains("\nrx-frames:\t32\n"), "{out}")),
+    (&["nic driver ixgbe"], "ethtool -c eth0", |_, out| assert!(out.contains("\nrx-frames:\tn/a\n"), "{out}")),
+    (&["nic driver mlx5"], "ethtool -C eth0 rx-frames 8", |s, _| assert_eq!((s.config().rx_frames(), s.config().rx_usecs), (8, None), "adaptive untouched")),
+    (&[], "ethtool -C eth0 rx-usecs 100 rx-frames 16", |s, _| assert_eq!((s.config().rx_frames(), s.config().rx_usecs()), (16, 100))),
     // ethtool -g / -G: the RX rings, rounded as each driver rounds them
     (&["nic driver ixgbe"], "ethtool -g eth0", |_, out| assert!(out.contains("Pre-set maximums:\nRX:\t\t\t4096\n") && out.contains("Current hardware settings:\nRX:\t\t\t512\n"), "{out}")),
     (&["nic driver ixgbe"], "ethtool -G eth0 rx 1001", |s, _| assert_eq!(s.config().ring_size(), 1008, "aligned up to 8")),
@@ -340,7 +345,10 @@ const ERR: &[(&[&str], &str, &str)] = &[
     // -K, -S
     (&[], "ethtool -K eth0 gro off", "feature \"gro\" is not modelled in steerlab"),
     (&[], "ethtool -C eth0 rx-usecs 20000", "rx-usecs: out of range"),
-    (&[], "ethtool -C eth0 rx-frames 32", "\"rx-frames\" is not modelled in steerlab"),
+    (&[], "ethtool -C eth0 rx-frames-irq 32", "\"rx-frames-irq\" is not modelled in steerlab"),
+    (&["nic driver ixgbe"], "ethtool -C eth0 rx-frames 32", "netlink error: cannot modify an unsupported parameter (offset 36)"),
+    (&["nic driver mlx5"], "ethtool -C eth0 rx-frames 70000", "rx-frames: out of range"),
+    (&["nic driver mlx5"], "ethtool -C eth0 adaptive-rx on rx-usecs 8 rx-frames 4", "cannot be set while adaptive-rx is on"),
     (&[], "ethtool -C eth0 adaptive-rx on rx-usecs 8", "cannot be set while adaptive-rx is on"),
     (&[], "ethtool -C eth0 rx-usecs", "bad command line argument"),
     (&[], "echo 1 > /sys/class/net/eth0/device/numa_node", "Permission denied"),

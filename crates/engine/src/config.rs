@@ -70,6 +70,8 @@ named_enum! {
 /// Most microseconds of interrupt moderation (`ethtool -C DEV rx-usecs`): ice's ITR maximum
 /// (`ICE_ITR_MAX`, 8160 us, drivers/net/ethernet/intel/ice/ice_txrx.h), rounded up.
 pub const MAX_RX_USECS: u32 = 10_000;
+/// The most `rx-frames` the sandbox takes (mlx5's `cq_max_count` is a 16-bit field).
+pub const MAX_RX_FRAMES: u32 = 65_535;
 
 /// The host's `CONFIG_HZ`: a jiffy is 4 ms (these testbeds' kernels, and Ubuntu's and
 /// Debian's; RHEL builds 1000). `net_rx_action`'s time limit is counted in jiffies.
@@ -143,6 +145,10 @@ pub struct HostConfig {
     /// interrupts of a queue, so the packets of that interval reach the stack in one NAPI poll
     /// (0..=10000 us; `None`: the driver's default, [`Driver::default_rx_usecs`]).
     pub rx_usecs: Option<u32>,
+    /// `ethtool -C DEV rx-frames N` (0..=65535; `None`: the driver's default,
+    /// [`Driver::default_rx_frames`]): the packets after which the vector fires before its
+    /// interval ends, on the drivers that count them.
+    pub rx_frames: Option<u32>,
     /// How an idle CPU waits: whether waking it costs an IPI.
     pub idle: Idle,
     /// Simulated time advanced per engine step, in ns (10 µs..=1 s).
@@ -188,6 +194,7 @@ impl Default for HostConfig {
             rmem_max: SK_RMEM_MAX,
             max_hw_filters: 8192,
             rx_usecs: None,
+            rx_frames: None,
             idle: Idle::Poll,
             tick_ns: 1_000_000,
             xps_map: XpsMap::Irq,
@@ -279,6 +286,12 @@ impl HostConfig {
             "0..=10000 (microseconds)",
         )?;
         check(
+            self.rx_frames
+                .is_none_or(|f| f <= MAX_RX_FRAMES && self.driver.default_rx_frames().is_some()),
+            "nic.rx_frames",
+            "0..=65535, on a driver that counts frames (mlx5, generic)",
+        )?;
+        check(
             (10_000..=1_000_000_000).contains(&self.tick_ns),
             "sim.tick_ns",
             "10000..=1000000000",
@@ -314,6 +327,28 @@ impl HostConfig {
     /// The interrupt moderation in force: the configured `rx-usecs`, else the driver's.
     pub fn rx_usecs(&self) -> u32 {
         self.rx_usecs.unwrap_or(self.driver.default_rx_usecs())
+    }
+
+    /// The `rx-frames` in force: the configured count, else the driver's; 0 (none) on a
+    /// driver that does not count frames.
+    pub fn rx_frames(&self) -> u32 {
+        self.driver
+            .default_rx_frames()
+            .map_or(0, |d| self.rx_frames.unwrap_or(d))
+    }
+
+    /// How long a queue's vector waits between interrupts when `per_tick` packets a tick
+    /// come: its `rx-usecs`, cut short once `rx-frames` packets have come (whichever comes
+    /// first: mlx5's CQ moderation `cq_period`/`cq_max_count`, virtio's `max_usecs`/
+    /// `max_packets`). With `rx-usecs` 0 every packet interrupts, whatever `rx-frames` says
+    /// (a simplification: a frame count alone is not modelled as a wait).
+    pub fn moderation_ns(&self, per_tick: u64) -> u64 {
+        let usecs = u64::from(self.rx_usecs()) * 1000;
+        let frames = u64::from(self.rx_frames());
+        if usecs == 0 || frames == 0 || per_tick == 0 {
+            return usecs;
+        }
+        usecs.min(frames * self.tick_ns / per_tick)
     }
 
     /// Descriptors per RX ring in force: the configured size, else the driver's.

@@ -56,6 +56,18 @@ impl Driver {
         }
     }
 
+    /// The driver's `rx-frames` at load (`ethtool -c`), or `None` where the driver does not
+    /// take the parameter (not in its `supported_coalesce_params`: ice, ixgbe). mlx5 starts
+    /// at `MLX5E_PARAMS_DEFAULT_RX_CQ_MODERATION_PKTS`, 32 completions (en/params.c);
+    /// virtio_net's notification coalescing (`VIRTIO_NET_F_NOTF_COAL`) at 0, none.
+    pub const fn default_rx_frames(self) -> Option<u32> {
+        match self {
+            Driver::Mlx5 => Some(32),
+            Driver::Generic => Some(0),
+            Driver::Ice | Driver::IceHashMatch | Driver::Ixgbe => None,
+        }
+    }
+
     /// The RX ring's descriptors at load and the most the driver takes (`ethtool -g`'s
     /// "Current hardware settings" and "Pre-set maximums"; TX rings are the same size):
     /// - ice: `ICE_DFLT_NUM_RX_DESC` 2048, `ICE_MAX_NUM_DESC_E810` 8160 (ice.h);

@@ -301,3 +301,40 @@ fn a_ring_shallower_than_a_moderation_intervals_arrivals_drops() {
     assert_eq!(drops, 0, "a ring of 1,024 holds a wait's 700");
     assert!(pkts > 690_000, "{pkts}");
 }
+
+/// `rx-frames` cuts a moderation interval short (`HostConfig::moderation_ns`): 400,000
+/// packets a second at `rx-usecs 1000` is 400 a wait and 1,000 interrupts a second; with
+/// `rx-frames 100` the vector fires every 100 packets, 4,000 a second. A driver that counts no
+/// frames (ixgbe) refuses it.
+#[test]
+fn rx_frames_fires_the_vector_before_its_interval_ends() {
+    let run = |frames: Option<u32>| {
+        let mut sim = host(
+            HostConfig {
+                rx_usecs: Some(1000),
+                rx_frames: frames,
+                ring_size: Some(1024),
+                ..HostConfig::default()
+            },
+            400_000,
+            Proto::Udp,
+            1,
+        );
+        one_second(&mut sim).queues[0].interrupts
+    };
+    let (usecs_only, with_frames) = (run(None), run(Some(100)));
+    // Each interval is followed by the poll (a load of about a third here: napi.rs), so a
+    // second holds fewer than 1,000 intervals; a quarter of the interval, four times as many.
+    assert!((500..1000).contains(&usecs_only), "at most one a ms: {usecs_only}");
+    let ratio = with_frames as f64 / usecs_only as f64;
+    assert!(
+        (3.5..=4.5).contains(&ratio),
+        "one every 100 packets: {with_frames} against {usecs_only}"
+    );
+    let mut ixgbe = Sim::new(HostConfig {
+        driver: steerlab_engine::Driver::Ixgbe,
+        ..HostConfig::default()
+    })
+    .unwrap();
+    assert!(ixgbe.set_rx_frames(Some(8)).is_err());
+}

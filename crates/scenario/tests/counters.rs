@@ -361,3 +361,31 @@ fn a_sandbox_host_with_drops_imports_back_with_its_ring_interval_and_drops() {
         assert!(!line.trim().is_empty() && !line.starts_with('$'), "{}: {line}", o.text);
     }
 }
+
+/// An mlx5 sandbox host with a fixed interval and a frame count imports back with both
+/// (`ethtool -c`'s `rx-frames`); a driver that counts none prints `n/a` and keeps nothing.
+#[test]
+fn rx_frames_round_trips_on_a_driver_that_counts_frames() {
+    let cfg = steerlab_engine::HostConfig {
+        cpus: 4,
+        rx_queues: 2,
+        tx_queues: 2,
+        reta_size: 16,
+        ..Default::default()
+    };
+    let mut sim = steerlab_engine::Sim::new(cfg).unwrap();
+    for cmd in [
+        "nic driver mlx5",
+        "ethtool -C eth0 adaptive-rx off rx-usecs 64 rx-frames 16",
+    ] {
+        steerlab_console::execute(&mut sim, cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+    let text = common::transcript(&mut sim, &["ethtool -i eth0", "ethtool -c eth0"]);
+    let imported = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let nic = &imported.scenario.nic;
+    assert_eq!((nic.rx_usecs, nic.rx_frames), (Some(64), Some(16)), "{text}");
+    assert_eq!(imported.json["nic"]["rx_frames"], 16);
+    steerlab_console::execute(&mut sim, "nic driver ixgbe").unwrap();
+    let text = common::transcript(&mut sim, &["ethtool -i eth0", "ethtool -c eth0"]);
+    assert_eq!(import(&text).unwrap().scenario.nic.rx_frames, None);
+}

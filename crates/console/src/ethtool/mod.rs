@@ -54,7 +54,7 @@ ethtool -N DEV delete L\n\
 ethtool -N DEV rx-flow-hash tcp4|udp4|tcp6|udp6 sd|sdfn\n\
 ethtool -K DEV ntuple on|off\n\
 ethtool -c DEV\n\
-ethtool -C DEV [adaptive-rx on|off] [rx-usecs N]\n\
+ethtool -C DEV [adaptive-rx on|off] [rx-usecs N] [rx-frames N]\n\
 ethtool -g DEV\n\
 ethtool -G DEV rx N\n\
 ethtool -S DEV";

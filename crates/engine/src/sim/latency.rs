@@ -86,7 +86,6 @@ impl Sim {
             self.latency.buckets.iter_mut().for_each(|b| *b /= 2);
             self.latency.next_halving = now.saturating_add(HALF_LIFE);
         }
-        let moderation = u64::from(self.cfg.rx_usecs()) * 1000;
         let turn = self.now.0 / self.cfg.tick_ns;
         let ring = u64::from(self.cfg.ring_size());
         for (q, irq) in self.queues.iter().zip(&self.irqs) {
@@ -94,6 +93,7 @@ impl Sim {
             if n == 0 {
                 continue;
             }
+            let moderation = self.cfg.moderation_ns(n);
             let cpu = &self.softirq[usize::from(q.irq_cpu)];
             let each = cpu.pkt_ps / 1000;
             // A saturated poll never completes: one long run, and a full ring ahead.

@@ -126,10 +126,10 @@ impl Sim {
     /// Caps each queue's budget at what its ring keeps while its vector waits out its
     /// moderation ([`ring_keeps`]); marks the queues whose cap binds (`ring_bound`).
     fn hold_to_rings(&mut self) {
-        let interval = u64::from(self.cfg.rx_usecs()) * 1000;
         let ring = u64::from(self.cfg.ring_size());
         for q in &mut self.queues {
             let busy = self.softirq[usize::from(q.irq_cpu)].busy_ppm;
+            let interval = self.cfg.moderation_ns(q.demand);
             let keeps = ring_keeps(q.demand, self.cfg.tick_ns, interval, ring, busy).unwrap_or(u64::MAX);
             q.ring_bound = keeps < q.budget;
             q.budget = q.budget.min(keeps);
@@ -138,7 +138,8 @@ impl Sim {
 
     /// The tick's `net_rx_action` runs, counted at its end (after the backlogs drained):
     ///
-    /// - **Interrupts.** A vector fires when its moderation interval (`rx-usecs`, the
+    /// - **Interrupts.** A vector fires when its moderation interval (`rx-usecs`, cut short by
+    ///   `rx-frames` where the driver counts them: `HostConfig::moderation_ns`; the
     ///   driver's ITR) has passed since the first packet NAPI has not seen, and not while its
     ///   poll runs: the driver masks it until `napi_complete_done` (net/core/dev.c), when the
     ///   ring is empty. So a cycle is the interval (or the gap to the next packet, if longer)
@@ -162,7 +163,6 @@ impl Sim {
     /// softirq time here).
     pub(super) fn count_softirq(&mut self) {
         let (tick, weight) = (self.cfg.tick_ns, u64::from(self.cfg.dev_weight));
-        let usecs = u64::from(self.cfg.rx_usecs()) * 1000;
         // A run's packets by budget: whole polls until the budget is spent.
         let budget = u64::from(self.cfg.netdev_budget);
         let by_budget = budget.div_ceil(weight).max(1) * weight;
@@ -197,7 +197,7 @@ impl Sim {
                 continue;
             }
             let s = &mut self.softirq[usize::from(q.irq_cpu)];
-            let interval = usecs.max(tick / n).max(1);
+            let interval = self.cfg.moderation_ns(n).max(tick / n).max(1);
             // Thousandths of an interrupt: tick · (1 - ρ) / interval, at most one a packet.
             let milli = (tick * (1_000_000 - u64::from(s.busy_ppm)) / 1000 / interval).min(n * 1000);
             let total = irq.carry + milli;

@@ -349,8 +349,9 @@ impl Sim {
     /// Switches the driver model; filters of the old driver are gone.
     pub fn set_driver(&mut self, driver: Driver) {
         self.cfg.driver = driver;
-        // Another NIC: its rings are its driver's default size.
+        // Another NIC: its rings are its driver's default size, its frame count its own.
         self.cfg.ring_size = None;
+        self.cfg.rx_frames = None;
         // The sandbox's aRFS tallies run on across the switch, as every other counter does
         // (a real NIC's `ethtool -S` would start from zero: it is another device).
         let counters = core::mem::take(&mut self.arfs.counters);
@@ -405,6 +406,20 @@ impl Sim {
             return Err(range_err("rx-usecs", "0..=10000 in the sandbox"));
         }
         self.cfg.rx_usecs = usecs;
+        Ok(())
+    }
+
+    /// `ethtool -C DEV rx-frames N`: the packets after which a vector fires before its
+    /// `rx-usecs` ends (`None`: the driver's default). Refused on a driver that does not take
+    /// the parameter (`ethnl_set_coalesce_validate`: not in `supported_coalesce_params`).
+    pub fn set_rx_frames(&mut self, frames: Option<u32>) -> Result<(), SimError> {
+        if self.cfg.driver.default_rx_frames().is_none() {
+            return Err(range_err("rx-frames", "a driver that counts frames (mlx5, generic)"));
+        }
+        if frames.is_some_and(|f| f > crate::config::MAX_RX_FRAMES) {
+            return Err(range_err("rx-frames", "0..=65535"));
+        }
+        self.cfg.rx_frames = frames;
         Ok(())
     }
 

@@ -50,8 +50,8 @@ pub(super) fn ring_line(f: &mut Facts, t: &str, n: usize, block: &mut Block) -> 
     Ok(())
 }
 
-/// `ethtool -c`: `Adaptive RX: on  TX: off` and `rx-usecs:`; the other parameters are not
-/// modelled.
+/// `ethtool -c`: `Adaptive RX: on  TX: off`, `rx-usecs:` and `rx-frames:`; the other
+/// parameters are not modelled.
 pub(super) fn coalesce_line(f: &mut Facts, t: &str, n: usize) -> Result<(), ScenarioError> {
     if let Some(rest) = t.strip_prefix("Adaptive RX:") {
         let on = rest.split_whitespace().next() == Some("on");
@@ -62,6 +62,11 @@ pub(super) fn coalesce_line(f: &mut Facts, t: &str, n: usize) -> Result<(), Scen
     if k == "rx-usecs" {
         if let Some(us) = count(t, n, v, "rx-usecs is a number of microseconds")? {
             f.rx_usecs = Some((us, n));
+        }
+    }
+    if k == "rx-frames" {
+        if let Some(frames) = count(t, n, v, "rx-frames is a number of packets")? {
+            f.rx_frames = Some((frames, n));
         }
     }
     Ok(())

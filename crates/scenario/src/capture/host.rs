@@ -113,6 +113,7 @@ fn correct(sc: &mut Scenario, field: &str, value: &str) -> Result<(), ScenarioEr
         "nic.reta_size" => sc.nic.reta_size = num()?,
         "nic.ring_size" => sc.nic.ring_size = Some(num()?),
         "nic.rx_usecs" => sc.nic.rx_usecs = Some(num()?),
+        "nic.rx_frames" => sc.nic.rx_frames = Some(num()?),
         "rfs.sock_flow_entries" => sc.rfs.sock_flow_entries = num()?,
         "nic.ntuple" => sc.nic.ntuple = value.parse().map_err(|_| bad())?,
         "nic.rss_key" => sc.nic.rss_key = value.to_string(),
@@ -543,6 +544,9 @@ pub(super) fn to_json(sc: &Scenario) -> serde_json::Value {
     }
     if let Some(us) = sc.nic.rx_usecs {
         nic["rx_usecs"] = json!(us);
+    }
+    if let Some(frames) = sc.nic.rx_frames {
+        nic["rx_frames"] = json!(frames);
     }
     // The net.core numbers the capture said, where they differ from the kernel's defaults.
     let mut net = json!({ "netdev_max_backlog": sc.net.netdev_max_backlog });

@@ -19,7 +19,7 @@
 //! | `grep -H . FILES`, `cat FILE` | `/proc/irq/N/FILE:VALUE`, the value after `cat` | each vector's CPUs; RPS, RFS and XPS maps |
 //! | `sysctl net.core.…` | `net.core.NAME = VALUE` | `rps_sock_flow_entries`, `netdev_max_backlog`, `netdev_budget`, `netdev_budget_usecs`, `dev_weight`, `rmem_default`, `rmem_max` |
 //! | `ethtool -g` | `Ring parameters for IF:` | the RX ring (current settings), when the driver model takes it as it is |
-//! | `ethtool -c` | `Coalesce parameters for IF:` | `rx-usecs` when `Adaptive RX` is off (adaptive: the driver's default, said) |
+//! | `ethtool -c` | `Coalesce parameters for IF:` | `rx-usecs` and `rx-frames` when `Adaptive RX` is off (adaptive: the driver's default, said) |
 //! | `ethtool -S` | `NIC statistics:` | observed: the drivers' ring drop counters (`rx_missed_errors`, `rx_out_of_buffer`, `rx_dropped`, `rx_no_buffer_count`, `rx_queue_N_drops`, `rx-N.drops`) |
 //! | `/proc/net/softnet_stat` | the command, or rows of 8-digit hex columns | observed: per CPU, backlog drops, `time_squeeze`, the RPS flow limit's drops |
 //! | `nstat`, `/proc/net/snmp`, `/proc/net/netstat` | `#kernel`, `Udp: InDatagrams …` name lines | observed: `UdpRcvbufErrors`, `UdpInErrors` (and Udp6's), `TcpExtListenDrops`, `TcpExtTCPBacklogDrop` |
@@ -321,6 +321,8 @@ struct Facts {
     coalesce_header: usize,
     adaptive_rx: At<bool>,
     rx_usecs: At<u64>,
+    /// `ethtool -c`'s `rx-frames` (`n/a` on drivers that count none: not kept).
+    rx_frames: At<u64>,
     /// `ethtool -S`: the counters read (drops, `rx_packets`), with their lines.
     nic_stats: Vec<(String, u64, usize)>,
     /// `/proc/net/softnet_stat`: per row its CPU, `[processed, dropped, time_squeeze,

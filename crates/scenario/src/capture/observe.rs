@@ -12,7 +12,7 @@ use super::irqs::Vectors;
 use super::{Assumption, Facts, Observation, Out};
 use crate::Scenario;
 
-/// `nic.ring_size` and `nic.rx_usecs` from `ethtool -g` and `ethtool -c`, when the modelled
+/// `nic.ring_size`, `nic.rx_usecs` and `nic.rx_frames` from `ethtool -g` and `ethtool -c`, when the modelled
 /// driver takes them as they are (`Driver::set_rx_ring`, `MAX_RX_USECS`); otherwise its
 /// defaults, said with their `--set`.
 pub(super) fn ring_and_moderation(f: &Facts, sc: &mut Scenario, out: &mut Out) {
@@ -48,6 +48,7 @@ pub(super) fn ring_and_moderation(f: &Facts, sc: &mut Scenario, out: &mut Out) {
             out.push(a.set("nic.ring_size", &ring_default.to_string()));
         }
     }
+    rx_frames(f, driver, sc, out);
     let usecs_default = driver.default_rx_usecs();
     let dflt = usecs_default.to_string();
     match (f.adaptive_rx, f.rx_usecs) {
@@ -76,6 +77,27 @@ pub(super) fn ring_and_moderation(f: &Facts, sc: &mut Scenario, out: &mut Out) {
             };
             out.push(a.set("nic.rx_usecs", &dflt));
         }
+    }
+}
+
+/// `nic.rx_frames` from `ethtool -c`'s `rx-frames`, on a fixed moderation of a driver that
+/// counts frames (under adaptive moderation the driver moves it, and the model's start stays).
+fn rx_frames(f: &Facts, driver: steerlab_engine::Driver, sc: &mut Scenario, out: &mut Out) {
+    let (Some((frames, line)), Some(default)) = (f.rx_frames, driver.default_rx_frames()) else {
+        return;
+    };
+    if f.adaptive_rx.is_some_and(|(on, _)| on) {
+        return;
+    }
+    match u32::try_from(frames) {
+        Ok(n) if n <= steerlab_engine::config::MAX_RX_FRAMES => sc.nic.rx_frames = Some(n),
+        _ => out.push(
+            Assumption::at(
+                line,
+                &format!("rx-frames {frames}: steerlab models 0..=65535; the model's {default}"),
+            )
+            .set("nic.rx_frames", &default.to_string()),
+        ),
     }
 }
 

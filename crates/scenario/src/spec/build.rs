@@ -40,6 +40,7 @@ impl Scenario {
             rmem_max: self.net.rmem_max,
             max_hw_filters: self.nic.max_hw_filters,
             rx_usecs: self.nic.rx_usecs,
+            rx_frames: self.nic.rx_frames,
             idle: self.host.idle.0,
             tick_ns: self.sim.tick_ns,
             xps_map: self.xps.map.0,

@@ -40,6 +40,7 @@ impl Default for NicSection {
             ntuple: c.ntuple,
             max_hw_filters: c.max_hw_filters,
             rx_usecs: c.rx_usecs,
+            rx_frames: c.rx_frames,
             rss_key: String::new(),
             indir: Vec::new(),
         }

@@ -206,6 +206,10 @@ pub struct NicSection {
     /// Interrupt moderation, `ethtool -C DEV rx-usecs` (absent: the driver's default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rx_usecs: Option<u32>,
+    /// `ethtool -C DEV rx-frames` on the drivers that count frames (mlx5, generic; absent: the
+    /// driver's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_frames: Option<u32>,
     /// The RSS key as `ethtool -x` prints it (`6d:5a:…`, 40 bytes); `""`: the driver's default.
     pub rss_key: String,
     /// The indirection table, one queue per entry (`reta_size` of them); empty: the default
