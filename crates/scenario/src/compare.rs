@@ -152,7 +152,8 @@ pub fn cell(r: &Report, path: &str) -> String {
     }
 }
 
-fn thousands(n: u64) -> String {
+/// `12345` as `12,345` (the tables here, the importer's observations).
+pub(crate) fn thousands(n: impl core::fmt::Display) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {

@@ -10,6 +10,7 @@ use steerlab_engine::config::MAX_RX_USECS;
 use super::counters::drop_queue;
 use super::irqs::Vectors;
 use super::{Assumption, Facts, Observation, Out};
+use crate::compare::thousands;
 use crate::Scenario;
 
 /// `nic.ring_size`, `nic.rx_usecs` and `nic.rx_frames` from `ethtool -g` and `ethtool -c`, when the modelled
@@ -99,19 +100,6 @@ fn rx_frames(f: &Facts, driver: steerlab_engine::Driver, sc: &mut Scenario, out:
             .set("nic.rx_frames", &default.to_string()),
         ),
     }
-}
-
-/// `12345` as `12,345`.
-fn thousands(v: impl std::fmt::Display) -> String {
-    let digits = v.to_string();
-    let mut s = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            s.push(',');
-        }
-        s.push(c);
-    }
-    s
 }
 
 /// CPUs with their counts: `CPU 3 (1,234)`, `CPUs 0 (12), 3 (4)`; past eight, the rest counted.
