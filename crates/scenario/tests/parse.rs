@@ -244,6 +244,49 @@ fn a_lesson_naming_a_figure_or_setting_the_host_lacks_is_refused() {
     }
 }
 
+/// A lesson's variants are checked as the seed picks them: a bad override, an index past a
+/// list, a variant that moves the seed or patches the variants are refused by their place.
+#[test]
+fn a_lesson_variants_refusals_name_the_variant() {
+    let lesson = |variant: &str| {
+        format!(
+            r#"{{"schema":1,"id":"t","sim":{{"seed":1}},"threads":[{{"count":1}}],"lesson":{{"steps":["a","b"],"variants":[{{"name":"file"}},{variant}]}}}}"#
+        )
+    };
+    for (variant, want) in [
+        (
+            r#"{"name":"v","set":["threads.5.cpus=1"]}"#,
+            "lesson.variants[1].set: threads.5.cpus",
+        ),
+        (
+            r#"{"name":"v","set":["sim.seed=2"]}"#,
+            "lesson.variants[1].set: overrides of the host but sim.seed",
+        ),
+        (
+            r#"{"name":"v","lesson":{"steps":{"7":{"text":"x"}}}}"#,
+            "lesson.variants[1].lesson.steps.7",
+        ),
+        (
+            r#"{"name":"v","lesson":{"variants":[]}}"#,
+            "lesson.variants[1].lesson.variants",
+        ),
+        (r#"{"name":"v","sets":[]}"#, "lesson.variants[1]"),
+    ] {
+        let e = err(&lesson(variant), &[]);
+        assert!(e.contains(want), "{variant}: {e}");
+    }
+    // The first variant is the file as written; the other, picked by seed 1, patches step 1.
+    let s = steerlab_scenario::parse(
+        &lesson(r#"{"name":"v","set":["threads.0.cpus=2"],"lesson":{"steps":{"1":{"text":"B"}}}}"#),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        (s.variant(), s.lesson.steps[1].text.as_str(), s.threads[0].cpus.as_str()),
+        (Some(1), "B", "2")
+    );
+}
+
 /// A lesson file is untrusted input: its lists and nesting are bounded, each refusal naming
 /// the field.
 #[test]

@@ -44,6 +44,13 @@ pub(crate) fn apply_variant(root: &mut serde_json::Value) -> Result<(), Scenario
     let at = format!("lesson.variants[{k}]");
     let variant: Variant = serde_json::from_value(variants[k].clone()).map_err(|e| err(&at, e.to_string()))?;
     for o in &variant.set {
+        // The seed picked the variant: a variant that moved it would be another's.
+        if o.split('=').next() == Some("sim.seed") {
+            return Err(err(
+                &format!("{at}.set"),
+                "overrides of the host but sim.seed (the seed picks the variant)",
+            ));
+        }
         apply_override(root, o).map_err(|e| ScenarioError(format!("{at}.set: {}", e.0)))?;
     }
     let lesson = root.get_mut("lesson").expect("checked above");
