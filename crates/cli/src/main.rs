@@ -270,14 +270,10 @@ fn lesson_check(args: &LessonCheckArgs) -> ExitCode {
     };
     let mut found = lesson::check(&args.file, &scenario);
     // A lesson with variants: each of them, as a learner whose seed picks it meets it.
-    for (k, v) in scenario.lesson.variants.iter().enumerate() {
-        if Some(k) == scenario.variant() {
-            continue;
-        }
-        let mut set = args.set.clone();
-        set.push(format!("sim.seed={}", scenario.seed_of_variant(k)));
-        let what = format!("{} (variant {k}: {})", args.file, v.name);
-        match load(&args.file, &set) {
+    let with_seed = |seed: String| load(&args.file, &[args.set.clone(), vec![seed]].concat());
+    for (k, variant) in scenario.other_variants(with_seed) {
+        let what = format!("{} (variant {k}: {})", args.file, scenario.lesson.variants[k].name);
+        match variant {
             Ok(s) => {
                 let more = lesson::check(&what, &s);
                 found.out += &more.out;

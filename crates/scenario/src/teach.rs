@@ -121,7 +121,12 @@ pub fn figure<F: Figures>(samples: &[(u64, F)], metric: &str, rate: bool, end: u
     }
     let from = t1.checked_sub(WINDOW_NS)?;
     let (t0, r0) = samples[..=last].iter().rev().find(|(t, _)| *t <= from)?;
-    Some((value(r1)? - value(r0)?) / ((t1 - t0) as f64 / 1e9))
+    per_second(metric, (*t0, r0), (*t1, r1))
+}
+
+/// A counter's growth from `(t0, r0)` to `(t1, r1)`, per simulated second.
+fn per_second<F: Figures>(metric: &str, (t0, r0): (u64, &F), (t1, r1): (u64, &F)) -> Option<f64> {
+    Some((r1.number(metric)? - r0.number(metric)?) / ((t1 - t0) as f64 / 1e9))
 }
 
 /// The figure *before* a change made at `end`: as [`figure`], but a change made in the
@@ -139,7 +144,7 @@ pub fn figure_before<F: Figures>(samples: &[(u64, F)], metric: &str, rate: bool,
     if !rate || t1 - t0 < crate::SAMPLE_NS {
         return None;
     }
-    Some((r1.number(metric)? - r0.number(metric)?) / ((t1 - t0) as f64 / 1e9))
+    per_second(metric, (*t0, r0), (*t1, r1))
 }
 
 impl Outcome {

@@ -76,11 +76,14 @@ fn no_cpu_is_booked_past_the_clock_in_any_lesson() {
     // Every lesson's every variant (`lesson.variants`), each picked by its seed.
     let hosts = lesson_ids().flat_map(|id| {
         let s = load(id, &[]).unwrap_or_else(|e| panic!("{id}: {e}"));
-        (0..s.lesson.variants.len().max(1)).map(move |k| {
-            let seed = format!("sim.seed={}", s.seed_of_variant(k));
-            let v = load(id, &[seed]).unwrap_or_else(|e| panic!("{id} variant {k}: {e}"));
-            (format!("{id} (variant {k})"), v)
-        })
+        let others = s.other_variants(|seed| load(id, &[seed]));
+        let others = others.into_iter().map(move |(k, v)| {
+            (
+                format!("{id} (variant {k})"),
+                v.unwrap_or_else(|e| panic!("{id} variant {k}: {e}")),
+            )
+        });
+        std::iter::once((id.to_string(), s)).chain(others)
     });
     for (id, s) in hosts {
         let mut guided = LessonRun::new(s.clone(), false).unwrap();

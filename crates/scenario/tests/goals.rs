@@ -18,13 +18,10 @@ fn hosts() -> Vec<(String, Scenario)> {
     let mut out = Vec::new();
     for id in lesson_ids() {
         let s = lesson(id);
-        for k in 0..s.lesson.variants.len() {
-            if Some(k) != s.variant() {
-                let seed = format!("sim.seed={}", s.seed_of_variant(k));
-                let v = load(id, &[seed]).unwrap_or_else(|e| panic!("{id} variant {k}: {e}"));
-                assert_eq!(v.variant(), Some(k));
-                out.push((format!("{id} (variant {k})"), v));
-            }
+        for (k, v) in s.other_variants(|seed| load(id, &[seed])) {
+            let v = v.unwrap_or_else(|e| panic!("{id} variant {k}: {e}"));
+            assert_eq!(v.variant(), Some(k));
+            out.push((format!("{id} (variant {k})"), v));
         }
         out.push((id.to_string(), s));
     }

@@ -78,10 +78,20 @@ impl Scenario {
         (n > 0).then(|| (self.sim.seed % n) as usize)
     }
 
-    /// A seed near this host's that picks variant `k` (`steerlab lesson check` plays each).
-    pub fn seed_of_variant(&self, k: usize) -> u64 {
-        let n = self.lesson.variants.len().max(1) as u64;
-        self.sim.seed - self.sim.seed % n + k as u64 % n
+    /// Its lesson's other variants, each loaded by `load` with the override that picks it
+    /// (`sim.seed=N`, a seed near this host's), with its index: what `steerlab lesson check`
+    /// and the tests play besides the file as written.
+    pub fn other_variants<E>(&self, load: impl Fn(String) -> Result<Scenario, E>) -> Vec<(usize, Result<Scenario, E>)> {
+        let n = self.lesson.variants.len() as u64;
+        (0..n)
+            .filter(|&k| Some(k as usize) != self.variant())
+            .map(|k| {
+                (
+                    k as usize,
+                    load(format!("sim.seed={}", self.sim.seed - self.sim.seed % n + k)),
+                )
+            })
+            .collect()
     }
 }
 
