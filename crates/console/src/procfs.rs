@@ -143,12 +143,10 @@ pub(crate) fn interrupts(sim: &Sim) -> String {
         let _ = write!(out, "CPU{c:<8}");
     }
     out.push('\n');
-    for (q, stats) in snap.queues.iter().enumerate() {
-        let irq_cpu = sim.irq_cpu(q as u16).map_or(0, usize::from);
+    for q in 0..snap.queues.len() {
         let _ = write!(out, "{:>PREC$}:", IRQ_BASE as usize + q);
         for c in 0..ncpus {
-            let n = if c == irq_cpu { stats.interrupts } else { 0 };
-            let _ = write!(out, " {n:>10}");
+            let _ = write!(out, " {:>10}", sim.irq_interrupts_on(q as u16, c as u16));
         }
         let chip = format!("IR-PCI-MSIX-{PCI}");
         let _ = writeln!(

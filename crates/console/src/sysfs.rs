@@ -356,7 +356,7 @@ pub(crate) fn read(sim: &Sim, path: &str) -> Option<String> {
         Some(File::FlowLimitLen) => cfg.flow_limit_table_len.to_string(),
         Some(File::IrqList(q)) => sim.irq_affinity(q).unwrap_or_default().to_list(),
         Some(File::IrqMask(q)) => sim.irq_affinity(q).unwrap_or_default().to_hex(cfg.cpus),
-        Some(File::IrqEffective(q)) => sim.irq_cpu(q).map_or_else(String::new, |c| c.to_string()),
+        Some(File::IrqEffective(q)) => sim.irq_effective_cpu(q).map_or_else(String::new, |c| c.to_string()),
         Some(File::Device(d)) => {
             let node0 = CpuSet::range(0, cfg.cpus / cfg.numa_nodes);
             match d {

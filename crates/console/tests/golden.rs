@@ -125,8 +125,8 @@ fn ethtool_s_ice_names() {
     assert_eq!(ok(&mut s, "ethtool -S eth0"), want);
 }
 
-/// mlx5 en_stats.c names: software totals with `rx_arfs_*`, `rx_out_of_buffer`, then `rxN_`
-/// and `txN_` per ring.
+/// mlx5 en_stats.c names: software totals with `rx_arfs_*`, `rx_out_of_buffer`, the channels'
+/// `chN_aff_change`, then `rxN_` and `txN_` per ring.
 #[test]
 fn ethtool_s_mlx5_names() {
     let mut s = host();
@@ -135,6 +135,7 @@ fn ethtool_s_mlx5_names() {
 \x20    rx_xdp_drop: 0\n     rx_xdp_redirect: 0\n     rx_xdp_tx_xmit: 0\n\
 \x20    rx_arfs_add: 0\n     rx_arfs_request_in: 0\n     rx_arfs_request_out: 0\n     rx_arfs_expired: 0\n     rx_arfs_err: 0\n\
 \x20    rx_out_of_buffer: 0\n\
+\x20    ch0_aff_change: 0\n     ch1_aff_change: 0\n     ch2_aff_change: 0\n     ch3_aff_change: 0\n\
 \x20    rx0_packets: 0\n     rx1_packets: 0\n     rx2_packets: 4000\n     rx3_packets: 4000\n\
 \x20    tx0_packets: 0\n     tx1_packets: 0\n     tx2_packets: 0\n     tx3_packets: 0\n";
     assert_eq!(ok(&mut s, "ethtool -S eth0"), want);
@@ -180,6 +181,14 @@ fn proc_interrupts() {
     // 0): each found NAPI idle but while the polls of the ones before ran, CPU 2's and 3's
     // softirq time (15.3 % and 17.8 % of it, their remote penalties differing: sim/napi.rs).
     assert_eq!(ok(&mut s, "cat /proc/interrupts"), want);
+    // Each CPU counts its own (`kstat_irqs`): a moved vector's old count stays in its old
+    // column, the new ones come in the new column.
+    ok(&mut s, "echo 1 > /proc/irq/132/smp_affinity_list");
+    s.run_ticks(20);
+    let row = ok(&mut s, "cat /proc/interrupts").lines().nth(3).unwrap().to_string();
+    let columns: Vec<&str> = row.split_whitespace().skip(1).take(4).collect();
+    assert_eq!(columns[0], "0", "{row}");
+    assert!(columns[1] != "0" && columns[2] == "3388", "{row}");
     ok(&mut s, "nic driver mlx5");
     assert!(ok(&mut s, "cat /proc/interrupts").contains("   1-edge      mlx5_comp0@pci:0000:3b:00.0\n"));
     ok(&mut s, "nic driver ixgbe");

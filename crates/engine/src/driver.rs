@@ -124,6 +124,15 @@ impl Driver {
         }
     }
 
+    /// Whether the driver's NAPI poll checks that it still runs on its vector's CPU and, if
+    /// not, completes so the next interrupt lands on the new one: mlx5 does
+    /// (en_txrx.c `mlx5e_napi_poll`: `mlx5e_channel_no_affinity_change`, `ch_stats->aff_change`);
+    /// ice (`ice_napi_poll`), ixgbe (`ixgbe_poll`) and virtio_net (`virtnet_poll`) return their
+    /// budget and keep polling where they are.
+    pub const fn polls_check_affinity(self) -> bool {
+        matches!(self, Driver::Mlx5)
+    }
+
     /// Whether the NIC offloads tc flower filters (`hw-tc-offload`): ice and mlx5 do; the
     /// sandbox's generic NIC and its ixgbe model (Flow Director, no flower offload) do not.
     pub const fn tc_offload(self) -> bool {

@@ -54,7 +54,8 @@ pub fn Host(p: &HostProps) -> Html {
             <ol class={classes!("queues", (p.queues.len() > 16).then_some("many"))} aria-label="RX queues">
                 { for p.queues.iter().map(|q| {
                     let pct = q.packets * 100 / total;
-                    let label = format!("rx-{}: {}, {}, {} dropped, IRQ on CPU {}", q.index, count(q.flows, "flow"), count(q.packets, "packet"), q.drops, q.irq_cpu);
+                    let moving = q.irq_moving_to.map(|to| format!(" (its vector moved to CPU {to}: the poll follows once it completes)")).unwrap_or_default();
+                    let label = format!("rx-{}: {}, {}, {} dropped, IRQ on CPU {}{moving}", q.index, count(q.flows, "flow"), count(q.packets, "packet"), q.drops, q.irq_cpu);
                     html! {
                         <li data-testid={format!("rxq-{}", q.index)} class="queue" tabindex="0"
                             title={label.clone()} aria-label={label}>
@@ -62,6 +63,10 @@ pub fn Host(p: &HostProps) -> Html {
                             <span class="bar"><span class={classes!("fill", format!("c{}", q.index % 4), (q.drops > 0).then_some("warn"))}
                                 style={format!("width:{pct}%")}></span></span>
                             <span class="qnum">{ format!("{} · {} pkts", count(q.flows, "flow"), q.packets) }</span>
+                            if let Some(to) = q.irq_moving_to {
+                                <span class="qmove" data-testid={format!("rxq-{}-moving", q.index)}>
+                                    { format!("IRQ → CPU {to}, poll stuck on CPU {}", q.irq_cpu) }</span>
+                            }
                         </li>
                     }
                 }) }

@@ -9,7 +9,8 @@ use steerlab_engine::{Driver, Sim};
 /// re-steer as `arfs_request_in` on the new ring and `arfs_request_out` on the old one, so both
 /// totals are the engine's re-steers (`update`); `rx_arfs_err` is its refused adds (`full`);
 /// ring-full drops are `rx_out_of_buffer` (mlx5), `rx_missed_errors` (ixgbe) and
-/// `rx_dropped` (ice and the generic NIC).
+/// `rx_dropped` (ice and the generic NIC). mlx5's per-channel `chN_aff_change` counts the
+/// polls that completed because their vector moved to another CPU (en_stats.c).
 pub(super) fn stats(sim: &Sim) -> String {
     let snap = sim.snapshot();
     let (c, a) = (&snap.counters, &snap.arfs);
@@ -30,6 +31,7 @@ pub(super) fn stats(sim: &Sim) -> String {
         row("rx_arfs_expired", a.expire);
         row("rx_arfs_err", a.full);
         row(Driver::Mlx5.ring_drop_counter(), drops);
+        (0..snap.queues.len()).for_each(|q| row(&format!("ch{q}_aff_change"), sim.irq_aff_changes(q as u16)));
         snap.queues
             .iter()
             .enumerate()

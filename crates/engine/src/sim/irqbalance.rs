@@ -139,7 +139,7 @@ impl Sim {
             .collect();
         let mut on_cpu = vec![(0u64, 0u64); self.cpus.len()];
         for (q, rxq) in self.queues.iter().enumerate() {
-            let e = &mut on_cpu[usize::from(rxq.irq_cpu)];
+            let e = &mut on_cpu[usize::from(rxq.vector_cpu())];
             *e = (e.0 + fired[q], e.1 + 1);
         }
         let load: Vec<u64> = self
@@ -147,7 +147,7 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(q, rxq)| {
-                let c = usize::from(rxq.irq_cpu);
+                let c = usize::from(rxq.vector_cpu());
                 let cpu_load = soft[c] - b.soft_mark[c];
                 match on_cpu[c] {
                     (0, n) => cpu_load / n.max(1),
@@ -170,7 +170,7 @@ impl Sim {
         };
         self.irqbalance = Some(b);
         for (q, cpu) in moves {
-            if self.queues[usize::from(q)].irq_cpu != cpu {
+            if self.queues[usize::from(q)].vector_cpu() != cpu {
                 let mut set = CpuSet::EMPTY;
                 set.insert(cpu);
                 // A CPU of the host, a queue of the device: the write cannot be refused.
@@ -184,14 +184,14 @@ impl Sim {
     fn rebalance(&self, load: &[u64], allowed: &[u16]) -> Vec<(u16, u16)> {
         let mut cpu_load = vec![0u64; self.cpus.len()];
         for (q, rxq) in self.queues.iter().enumerate() {
-            cpu_load[usize::from(rxq.irq_cpu)] += load[q];
+            cpu_load[usize::from(rxq.vector_cpu())] += load[q];
         }
         // A vector on a CPU it may not use (banned since) moves first.
         let stray = self
             .queues
             .iter()
             .enumerate()
-            .filter(|(_, r)| !allowed.contains(&r.irq_cpu))
+            .filter(|(_, r)| !allowed.contains(&r.vector_cpu()))
             .map(|(q, _)| q)
             .next();
         let least = |cpu_load: &[u64]| allowed.iter().copied().min_by_key(|&c| (cpu_load[usize::from(c)], c));
@@ -211,12 +211,12 @@ impl Sim {
             .queues
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.irq_cpu == most)
+            .filter(|(_, r)| r.vector_cpu() == most)
             .max_by_key(|&(q, _)| (load[q], usize::MAX - q));
         match heaviest {
             Some((q, _))
                 if cpu_load[usize::from(to)] + load[q] < cpu_load[usize::from(most)]
-                    && self.queues.iter().filter(|r| r.irq_cpu == most).count() > 1 =>
+                    && self.queues.iter().filter(|r| r.vector_cpu() == most).count() > 1 =>
             {
                 vec![(q as u16, to)]
             }

@@ -128,6 +128,10 @@ pub struct Sim {
     /// kept apart from the records a burst touches.
     softirq: Vec<napi::SoftirqTick>,
     irqs: Vec<napi::QueueIrq>,
+    /// Each queue vector's interrupts per CPU (`irq_counts[q * cpus + c]`): the columns of
+    /// `/proc/interrupts` (the kernel's per-CPU `kstat_irqs`), so a moved vector's old count
+    /// stays in its old CPU's column.
+    irq_counts: Vec<u64>,
     /// irqbalance, while it runs (irqbalance.rs).
     irqbalance: Option<irqbalance::IrqBalance>,
     /// The `IRQBALANCE_BANNED_CPULIST` the service manager hands irqbalance when it starts
@@ -214,6 +218,7 @@ impl Sim {
             bounded: Vec::new(),
             softirq: vec![napi::SoftirqTick::default(); usize::from(cfg.cpus)],
             irqs: vec![napi::QueueIrq::default(); usize::from(cfg.rx_queues)],
+            irq_counts: vec![0; usize::from(cfg.rx_queues) * usize::from(cfg.cpus)],
             irqbalance: None,
             irqbalance_env: None,
             latency: latency::Latency::default(),

@@ -35,6 +35,9 @@ pub(super) struct QueueIrq {
     carry: u64,
     /// Interrupts its vector raised.
     pub(super) interrupts: u64,
+    /// Polls that completed because the vector had moved to another CPU (mlx5's
+    /// `chN_aff_change`; nic.rs `set_irq_affinity`).
+    pub(super) aff_change: u64,
     /// Packets it took this tick, and whether its ring dropped (counted at the tick's end).
     taken: u64,
     /// This tick's packets and interrupts (latency.rs reads them).
@@ -170,13 +173,14 @@ impl Sim {
         let jiffy_ps = 1_000_000_000_000 / u64::from(HZ);
         let jiffies = (u64::from(self.cfg.netdev_budget_usecs) * u64::from(HZ)).div_ceil(1_000_000);
         let run_ps = (jiffies * jiffy_ps).saturating_sub(jiffy_ps / 2);
-        for (q, irq) in self.queues.iter().zip(&mut self.irqs) {
+        for (q, irq) in self.queues.iter_mut().zip(&mut self.irqs) {
             let n = q.stats.packets - irq.packets_mark;
             irq.taken = n;
             let s = &mut self.softirq[usize::from(q.irq_cpu)];
             s.polled += n;
             // Drops of a ring too shallow for its moderation leave the poll completing.
-            s.saturated |= q.stats.packets + q.stats.drops - q.offered_mark > n && !q.ring_bound;
+            q.polling = q.stats.packets + q.stats.drops - q.offered_mark > n && !q.ring_bound;
+            s.saturated |= q.polling;
         }
         // Each CPU's softirq time this tick (the ledger's), as a share of the tick.
         for (cpu, s) in self.cpus.iter().zip(&mut self.softirq) {
@@ -189,7 +193,8 @@ impl Sim {
                 (s.busy_ps * 1000 / tick).min(1_000_000) as u32
             };
         }
-        for (q, irq) in self.queues.iter().zip(&mut self.irqs) {
+        let cpus = self.cpus.len();
+        for (qi, (q, irq)) in self.queues.iter().zip(&mut self.irqs).enumerate() {
             let n = core::mem::take(&mut irq.taken);
             irq.packets_mark = q.stats.packets;
             irq.tick = (n, 0);
@@ -207,6 +212,7 @@ impl Sim {
                 (whole, irq.carry) = (1, 0);
             }
             irq.interrupts += whole;
+            self.irq_counts[qi * cpus + usize::from(q.irq_cpu)] += whole;
             irq.tick.1 = whole;
             self.counters.interrupts += whole;
             s.runs += whole;
@@ -244,6 +250,7 @@ impl Sim {
             self.counters.time_squeeze += squeezed;
         }
         self.sample_latency();
+        self.follow_moved_vectors();
     }
 
     /// The max-min fair split of each CPU's capacity (its queues' budget as set) on every

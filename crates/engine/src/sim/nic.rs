@@ -19,14 +19,15 @@ use super::event::Event;
 use super::{range_err, tx, NtupleRule, QueueRule, RxQueue, Sim, SimError};
 
 impl Sim {
-    /// The CPU → nearest RX queue map of aRFS (lib/cpu_rmap.c): a queue's IRQ CPU has distance
+    /// The CPU → nearest RX queue map of aRFS (lib/cpu_rmap.c, updated by the vector's affinity
+    /// notifier when its affinity is written): a queue's IRQ CPU has distance
     /// 0 (later queues win ties); other CPUs take a queue of their NUMA node (distance 3), else
     /// queue 0. SMT siblings and packages are not modelled.
     pub(super) fn rebuild_rmap(&mut self) {
         let n = usize::from(self.cfg.cpus);
         let mut rmap = vec![u16::MAX; n];
         for (q, rxq) in self.queues.iter().enumerate() {
-            rmap[usize::from(rxq.irq_cpu)] = q as u16;
+            rmap[usize::from(rxq.vector_cpu())] = q as u16;
         }
         for (c, slot) in rmap.iter_mut().enumerate() {
             if *slot == u16::MAX {
@@ -34,7 +35,7 @@ impl Sim {
                 *slot = self
                     .queues
                     .iter()
-                    .rposition(|q| self.nodes[usize::from(q.irq_cpu)] == node)
+                    .rposition(|q| self.nodes[usize::from(q.vector_cpu())] == node)
                     .unwrap_or(0) as u16;
             }
         }
@@ -277,6 +278,7 @@ impl Sim {
             .collect();
         self.txq_packets = vec![0; usize::from(combined)];
         self.irqs = vec![super::napi::QueueIrq::default(); usize::from(combined)];
+        self.irq_counts = vec![0; usize::from(combined) * usize::from(ncpus)];
         self.xps = tx::initial_xps(&self.cfg);
         self.flows.iter_mut().for_each(|f| f.atr_queue = None);
         self.info
@@ -306,24 +308,51 @@ impl Sim {
     /// `matrix_find_best_cpu`, its choice shown in `effective_affinity_list`); the sandbox
     /// counts the NIC's other queue vectors (it has no other devices), the lowest CPU on a tie.
     /// aRFS's CPU → queue map follows (the driver's `irq_cpu_rmap` notifier, lib/cpu_rmap.c).
+    ///
+    /// The poll follows with the next interrupt, and a poll that never completes masks it: a
+    /// queue whose ring its CPU could not drain keeps polling where it is (`polling`) until it
+    /// does, "stuck on this cpu", as i40e_txrx.c's comment in `i40e_napi_poll` says. Drivers
+    /// that check their vector's affinity in the poll complete it on a CPU no longer theirs
+    /// and move at once: mlx5 (`mlx5e_napi_poll`, `mlx5e_channel_no_affinity_change`, counted
+    /// as `chN_aff_change`), as i40e and iavf do. ice (`ice_napi_poll`), ixgbe (`ixgbe_poll`)
+    /// and virtio_net (`virtnet_poll`) do not check.
     pub fn set_irq_affinity(&mut self, q: u16, cpus: CpuSet) -> Result<(), SimError> {
         self.check_irq_affinity(q, cpus)?;
         let vectors_on = |c: u16| {
             self.queues
                 .iter()
                 .enumerate()
-                .filter(|&(i, r)| i != usize::from(q) && r.irq_cpu == c)
+                .filter(|&(i, r)| i != usize::from(q) && r.vector_cpu() == c)
                 .count()
         };
         let cpu = cpus.iter().min_by_key(|&c| (vectors_on(c), c)).unwrap_or(0);
+        let checks = self.cfg.driver.polls_check_affinity();
         let rxq = &mut self.queues[usize::from(q)];
         rxq.affinity = cpus;
-        if rxq.irq_cpu != cpu {
-            rxq.irq_cpu = cpu;
+        let moved = rxq.vector_cpu() != cpu;
+        if rxq.irq_cpu == cpu || !rxq.polling {
+            (rxq.irq_cpu, rxq.moving_to) = (cpu, None);
+        } else if checks {
+            (rxq.irq_cpu, rxq.moving_to) = (cpu, None);
+            self.irqs[usize::from(q)].aff_change += 1;
+        } else {
+            rxq.moving_to = Some(cpu);
+        }
+        if moved {
             self.rebuild_rmap();
         }
         self.record(Event::IrqAffinity { queue: q, cpu });
         Ok(())
+    }
+
+    /// Moves the polls of the queues whose vector moved while they polled, once their poll
+    /// completed (called at a tick's end, napi.rs).
+    pub(super) fn follow_moved_vectors(&mut self) {
+        for q in &mut self.queues {
+            if let (Some(cpu), false) = (q.moving_to, q.polling) {
+                (q.irq_cpu, q.moving_to) = (cpu, None);
+            }
+        }
     }
 
     pub(super) fn check_irq_affinity(&self, q: u16, cpus: CpuSet) -> Result<(), SimError> {

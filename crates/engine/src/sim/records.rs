@@ -80,8 +80,15 @@ pub(super) struct Thread {
 
 #[derive(Clone, Debug)]
 pub(super) struct RxQueue {
-    /// The CPU its vector's interrupts run on (the effective affinity).
+    /// The CPU its NAPI polls on: where its vector's last interrupt ran (`napi_schedule`
+    /// queues the poll on the CPU that took the interrupt).
     pub(super) irq_cpu: u16,
+    /// The CPU its vector was moved to while its poll kept running ([`RxQueue::vector_cpu`]):
+    /// the next interrupt runs there, and none comes until the poll completes (napi.rs).
+    pub(super) moving_to: Option<u16>,
+    /// Whether its last tick's poll never completed: it took its whole share and its ring
+    /// still dropped, so the driver kept polling with the interrupt masked.
+    pub(super) polling: bool,
     /// Its vector's `smp_affinity_list`, as written.
     pub(super) affinity: CpuSet,
     pub(super) rps_map: Vec<u16>,
@@ -103,11 +110,18 @@ pub(super) struct RxQueue {
 }
 
 impl RxQueue {
+    /// The CPU its vector's next interrupt runs on (`effective_affinity_list`).
+    pub(super) fn vector_cpu(&self) -> u16 {
+        self.moving_to.unwrap_or(self.irq_cpu)
+    }
+
     /// A queue with its IRQ on `irq_cpu`, an `rps_cpus` map and a flow table of `flow_cnt`
     /// entries (none when 0); its counters start at zero.
     pub(super) fn new(irq_cpu: u16, rps_map: Vec<u16>, flow_cnt: u32) -> RxQueue {
         RxQueue {
             irq_cpu,
+            moving_to: None,
+            polling: false,
             affinity: CpuSet::range(irq_cpu, irq_cpu + 1),
             rps_map,
             table: (flow_cnt > 0).then(|| DevFlowTable::new(flow_cnt)),

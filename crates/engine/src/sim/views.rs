@@ -160,9 +160,31 @@ impl Sim {
         self.arfs.filters()
     }
 
-    /// IRQ CPU of an RX queue.
+    /// The CPU an RX queue's NAPI polls on: where its vector's last interrupt ran.
     pub fn irq_cpu(&self, q: u16) -> Option<u16> {
         self.queues.get(usize::from(q)).map(|r| r.irq_cpu)
+    }
+
+    /// The CPU an RX queue's vector fires on next (`effective_affinity_list`): its poll's CPU
+    /// unless the vector was moved while the poll kept running (nic.rs `set_irq_affinity`).
+    pub fn irq_effective_cpu(&self, q: u16) -> Option<u16> {
+        self.queues.get(usize::from(q)).map(|r| r.vector_cpu())
+    }
+
+    /// Whether an RX queue's vector was moved and its poll has not yet followed.
+    pub fn irq_move_pending(&self, q: u16) -> bool {
+        self.queues.get(usize::from(q)).is_some_and(|r| r.moving_to.is_some())
+    }
+
+    /// An RX queue vector's interrupts on CPU `cpu` (a `/proc/interrupts` column).
+    pub fn irq_interrupts_on(&self, q: u16, cpu: u16) -> u64 {
+        let at = usize::from(q) * self.cpus.len() + usize::from(cpu);
+        self.irq_counts.get(at).copied().unwrap_or(0)
+    }
+
+    /// Polls of an RX queue that completed because its vector moved (mlx5's `chN_aff_change`).
+    pub fn irq_aff_changes(&self, q: u16) -> u64 {
+        self.irqs.get(usize::from(q)).map_or(0, |i| i.aff_change)
     }
 
     /// NUMA node of a CPU.

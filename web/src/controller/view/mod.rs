@@ -33,8 +33,11 @@ pub struct QueueView {
     pub drops: u64,
     /// Flows whose packets arrive on this queue now.
     pub flows: u32,
-    /// CPU its IRQ is affined to.
+    /// CPU its NAPI polls on (where its interrupt last ran).
     pub irq_cpu: u16,
+    /// CPU its vector was moved to while its poll kept running: the poll follows once it
+    /// completes (engine `irq_effective_cpu`).
+    pub irq_moving_to: Option<u16>,
 }
 
 /// One CPU as drawn.

@@ -196,6 +196,10 @@ impl Controller {
                 drops: q.drops,
                 flows: flows[i],
                 irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0),
+                irq_moving_to: sim
+                    .irq_move_pending(i as u16)
+                    .then(|| sim.irq_effective_cpu(i as u16))
+                    .flatten(),
             })
             .collect()
     }
