@@ -55,7 +55,7 @@ impl ChartData {
             x: "RX queue",
             y: "packets/s",
             values: queues.iter().map(|q| q.pps).collect(),
-            warn: queues.iter().map(|q| q.drops > 0).collect(),
+            warn: queues.iter().map(|q| q.drops > 0 && !q.drops_hidden).collect(),
         }
     }
 

@@ -110,7 +110,10 @@ fn a_saturated_poll_stays_on_its_cpu_until_it_completes_where_the_driver_does_no
     assert_eq!(sim.irq_cpu(1), Some(1), "the poll followed once it completed");
     assert!(!sim.irq_move_pending(1));
     sim.advance_to(Nanos::from_ms(5000));
-    assert!(sim.irq_interrupts_on(1, 1) > 0, "interrupts now counted in CPU 1's column");
+    assert!(
+        sim.irq_interrupts_on(1, 1) > 0,
+        "interrupts now counted in CPU 1's column"
+    );
     assert!(sim.irq_interrupts_on(1, 0) > 0, "the old ones stay in CPU 0's");
     // Moving back before the poll followed cancels the move: nothing pending.
     let mut idle = host_with(Driver::Ixgbe, &flows);

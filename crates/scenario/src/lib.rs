@@ -14,6 +14,7 @@ pub mod lesson_run;
 mod lessons;
 pub mod permalink;
 pub mod predict;
+pub mod reading;
 mod report;
 mod spec;
 pub mod teach;

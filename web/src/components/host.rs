@@ -55,12 +55,13 @@ pub fn Host(p: &HostProps) -> Html {
                 { for p.queues.iter().map(|q| {
                     let pct = q.packets * 100 / total;
                     let moving = q.irq_moving_to.map(|to| format!(" (its vector moved to CPU {to}: the poll follows once it completes)")).unwrap_or_default();
-                    let label = format!("rx-{}: {}, {}, {} dropped, IRQ on CPU {}{moving}", q.index, count(q.flows, "flow"), count(q.packets, "packet"), q.drops, q.irq_cpu);
+                    let dropped = if q.drops_hidden { "drops unread (ethtool -S eth0)".to_string() } else { format!("{} dropped", q.drops) };
+                    let label = format!("rx-{}: {}, {}, {dropped}, IRQ on CPU {}{moving}", q.index, count(q.flows, "flow"), count(q.packets, "packet"), q.irq_cpu);
                     html! {
                         <li data-testid={format!("rxq-{}", q.index)} class="queue" tabindex="0"
                             title={label.clone()} aria-label={label}>
                             <span class="qname">{ format!("rx-{}", q.index) }</span>
-                            <span class="bar"><span class={classes!("fill", format!("c{}", q.index % 4), (q.drops > 0).then_some("warn"))}
+                            <span class="bar"><span class={classes!("fill", format!("c{}", q.index % 4), (q.drops > 0 && !q.drops_hidden).then_some("warn"))}
                                 style={format!("width:{pct}%")}></span></span>
                             <span class="qnum">{ format!("{} · {} pkts", count(q.flows, "flow"), q.packets) }</span>
                             if let Some(to) = q.irq_moving_to {

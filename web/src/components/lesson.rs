@@ -442,7 +442,12 @@ pub fn EvidenceStrip(p: &EvidenceProps) -> Html {
         <section class="evidence" data-testid="lesson-evidence" aria-label="the lesson's key figures: over the second before your first change, and over the last second">
             { for p.figures.iter().map(|f| {
                 let (arrow, verdict) = verdict(f);
-                let want = match f.better { Better::Down => "lower is better", Better::Up => "higher is better", Better::Watch => "a figure to watch" };
+                let want = match (&f.hidden, f.better) {
+                    (Some(command), _) => format!("run {command} to read it"),
+                    (None, Better::Down) => "lower is better".to_string(),
+                    (None, Better::Up) => "higher is better".to_string(),
+                    (None, Better::Watch) => "a figure to watch".to_string(),
+                };
                 html! {
                     <div class={classes!("figure", verdict)} title={format!("{}: {want}", f.label)}>
                         <span class="label">{ &f.label }</span>
@@ -456,7 +461,7 @@ pub fn EvidenceStrip(p: &EvidenceProps) -> Html {
                                 <span class="change" data-testid="evidence-change" aria-label="change">{ &f.change }</span>
                             }
                         </span>
-                        <span class="want">{ want }</span>
+                        <span class="want">{ want.clone() }</span>
                     </div>
                 }
             }) }

@@ -214,6 +214,17 @@ pub fn DropPlaces(p: &DropPlacesProps) -> Html {
                 <thead><tr><th scope="col">{ "place" }</th><th scope="col" class="num">{ "last second" }</th><th scope="col" class="num">{ "since the start" }</th><th scope="col">{ "on a real host" }</th></tr></thead>
                 <tbody>
                     { for p.figures.drops.iter().map(|d| {
+                        // A place the learner is to find shows nothing until they read its counter.
+                        if d.hidden.is_some() {
+                            return html! {
+                                <tr data-dropping="unread">
+                                    <th scope="row">{ &d.place }</th>
+                                    <td class="num">{ "?" }</td>
+                                    <td class="num">{ "?" }</td>
+                                    <td>{ "run " }<code>{ &d.command }</code>{ " to read " }{ &d.counter }</td>
+                                </tr>
+                            };
+                        }
                         let now = d.last_second.unwrap_or(0) > 0;
                         html! {
                             <tr class={classes!(now.then_some("warn"))} data-dropping={now.to_string()}>

@@ -26,6 +26,18 @@ pub struct EvidenceView {
     pub better: Better,
     /// How the figure moved from before to now.
     pub trend: Trend,
+    /// The command that prints it, while the lesson has the learner find it
+    /// (`Lesson::find_by_reading`): the figure is not shown until then.
+    pub hidden: Option<String>,
+}
+
+impl EvidenceView {
+    /// Keeps the figure to itself until the learner runs `command`.
+    pub(super) fn conceal(&mut self, command: &str) {
+        (self.before, self.now, self.change) = ("—".into(), "?".into(), String::new());
+        self.trend = Trend::Unknown;
+        self.hidden = Some(command.to_string());
+    }
 }
 
 /// How an evidence figure moved since the change.
@@ -77,6 +89,7 @@ pub(super) fn strip(
                 change,
                 better: e.better,
                 trend,
+                hidden: None,
             }
         })
         .collect()

@@ -134,6 +134,9 @@ pub struct Progress {
     shortcuts: Vec<String>,
     /// Simulated time the goal was first met.
     met_at: Option<u64>,
+    /// The drop counters the learner has printed (`reading::shown_by`): where the lesson has
+    /// them find the place, the page shows a place's count only once read.
+    read: Vec<&'static str>,
 }
 
 /// Compares console lines as a shell would see them: words, not spacing.
@@ -252,6 +255,11 @@ impl Progress {
         // step with the one before it: 38.94 ns = 38.94 ns).
         if self.before.is_none() {
             self.before = Some((now, self.step, evidence::before(&lesson.evidence, samples, now)));
+        }
+        for m in steerlab_scenario::reading::shown_by(line) {
+            if !self.read.contains(&m) {
+                self.read.push(m);
+            }
         }
         let mut done = None;
         for (k, step) in lesson.steps.iter().enumerate() {
@@ -372,6 +380,16 @@ impl Progress {
             .collect()
     }
 
+    /// The command the learner is to run before the page shows `metric`: where `lesson` has
+    /// them find where packets drop ([`Lesson::find_by_reading`]), a drop place's count stays
+    /// hidden until a command that prints it ran, or the goal was met.
+    pub fn hidden(&self, lesson: &Lesson, metric: &str) -> Option<&'static str> {
+        if !lesson.find_by_reading || self.met_once || self.read.iter().any(|m| *m == metric) {
+            return None;
+        }
+        steerlab_scenario::reading::command_for(metric)
+    }
+
     /// The evidence strip now.
     pub fn evidence(
         &self,
@@ -381,7 +399,13 @@ impl Progress {
         paused: bool,
     ) -> Vec<EvidenceView> {
         let before = self.before.as_ref().map(|(_, _, v)| v.as_slice());
-        evidence::strip(&lesson.evidence, before, samples, last_change, paused)
+        let mut strip = evidence::strip(&lesson.evidence, before, samples, last_change, paused);
+        for (view, e) in strip.iter_mut().zip(&lesson.evidence) {
+            if let Some(command) = self.hidden(lesson, &e.metric) {
+                view.conceal(command);
+            }
+        }
+        strip
     }
 
     /// The question to show: the current step's, else the latest one whose commands ran (its

@@ -594,3 +594,73 @@ fn a_wrong_way_is_named_and_scored_and_the_right_way_ends_the_lesson() {
     assert_eq!(score.points(), 90);
     assert!(score.sim_ms > 2900);
 }
+
+/// packet-drops has the learner find where packets drop: no place's count shows (panel,
+/// evidence, queue bars, the wire's stops) until a command that prints it ran; each command
+/// shows its own places only; the goal met shows them all.
+#[test]
+fn packet_drops_keeps_each_place_hidden_until_its_counter_is_read() {
+    let text = steerlab_scenario::lesson("packet-drops").unwrap();
+    // Variant 1 (seed 3): drops at the NIC's ring.
+    let ring = steerlab_scenario::with_overrides(text, &["sim.seed=3".to_string()]).unwrap();
+    for (text, place) in [
+        (text.to_string(), "packets.dropped.socket"),
+        (ring, "packets.dropped.ring_full"),
+    ] {
+        let mut c = Controller::for_text(&text).unwrap();
+        run(&mut c, 2000);
+        let unread = |c: &Controller| -> Vec<String> {
+            let v = c.view();
+            v.figures
+                .drops
+                .iter()
+                .filter(|d| d.hidden.is_some())
+                .map(|d| d.metric.clone())
+                .collect()
+        };
+        let v = c.view();
+        let dropping = v.figures.drops.iter().find(|d| d.metric == place).unwrap();
+        assert!(dropping.total > 0, "{place} drops: {dropping:?}");
+        assert_eq!(unread(&c).len(), v.figures.drops.len(), "every place unread at first");
+        assert!(
+            v.lesson.evidence.iter().all(|e| e.now == "?" && e.hidden.is_some()),
+            "{:?}",
+            v.lesson.evidence
+        );
+        assert!(v.queues.iter().all(|q| q.drops_hidden));
+        if place == "packets.dropped.ring_full" {
+            assert!(v.queues.iter().any(|q| q.drops > 0), "the ring drops, unseen");
+        }
+        assert!(
+            v.wire.as_ref().unwrap().flows.iter().all(|f| f.view.dropped.is_none()),
+            "no dot stops unread"
+        );
+        c.learner_command("nstat -az Udp*").unwrap();
+        let v = c.view();
+        assert!(!unread(&c).contains(&"packets.dropped.socket".to_string()));
+        assert!(
+            unread(&c).contains(&"packets.dropped.ring_full".to_string()),
+            "nstat does not show the ring"
+        );
+        assert!(v.queues.iter().all(|q| q.drops_hidden));
+        c.learner_command("ethtool -S eth0").unwrap();
+        c.learner_command("cat /proc/net/softnet_stat").unwrap();
+        run(&mut c, 2000);
+        let v = c.view();
+        assert_eq!(
+            unread(&c),
+            ["tc.hw_drop", "packets.dropped.tc"],
+            "only tc's stay unread"
+        );
+        assert!(
+            v.lesson.evidence.iter().all(|e| e.hidden.is_none() && e.now != "?"),
+            "{:?}",
+            v.lesson.evidence
+        );
+        assert!(v.queues.iter().all(|q| !q.drops_hidden));
+    }
+    // A lesson that does not ask to find the place hides nothing.
+    let mut c = Controller::for_lesson("irq-affinity").unwrap();
+    run(&mut c, 1500);
+    assert!(c.view().figures.drops.iter().all(|d| d.hidden.is_none()));
+}

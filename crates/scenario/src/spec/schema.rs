@@ -83,6 +83,12 @@ pub struct Lesson {
     /// why to a learner who takes one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_solutions: Vec<crate::teach::NotSolution>,
+    /// The learner is to find where packets drop: the page keeps each drop place's count
+    /// (its panel, the evidence strip, the queues' and the wire's drops) to itself until the
+    /// learner has run a command that prints it (`ethtool -S`, `/proc/net/softnet_stat`,
+    /// `nstat`: [`crate::reading`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub find_by_reading: bool,
     /// Hosts the lesson can be, one per seed (`sim.seed % variants.len()`, so a learner's own
     /// seed, `?student=NAME`, may be another): where the lesson's answer depends on the
     /// host, its challenge cannot be learned by heart. The first is the file as written

@@ -34,6 +34,11 @@ pub struct DropPlace {
     /// before a second has passed).
     pub total: u64,
     pub last_second: Option<u64>,
+    /// Its report figure (`packets.dropped.socket`, ...).
+    pub metric: String,
+    /// The command that prints it, while the lesson has the learner find where packets drop
+    /// (`Lesson::find_by_reading`): the counts are not shown until then.
+    pub hidden: Option<String>,
 }
 
 /// `xdp.ns_per_pkt` and `xdp.mpps_per_core`.
@@ -186,6 +191,8 @@ fn drop_places(sim: &Sim, s: &Snapshot, samples: &[(u64, steerlab_scenario::Tota
                 command: command.into(),
                 total,
                 last_second: second.map(|x| x.max(0.0).round() as u64),
+                metric: path.into(),
+                hidden: None,
             }
         })
         .collect()

@@ -35,6 +35,8 @@ pub struct QueueView {
     pub flows: u32,
     /// CPU its NAPI polls on (where its interrupt last ran).
     pub irq_cpu: u16,
+    /// Its drops are not shown: the lesson has the learner find them (`ethtool -S` first).
+    pub drops_hidden: bool,
     /// CPU its vector was moved to while its poll kept running: the poll follows once it
     /// completes (engine `irq_effective_cpu`).
     pub irq_moving_to: Option<u16>,
@@ -332,7 +334,8 @@ impl Controller {
         let (filters, filters_first, filters_total) = self.filter_window();
         // Where each open flow's packets go now, by flow id: the wire view and the host matrix
         // draw them (a closed flow has no path).
-        let flow_views = open_flows(sim);
+        let mut flow_views = open_flows(sim);
+        self.hide_unread_drops(&mut flow_views);
         let wire = self.wire_view(&flow_views, &queues, &cpus);
         let host_text = self.host_text(&cpus, &flow_views);
         let totals = Report::of_snapshot(&self.scenario, sim, &snap, false);
@@ -368,7 +371,13 @@ impl Controller {
             marks: self.marks(),
             cost_series: self.cost_series(),
             latency_series: self.latency_series(),
-            figures: Figures::of(sim, &snap, self.history.samples()),
+            figures: {
+                let mut f = Figures::of(sim, &snap, self.history.samples());
+                for d in &mut f.drops {
+                    d.hidden = self.hidden(&d.metric).map(String::from);
+                }
+                f
+            },
             table: self.table_rows(&totals),
             // Set by the session when due (`Session::view`): a deflate of the learner's
             // commands, not worth a frame while time runs.
@@ -390,6 +399,33 @@ impl Controller {
             tc: self.tc_picture(&flow_views),
             tx: self.tx_picture(),
             host_text,
+        }
+    }
+}
+
+impl Controller {
+    /// The command the learner is to run before the page shows `metric`
+    /// (`Lesson::find_by_reading`).
+    pub(super) fn hidden(&self, metric: &str) -> Option<&'static str> {
+        self.progress.hidden(&self.scenario.lesson, metric)
+    }
+
+    /// Where the lesson has the learner find where packets drop, a flow's packets are not
+    /// drawn stopping at a place whose counter they have not read.
+    fn hide_unread_drops(&self, flows: &mut [(u32, FlowView)]) {
+        use steerlab_engine::DropPoint;
+        for (_, v) in flows {
+            let metric = match v.dropped {
+                Some(DropPoint::Ring) => "packets.dropped.ring_full",
+                Some(DropPoint::Xdp) => "packets.dropped.xdp",
+                Some(DropPoint::Nic) => "tc.hw_drop",
+                Some(DropPoint::Tc) => "packets.dropped.tc",
+                Some(DropPoint::Backlog) => "packets.dropped.backlog_full",
+                None => continue,
+            };
+            if self.hidden(metric).is_some() {
+                v.dropped = None;
+            }
         }
     }
 }

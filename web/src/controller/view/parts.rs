@@ -194,6 +194,7 @@ impl Controller {
                 packets: q.packets,
                 pps: rates.get(i).copied().unwrap_or(0),
                 drops: q.drops,
+                drops_hidden: self.hidden("packets.dropped.ring_full").is_some(),
                 flows: flows[i],
                 irq_cpu: sim.irq_cpu(i as u16).unwrap_or(0),
                 irq_moving_to: sim
