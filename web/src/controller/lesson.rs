@@ -384,7 +384,7 @@ impl Progress {
     /// them find where packets drop ([`Lesson::find_by_reading`]), a drop place's count stays
     /// hidden until a command that prints it ran, or the goal was met.
     pub fn hidden(&self, lesson: &Lesson, metric: &str) -> Option<&'static str> {
-        if !lesson.find_by_reading || self.met_once || self.read.iter().any(|m| *m == metric) {
+        if !lesson.find_by_reading || self.met_once || self.read.contains(&metric) {
             return None;
         }
         steerlab_scenario::reading::command_for(metric)
