@@ -77,9 +77,15 @@ import { lessonsInOrder } from "./lesson-order.mjs";
  * budget to 590 KB: the owner's call once more, with the same levers unpulled. irqbalance's
  * banned CPUs from systemctl and rx-frames took it to 590.2 KB; the page's module through
  * wasm-opt -Oz instead of -O3 (it runs no engine; frame times unchanged) to 589.4 KB.
+ * NAPI following a moved vector only when its poll completes (per-CPU interrupt counts,
+ * mlx5's aff_change, the page's "poll stuck" mark) and lessons that hide each drop place
+ * until its counter is read (reading.rs, the masks of the panel, evidence, queues and wire)
+ * took it to 591.6 KB (+2.1 KB, page and worker together; recasting the page's new rows as
+ * one template each saved nothing measurable) and the budget to 592 KB: the owner's call,
+ * the same levers still unpulled.
  * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 590 * 1024;
+const BUDGET_BYTES = 592 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

@@ -442,12 +442,8 @@ pub fn EvidenceStrip(p: &EvidenceProps) -> Html {
         <section class="evidence" data-testid="lesson-evidence" aria-label="the lesson's key figures: over the second before your first change, and over the last second">
             { for p.figures.iter().map(|f| {
                 let (arrow, verdict) = verdict(f);
-                let want = match (&f.hidden, f.better) {
-                    (Some(command), _) => format!("run {command} to read it"),
-                    (None, Better::Down) => "lower is better".to_string(),
-                    (None, Better::Up) => "higher is better".to_string(),
-                    (None, Better::Watch) => "a figure to watch".to_string(),
-                };
+                let want = match f.better { Better::Down => "lower is better", Better::Up => "higher is better", Better::Watch => "a figure to watch" };
+                let want = f.hidden.as_ref().map_or_else(|| want.to_string(), |command| format!("run {command} to read it"));
                 html! {
                     <div class={classes!("figure", verdict)} title={format!("{}: {want}", f.label)}>
                         <span class="label">{ &f.label }</span>

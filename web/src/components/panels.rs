@@ -215,23 +215,22 @@ pub fn DropPlaces(p: &DropPlacesProps) -> Html {
                 <tbody>
                     { for p.figures.drops.iter().map(|d| {
                         // A place the learner is to find shows nothing until they read its counter.
-                        if d.hidden.is_some() {
-                            return html! {
-                                <tr data-dropping="unread">
-                                    <th scope="row">{ &d.place }</th>
-                                    <td class="num">{ "?" }</td>
-                                    <td class="num">{ "?" }</td>
-                                    <td>{ "run " }<code>{ &d.command }</code>{ " to read " }{ &d.counter }</td>
-                                </tr>
-                            };
-                        }
-                        let now = d.last_second.unwrap_or(0) > 0;
+                        let (now, second, total, lead, tail) = match &d.hidden {
+                            Some(_) => ("unread".to_string(), "?".to_string(), "?".to_string(), "run ", format!(" to read {}", d.counter)),
+                            None => (
+                                (d.last_second.unwrap_or(0) > 0).to_string(),
+                                d.last_second.map_or_else(|| "…".to_string(), |n| format!("{n}/s")),
+                                d.total.to_string(),
+                                "",
+                                format!(" {}", d.counter),
+                            ),
+                        };
                         html! {
-                            <tr class={classes!(now.then_some("warn"))} data-dropping={now.to_string()}>
+                            <tr class={classes!((now == "true").then_some("warn"))} data-dropping={now.clone()}>
                                 <th scope="row">{ &d.place }</th>
-                                <td class="num">{ d.last_second.map_or_else(|| "…".to_string(), |n| format!("{n}/s")) }</td>
-                                <td class="num">{ d.total }</td>
-                                <td><code>{ &d.command }</code>{ " " }{ &d.counter }</td>
+                                <td class="num">{ second }</td>
+                                <td class="num">{ total }</td>
+                                <td>{ lead }<code>{ &d.command }</code>{ tail }</td>
                             </tr>
                         }
                     }) }
