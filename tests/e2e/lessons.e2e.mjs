@@ -606,6 +606,45 @@ tests.push({
   },
 });
 
+// packet-drops as a student's own variant (the ring), in the challenge form: the page says
+// nothing of where packets drop until the learner prints the counters; a wrong place's fix
+// leaves the goal unmet; the ring's fix meets it.
+tests.push({
+  name: "packet-drops, a student's ring variant as a challenge: no place shows until its counter is read; the socket's fix fails, the ring's meets the goal",
+  timeoutMs: 150_000,
+  async run(page, base) {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${base}?lesson=packet-drops&student=ana&mode=challenge`);
+    await page.getByTestId("lesson-challenge").waitFor();
+    await page.getByTestId("drop-places").waitFor();
+    await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) >= 1.5, null, { timeout: 60_000 });
+    const rows = () => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid="drop-places"] tbody tr')]
+      .map((r) => [r.querySelector("th").textContent, r.dataset.dropping])));
+    const unread = Object.values(await rows());
+    expect(unread.length >= 5 && unread.every((d) => d === "unread"), `every place unread at first: ${JSON.stringify(await rows())}`);
+    expect(!/\bwarn\b/.test(await page.getByTestId("rxq-0").locator(".fill").getAttribute("class")), "the queue bar is not red before ethtool -S");
+    const strip = await text(page, "lesson-evidence");
+    expect(!/\d+(\.\d+)?k?\/s/.test(strip), `no drop figure on the strip yet: ${strip}`);
+    await type(page, "nstat -az Udp*");
+    await waitText(page, "console-output", (t) => t.includes("UdpRcvbufErrors"));
+    await page.waitForFunction(() => document.querySelector('[data-testid="drop-places"] tbody tr:last-child')?.dataset.dropping === "false");
+    expect((await rows())["NIC ring full"] === "unread", "nstat does not show the ring");
+    await type(page, "ethtool -S eth0");
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="drop-places"] tbody tr')]
+      .some((r) => r.querySelector("th").textContent === "NIC ring full" && r.dataset.dropping === "true"), null, { timeout: 30_000 });
+    await page.getByTestId("drop-places").screenshot({ path: await outPath("packet-drops-ring-read.png") });
+    // The socket variant's fix: the reader off CPU 0. The ring still drops.
+    await page.getByTestId("speed").selectOption({ label: "10 s/s" });
+    await type(page, "taskset -pc 3 0");
+    const t0 = parseFloat(await text(page, "sim-time"));
+    await page.waitForFunction((t0) => parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > t0 + 4, t0, { timeout: 60_000 });
+    expect((await page.getByTestId("lesson-goal-met").count()) === 0, "moving the reader does not stop the ring's drops");
+    await type(page, "ethtool -G eth0 rx 1024");
+    await page.getByTestId("lesson-goal-met").waitFor({ timeout: 60_000 });
+    await page.getByTestId("lesson-complete").waitFor();
+  },
+});
+
 tests.push({
   name: "the pictures draw each lesson's mechanism: the tc block, the transmit path, the XDP cost bar (its total is the strip's figure)",
   timeoutMs: 120_000,
