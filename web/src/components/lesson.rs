@@ -379,12 +379,15 @@ fn goal_parts(parts: &[GoalPart]) -> Html {
             <summary>{ format!("Where you stand: {holding} of {} parts of the goal hold", parts.len()) }</summary>
             <ul aria-label="the goal's parts">
                 { for parts.iter().map(|p| {
-                    let (mark, class, said) = match p.holds {
-                        Some(true) => ("✔", "holds", "holds"),
-                        Some(false) => ("✘", "fails", "not yet"),
-                        None => ("…", "judging", "being measured"),
+                    let (mark, class, said) = match (p.holds, &p.unread) {
+                        (_, Some(command)) => ("?", "judging", format!("read it: {command}")),
+                        (Some(true), None) => ("✔", "holds", "holds".into()),
+                        (Some(false), None) => ("✘", "fails", "not yet".into()),
+                        (None, None) => ("…", "judging", "being measured".into()),
                     };
-                    html! { <li class={class}><span aria-hidden="true">{ mark }</span>{ " " }{ rich(&p.label) }<span class="sr-only">{ format!(" ({said})") }</span></li> }
+                    // An unread part says how to read it to everyone; the others' state is seen.
+                    let (shown, sr) = if p.unread.is_some() { (format!(" ({said})"), String::new()) } else { (String::new(), format!(" ({said})")) };
+                    html! { <li class={class}><span aria-hidden="true">{ mark }</span>{ " " }{ rich(&p.label) }{ shown }<span class="sr-only">{ sr }</span></li> }
                 }) }
             </ul>
         </details>

@@ -15,8 +15,11 @@ use steerlab_scenario::{Check, Judged, Lesson, Scenario, Totals, Verdict, START_
 pub struct GoalPart {
     /// What it asks.
     pub label: String,
-    /// Holds (`None`: not judged yet, the figures still settling after a change).
+    /// Holds (`None`: not judged yet, the figures still settling after a change, or unread).
     pub holds: Option<bool>,
+    /// The command that prints its figure, while the lesson has the learner find where
+    /// packets drop (`Lesson::find_by_reading`): its verdict would say where.
+    pub unread: Option<String>,
 }
 
 /// How long a wrong way must stand before the score counts it (simulated ns): a learner
@@ -77,14 +80,28 @@ impl GoalState {
             .map(|(t, _)| t.as_str())
     }
 
-    /// The checklist: each part's words and verdict.
-    pub(super) fn parts(&self, checks: &[Check]) -> Vec<GoalPart> {
+    /// The checklist: each part's words and verdict; a part on a figure `hidden` names a
+    /// command for keeps its verdict to itself.
+    pub(super) fn parts(&self, checks: &[Check], hidden: impl Fn(&str) -> Option<&'static str>) -> Vec<GoalPart> {
         checks
             .iter()
             .enumerate()
-            .map(|(i, c)| GoalPart {
-                label: c.describe(),
-                holds: self.verdict.parts.get(i).copied().flatten(),
+            .map(|(i, c)| {
+                let unread = match &c.part {
+                    steerlab_scenario::Part::Figure { metric, .. } => hidden(metric).map(String::from),
+                    _ => None,
+                };
+                GoalPart {
+                    label: c.describe(),
+                    holds: self
+                        .verdict
+                        .parts
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .filter(|_| unread.is_none()),
+                    unread,
+                }
             })
             .collect()
     }

@@ -635,6 +635,14 @@ fn packet_drops_keeps_each_place_hidden_until_its_counter_is_read() {
             v.wire.as_ref().unwrap().flows.iter().all(|f| f.view.dropped.is_none()),
             "no dot stops unread"
         );
+        let drop_parts: Vec<_> = v.lesson.goal_parts.iter().filter(|p| p.unread.is_some()).collect();
+        assert_eq!(
+            drop_parts.len(),
+            3,
+            "the three places' parts keep their verdicts: {:?}",
+            v.lesson.goal_parts
+        );
+        assert!(drop_parts.iter().all(|p| p.holds.is_none()));
         c.learner_command("nstat -az Udp*").unwrap();
         let v = c.view();
         assert!(!unread(&c).contains(&"packets.dropped.socket".to_string()));
@@ -658,6 +666,7 @@ fn packet_drops_keeps_each_place_hidden_until_its_counter_is_read() {
             v.lesson.evidence
         );
         assert!(v.queues.iter().all(|q| !q.drops_hidden));
+        assert!(v.lesson.goal_parts.iter().all(|p| p.unread.is_none()));
     }
     // A lesson that does not ask to find the place hides nothing.
     let mut c = Controller::for_lesson("irq-affinity").unwrap();

@@ -363,7 +363,7 @@ impl Controller {
             challenge: self.progress.challenge_view(l),
             has_challenge: l.challenge.is_some(),
             complete: self.progress.complete_view(l),
-            goal_parts: self.goal.parts(self.progress.checks(l)),
+            goal_parts: self.goal.parts(self.progress.checks(l), |m| self.hidden(m)),
             wrong_way: self.goal.shortcut.as_ref().map(|(why, _)| why.clone()),
             held: self.progress.held().map(String::from),
             student: self.student.clone().map(|s| (s, self.scenario.sim.seed)),
