@@ -3,7 +3,8 @@
 //! `rps_input_queue_tail_incr`, `rps_input_queue_head_add`).
 //!
 //! The sandbox does not keep the packets, only their timing: the backlog is processed in
-//! order, one packet per `each` nanoseconds (the stack's per-packet cost), so the head at any
+//! order, one packet per `each` nanoseconds (what a packet costs the CPU: the stack, the
+//! dequeue and the penalties, napi.rs `backlog_pace`), so the head at any
 //! instant of a tick follows from when each run of packets was queued. `get_rps_cpu`'s in-order
 //! rule and `rps_may_expire_flow` read that head. As `process_backlog` does since 6.10, the
 //! head moves once per poll: by [`BACKLOG_QUOTA`] packets, or by what was left when the queue
@@ -50,6 +51,8 @@ pub struct Backlog {
     /// `tail - n`), and when the first of them starts.
     n: u32,
     begin: u64,
+    /// The CPU's time per backlog packet, ns ([`Backlog::set_each`]).
+    each: u64,
 }
 
 /// What an enqueue did.
@@ -63,6 +66,34 @@ pub struct Enqueued {
 }
 
 impl Backlog {
+    /// An empty backlog whose CPU takes `each` ns a packet.
+    pub fn with_each(each: u64) -> Backlog {
+        Backlog {
+            each: each.max(1),
+            ..Backlog::default()
+        }
+    }
+
+    /// The CPU's time per backlog packet from now on, ns: `process_backlog` runs the stack
+    /// for each packet on this CPU, so it drains at what the CPU pays per packet. Set between
+    /// ticks (the caller measures it over the last one); the packets carried over from the
+    /// last tick are re-timed from the present at the new pace.
+    pub fn set_each(&mut self, each: u64) {
+        let each = each.max(1);
+        if each == self.each {
+            return;
+        }
+        self.each = each;
+        if self.n > 0 {
+            self.work_end = self.begin + each * u64::from(self.n);
+        }
+    }
+
+    /// The CPU's time per backlog packet, ns.
+    pub fn each(&self) -> u64 {
+        self.each
+    }
+
     /// `input_queue_head` as last published ([`Backlog::head_at`] advances it): the packets of
     /// finished polls, whole quotas while the backlog is busy, everything once it is idle.
     #[inline]
@@ -92,8 +123,8 @@ impl Backlog {
     /// [`Backlog::qlen`] after the splices before `at`, the present: what an enqueue at `at`
     /// finds in `input_pkt_queue` (it splices first).
     #[inline]
-    pub fn qlen_at(&mut self, at: u64, each: u64) -> u64 {
-        self.splice_until(at, each);
+    pub fn qlen_at(&mut self, at: u64) -> u64 {
+        self.splice_until(at);
         self.qlen()
     }
 
@@ -104,7 +135,8 @@ impl Backlog {
     /// enqueued at one instant counts whole against the limit whether it is applied packet by
     /// packet or as one run.
     #[inline]
-    fn splice_until(&mut self, now: u64, each: u64) {
+    fn splice_until(&mut self, now: u64) {
+        let each = self.each;
         while let Some(at) = self.splice_at {
             if at >= now {
                 break;
@@ -119,9 +151,10 @@ impl Backlog {
     /// caller dequeued up to `at` and checked `qlen`): they are processed after everything
     /// queued before them, `each` ns apiece.
     #[inline]
-    pub fn enqueue(&mut self, at: u64, each: u64, m: u64) -> Enqueued {
+    pub fn enqueue(&mut self, at: u64, m: u64) -> Enqueued {
         debug_assert!(m > 0);
-        self.splice_until(at, each);
+        let each = self.each;
+        self.splice_until(at);
         // process_backlog has emptied the queue and cleared NAPI_STATE_SCHED: this enqueue
         // schedules the backlog again.
         let woke = self.work_end <= at;
@@ -150,8 +183,9 @@ impl Backlog {
     /// processing has ended by then are dequeued (`process_backlog`). Returns the head and how
     /// many packets this dequeued.
     #[inline]
-    pub fn head_at(&mut self, now: u64, each: u64) -> (u32, u64) {
-        self.splice_until(now, each);
+    pub fn head_at(&mut self, now: u64) -> (u32, u64) {
+        let each = self.each;
+        self.splice_until(now);
         if self.n == 0 {
             return (self.head, 0);
         }
@@ -174,8 +208,8 @@ impl Backlog {
     /// grows from tick to tick until `enqueue_to_backlog` finds `input_pkt_queue` past
     /// `netdev_max_backlog` and drops (softnet_stat's second column), as a CPU that cannot
     /// keep up does. Returns how many packets this dequeued.
-    pub fn end_tick(&mut self, tick: u64, each: u64) -> u64 {
-        let (_, dequeued) = self.head_at(tick, each);
+    pub fn end_tick(&mut self, tick: u64) -> u64 {
+        let (_, dequeued) = self.head_at(tick);
         if self.n == 0 {
             // Idle: both queues empty, NAPI complete.
             self.spliced = self.tail;
@@ -201,51 +235,47 @@ mod tests {
     /// and `input_pkt_queue` (enqueued since the last splice) keeps counting against the limit.
     #[test]
     fn what_a_tick_cannot_process_waits_for_the_next() {
-        let mut b = Backlog::default();
-        b.enqueue(0, 10, 150);
-        assert_eq!(b.end_tick(1000, 10), 100);
+        let mut b = Backlog::with_each(10);
+        b.enqueue(0, 150);
+        assert_eq!(b.end_tick(1000), 100);
         assert_eq!(b.in_flight(), 50);
         // The next tick: 60 more at its start queue behind the 50 (500 ns of work ahead).
-        let e = b.enqueue(0, 10, 60);
+        let e = b.enqueue(0, 60);
         assert!(!e.woke, "still busy from the last tick");
-        assert_eq!(
-            b.qlen_at(0, 10),
-            60,
-            "the 150 were spliced; the 60 wait in input_pkt_queue"
-        );
-        assert_eq!(b.head_at(500, 10).1, 50);
-        assert_eq!(b.end_tick(1000, 10), 50);
+        assert_eq!(b.qlen_at(0), 60, "the 150 were spliced; the 60 wait in input_pkt_queue");
+        assert_eq!(b.head_at(500).1, 50);
+        assert_eq!(b.end_tick(1000), 50);
         assert_eq!(b.in_flight(), 10);
     }
 
     #[test]
     fn the_head_follows_the_processing_time() {
-        let mut b = Backlog::default();
-        let e = b.enqueue(1000, 10, 5);
+        let mut b = Backlog::with_each(10);
+        let e = b.enqueue(1000, 5);
         assert_eq!(e, Enqueued { tail: 5, woke: true });
         // Queued while busy (work ends at 1050): no new wake-up, starts at 1050.
-        assert_eq!(b.enqueue(1020, 10, 2), Enqueued { tail: 7, woke: false });
+        assert_eq!(b.enqueue(1020, 2), Enqueued { tail: 7, woke: false });
         // While busy the head stays at the last whole quota (none here); the packets count as
         // dequeued (delivered) as they are processed.
-        assert_eq!(b.head_at(1009, 10), (0, 0));
-        assert_eq!(b.head_at(1030, 10), (0, 3));
-        assert_eq!(b.head_at(1065, 10), (0, 3));
+        assert_eq!(b.head_at(1009), (0, 0));
+        assert_eq!(b.head_at(1030), (0, 3));
+        assert_eq!(b.head_at(1065), (0, 3));
         assert_eq!(b.in_flight(), 1);
         // Idle: everything processed is published.
-        assert_eq!(b.head_at(5000, 10), (7, 1));
+        assert_eq!(b.head_at(5000), (7, 1));
         // Idle again: the next enqueue wakes it.
-        assert!(b.enqueue(6000, 10, 1).woke);
-        assert_eq!(b.end_tick(7000, 10), 1);
+        assert!(b.enqueue(6000, 1).woke);
+        assert_eq!(b.end_tick(7000), 1);
         assert_eq!((b.head(), b.in_flight()), (8, 0));
 
-        let mut one = Backlog::default();
-        let mut singles = Backlog::default();
-        one.enqueue(0, 7, 4);
+        let mut one = Backlog::with_each(7);
+        let mut singles = Backlog::with_each(7);
+        one.enqueue(0, 4);
         for _ in 0..4 {
-            singles.enqueue(0, 7, 1);
+            singles.enqueue(0, 1);
         }
         for now in [0, 6, 7, 13, 14, 20, 21, 28, 100] {
-            assert_eq!(one.head_at(now, 7), singles.head_at(now, 7), "at {now}");
+            assert_eq!(one.head_at(now), singles.head_at(now), "at {now}");
         }
     }
 
@@ -253,19 +283,19 @@ mod tests {
     /// by whole quotas of 64, counted from when it was woken, and catches up when it empties.
     #[test]
     fn the_head_moves_once_per_poll() {
-        let mut b = Backlog::default();
-        b.enqueue(0, 1, 10);
-        b.head_at(10, 1);
+        let mut b = Backlog::with_each(1);
+        b.enqueue(0, 10);
+        b.head_at(10);
         assert_eq!(b.head(), 10, "idle: all published");
-        b.enqueue(100, 1, 200);
+        b.enqueue(100, 200);
         assert_eq!(
-            b.head_at(100 + 63, 1).0,
+            b.head_at(100 + 63).0,
             10,
             "63 of the new packets processed: not yet published"
         );
-        assert_eq!(b.head_at(100 + 64, 1).0, 74, "one quota");
-        assert_eq!(b.head_at(100 + 199, 1).0, 10 + 192, "three quotas");
-        assert_eq!(b.head_at(100 + 200, 1).0, 210, "empty: the last poll publishes its 8");
+        assert_eq!(b.head_at(100 + 64).0, 74, "one quota");
+        assert_eq!(b.head_at(100 + 199).0, 10 + 192, "three quotas");
+        assert_eq!(b.head_at(100 + 200).0, 210, "empty: the last poll publishes its 8");
     }
 
     /// `enqueue_to_backlog` counts `input_pkt_queue` alone: what `process_backlog` has spliced
@@ -273,26 +303,26 @@ mod tests {
     /// whole (the poll it wakes splices after it), packet by packet or as one run.
     #[test]
     fn the_limit_counts_the_input_queue_only() {
-        let mut one = Backlog::default();
-        one.enqueue(0, 10, 300);
+        let mut one = Backlog::with_each(10);
+        one.enqueue(0, 300);
         assert_eq!(one.qlen(), 300, "the burst waits in input_pkt_queue");
-        let mut singles = Backlog::default();
+        let mut singles = Backlog::with_each(10);
         for _ in 0..300 {
-            singles.enqueue(0, 10, 1);
+            singles.enqueue(0, 1);
         }
         assert_eq!(singles.qlen(), 300);
         // Later, the poll has spliced the burst: 200 more queue behind a process_queue of 300.
-        one.enqueue(5, 10, 200);
+        one.enqueue(5, 200);
         assert_eq!((one.qlen(), one.in_flight()), (200, 500));
         // The 300 run dry at 3000 ns: the next splice takes the 200, input_pkt_queue is empty.
-        one.head_at(3001, 10);
+        one.head_at(3001);
         assert_eq!((one.qlen(), one.in_flight()), (0, 200));
-        one.enqueue(3002, 10, 7);
+        one.enqueue(3002, 7);
         assert_eq!(one.qlen(), 7);
         // Everything done: idle, and the next enqueue wakes a poll that splices it.
-        one.head_at(10_000, 10);
+        one.head_at(10_000);
         assert_eq!(one.qlen(), 0);
-        assert!(one.enqueue(20_000, 10, 4).woke);
+        assert!(one.enqueue(20_000, 4).woke);
         assert_eq!(one.qlen(), 4);
     }
 }

@@ -167,6 +167,11 @@ impl Prices {
         Prices(Stage::ALL.map(|s| s.price_ps(costs)))
     }
 
+    /// The price of one unit of `stage`, ps.
+    pub fn ps(&self, stage: Stage) -> u64 {
+        self.0[stage as usize]
+    }
+
     /// Nanoseconds of `stage` in `work`: whole nanoseconds of the picoseconds booked.
     pub fn ns(&self, work: &Work, stage: Stage) -> u64 {
         crate::time::mul_div(work.get(stage), self.0[stage as usize], 1000)

@@ -338,3 +338,54 @@ fn rx_frames_fires_the_vector_before_its_interval_ends() {
     .unwrap();
     assert!(ixgbe.set_rx_frames(Some(8)).is_err());
 }
+
+/// An RPS target drains its backlog at what a packet costs it (the stack, the dequeue, the
+/// penalty of processing away from the reader: napi.rs `backlog_pace`), not at the stack's
+/// price alone. So a target fed more than its CPU processes backs up and drops at
+/// `netdev_max_backlog` (softnet_stat's second column), its softirq never booked past the
+/// clock for long; spread over three CPUs, the same packets fit.
+#[test]
+fn an_rps_target_fed_past_its_cpu_backs_up_and_drops_at_its_backlog() {
+    let run = |rps: &str| {
+        let mut sim = Sim::new(HostConfig {
+            cpus: 4,
+            rx_queues: 1,
+            tx_queues: 1,
+            ..HostConfig::default()
+        })
+        .unwrap();
+        sim.add_thread(pinned(0)).unwrap();
+        // Eight flows, 1.36 Mpps in all, read on CPU 0: processed elsewhere, each packet
+        // costs its target the stack (600 ns), the dequeue (60) and the remote penalty (250).
+        for i in 0..8 {
+            sim.add_flow(FlowSpec {
+                key: key(i, Proto::Tcp),
+                rate_pps: 170_000,
+                bytes: 1400,
+                readers: vec![0],
+                tx: None,
+            })
+            .unwrap();
+        }
+        sim.set_rps_cpus(None, CpuSet::parse_list(rps).unwrap()).unwrap();
+        sim.advance_to(Nanos::from_ms(1000));
+        let before = sim.snapshot();
+        sim.advance_to(Nanos::from_ms(2000));
+        assert!(sim.conserved(), "every packet delivered, dropped or in flight");
+        let now = sim.snapshot();
+        let busy = |s: &steerlab_engine::Snapshot, c: usize| s.cpus[c].softirq_ns;
+        let cpu1 = busy(&now, 1) - busy(&before, 1);
+        (
+            now.counters.backlog_full - before.counters.backlog_full,
+            cpu1,
+            now.in_flight,
+        )
+    };
+    let (drops, cpu1, queued) = run("1");
+    // 1.36 Mpps at 910 ns is 1.24 CPUs: about a fifth is dropped.
+    assert!((200_000..320_000).contains(&drops), "{drops} backlog drops a second");
+    assert!(cpu1 <= 1_010_000_000, "CPU 1 booked {cpu1} ns in a second");
+    assert!(queued >= 900, "the backlog stays near netdev_max_backlog: {queued}");
+    let (drops, _, _) = run("1-3");
+    assert_eq!(drops, 0, "three targets take it");
+}

@@ -192,7 +192,14 @@ impl Sim {
         let queues = (0..cfg.rx_queues)
             .map(|q| RxQueue::new(q % cfg.cpus, rps_map.clone(), cfg.flow_cnt))
             .collect();
-        let mut cpus = vec![Cpu::default(); usize::from(cfg.cpus)];
+        // A backlog drains at the stack's and the dequeue's price until a tick has measured
+        // what its packets cost that CPU (napi.rs, `backlog_pace`).
+        let each = cfg.costs.stack_rx_ns + cfg.costs.rps_enqueue_ns;
+        let cpu = Cpu {
+            backlog: crate::backlog::Backlog::with_each(each),
+            ..Cpu::default()
+        };
+        let mut cpus = vec![cpu; usize::from(cfg.cpus)];
         if let Ok(set) = CpuSet::parse_list(&cfg.flow_limit_cpus) {
             set.iter().for_each(|c| {
                 cpus[usize::from(c)].flow_limit = Some(Box::new(FlowLimit::new(cfg.flow_limit_table_len)))

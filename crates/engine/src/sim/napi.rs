@@ -75,6 +75,9 @@ pub(super) struct SoftirqTick {
     /// (latency.rs reads them).
     pub(super) pkt_ps: u64,
     pub(super) full: bool,
+    /// What a backlog packet cost it this tick, ns ([`backlog_pace`]; `None`: no packet ran
+    /// the stack here).
+    pub(super) backlog_ns: Option<u64>,
 }
 
 impl Sim {
@@ -185,6 +188,7 @@ impl Sim {
         // Each CPU's softirq time this tick (the ledger's), as a share of the tick.
         for (cpu, s) in self.cpus.iter().zip(&mut self.softirq) {
             s.busy_ps = self.prices.class_ps_since(&cpu.work, &s.work_mark, Class::Softirq);
+            s.backlog_ns = backlog_pace(&self.prices, &cpu.work, &s.work_mark);
             s.work_mark = cpu.work;
             s.last = (s.polled, s.busy_ps);
             s.busy_ppm = if s.saturated {
@@ -277,6 +281,25 @@ impl Sim {
             }
         }
     }
+}
+
+/// What one backlog packet costs its CPU over a tick whose work went from `before` to `now`,
+/// ns: `process_backlog` runs the stack for it there (`__netif_receive_skb`), after its
+/// dequeue, and a packet processed away from its reader's CPU, or across a NUMA node, costs
+/// that CPU more (the socket's cache lines). So a backlog drains at what the ledger books its
+/// CPU per packet, and an RPS target fed more than its CPU processes backs up until
+/// `enqueue_to_backlog` drops. The penalties are averaged over the CPU's stack packets of the
+/// tick (those of its own polls, processed inline, included). `None` when none ran here.
+fn backlog_pace(prices: &crate::ledger::Prices, now: &Work, before: &Work) -> Option<u64> {
+    let units = |s: Stage| now.get(s) - before.get(s);
+    let stack = units(Stage::StackRx);
+    if stack == 0 {
+        return None;
+    }
+    let penalties = units(Stage::RemotePenalty) * prices.ps(Stage::RemotePenalty)
+        + units(Stage::CrossNuma) * prices.ps(Stage::CrossNuma);
+    let ps = prices.ps(Stage::StackRx) + prices.ps(Stage::RpsEnqueue) + penalties / stack;
+    Some((ps / 1000).max(1))
 }
 
 /// The squeezes of a run that finds `found` packets: each time it has taken `limit` (its

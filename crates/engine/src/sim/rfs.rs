@@ -21,8 +21,8 @@ pub(super) struct RfsTables {
 /// `input_queue_head` of `cpu` at `elapsed` ns into the tick: the runs whose processing has
 /// ended are dequeued (`process_backlog`) and counted `delivered`.
 #[inline]
-fn head_at(cpu: &mut Cpu, delivered: &mut u64, elapsed: u64, each: u64) -> u32 {
-    let (head, dequeued) = cpu.backlog.head_at(elapsed, each);
+fn head_at(cpu: &mut Cpu, delivered: &mut u64, elapsed: u64) -> u32 {
+    let (head, dequeued) = cpu.backlog.head_at(elapsed);
     *delivered += dequeued;
     head
 }
@@ -106,16 +106,15 @@ pub(super) fn decide_rps(
 pub(super) struct Heads<'a> {
     pub(super) cpus: &'a mut [Cpu],
     delivered: &'a mut u64,
-    /// The present, in ns from the tick's start, and the stack's time per packet.
+    /// The present, in ns from the tick's start.
     pub(super) elapsed: u64,
-    pub(super) each: u64,
 }
 
 impl Heads<'_> {
     /// `input_queue_head` of CPU `c` now ([`head_at`]).
     #[inline(always)]
     pub(super) fn at(&mut self, c: u16) -> u32 {
-        head_at(&mut self.cpus[usize::from(c)], self.delivered, self.elapsed, self.each)
+        head_at(&mut self.cpus[usize::from(c)], self.delivered, self.elapsed)
     }
 }
 
@@ -126,12 +125,10 @@ impl Sim {
     /// each store (the steady path: cachegrind, 4 % fewer instructions in seed 000).
     #[inline(always)]
     pub(super) fn rps_parts(&mut self, q: u16) -> (RfsTables, &mut RxQueue, Heads<'_>) {
-        let (elapsed, each) = (self.elapsed, self.backlog_ns());
         let heads = Heads {
             cpus: &mut self.cpus,
             delivered: &mut self.counters.delivered,
-            elapsed,
-            each,
+            elapsed: self.elapsed,
         };
         let rfs = RfsTables {
             kernel: self.cfg.kernel,
@@ -196,21 +193,13 @@ impl Sim {
             && (self.head_now(e.cpu).wrapping_sub(e.last_qtail) as i32) < active_window(self.cfg.kernel, log)
     }
 
-    /// The stack's per-packet time in a backlog (`process_backlog`), at least 1 ns.
-    #[inline]
-    pub(super) fn backlog_ns(&self) -> u64 {
-        self.cfg.costs.stack_rx_ns.max(1)
-    }
-
     /// `input_queue_head` of `cpu` at the current time within the tick ([`head_at`]).
     #[inline]
     pub(super) fn head_now(&mut self, cpu: u16) -> u32 {
-        let (elapsed, each) = (self.elapsed, self.backlog_ns());
         head_at(
             &mut self.cpus[usize::from(cpu)],
             &mut self.counters.delivered,
-            elapsed,
-            each,
+            self.elapsed,
         )
     }
 

@@ -4,9 +4,10 @@
 //! every backlog processes what the tick gave it time for (`process_backlog`) and mlx5's work runs.
 //! Simplification: a flow's packets of one tick arrive together, at the flow's place in the
 //! tick (flows are spread evenly over it, in flow order). A CPU processes its backlog in order
-//! at the stack's per-packet cost, so `input_queue_head` advances as simulated time passes within
-//! the tick and the in-order test of `get_rps_cpu` sees what is really still queued; every
-//! backlog is empty at the end of the tick. A queue's NAPI poll takes at most its share of its IRQ CPU's tick (napi.rs); a backlog takes a
+//! at what a packet costs it (napi.rs `backlog_pace`), so `input_queue_head` advances as
+//! simulated time passes within the tick and the in-order test of `get_rps_cpu` sees what is
+//! really still queued; what a tick could not process waits for the next (backlog.rs
+//! `end_tick`). A queue's NAPI poll takes at most its share of its IRQ CPU's tick (napi.rs); a backlog takes a
 //! packet while its queue at that instant is at most `netdev_max_backlog` (`enqueue_to_backlog`),
 //! and since a flow's packets of a tick arrive together, a flow faster than that per tick
 //! overflows its backlog where arrivals spread over the tick would not (lower `sim.tick_ns`).
@@ -291,11 +292,16 @@ impl Sim {
     pub(super) fn end_of_tick(&mut self) {
         // process_backlog: input_queue_head advances by what was processed; what was not
         // waits for the next tick (backlog.rs, `end_tick`).
-        let (tick, each) = (self.cfg.tick_ns, self.backlog_ns());
+        let tick = self.cfg.tick_ns;
         for c in &mut self.cpus {
-            self.counters.delivered += c.backlog.end_tick(tick, each);
+            self.counters.delivered += c.backlog.end_tick(tick);
         }
         self.count_softirq();
+        for (c, s) in self.cpus.iter_mut().zip(&self.softirq) {
+            if let Some(each) = s.backlog_ns {
+                c.backlog.set_each(each);
+            }
+        }
         self.read_sockets();
         if matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) {
             self.ice_lock();
