@@ -170,6 +170,12 @@ fn a_slow_reader_overflows_a_small_buffer_and_the_drops_are_counted() {
     assert_eq!(v.rmem, 92 * 2304, "the buffer holds 92 datagrams of 1400 bytes");
     assert_eq!(v.drops, d);
     assert_eq!(s.counters.dropped(), d + s.counters.ring_full + s.counters.backlog_full);
+    // A datagram taken waits behind the 92 queued at 10,000 reads a second: 9.2 ms.
+    let (p50, _) = sim.latency().unwrap();
+    assert!(
+        (6_000_000..12_000_000).contains(&p50),
+        "p50 {p50} ns in the socket's queue"
+    );
 }
 
 #[test]
@@ -375,17 +381,26 @@ fn an_rps_target_fed_past_its_cpu_backs_up_and_drops_at_its_backlog() {
         let now = sim.snapshot();
         let busy = |s: &steerlab_engine::Snapshot, c: usize| s.cpus[c].softirq_ns;
         let cpu1 = busy(&now, 1) - busy(&before, 1);
+        let p99 = sim.latency().unwrap().1;
         (
             now.counters.backlog_full - before.counters.backlog_full,
             cpu1,
             now.in_flight,
+            p99,
         )
     };
-    let (drops, cpu1, queued) = run("1");
+    let (drops, cpu1, queued, p99) = run("1");
     // 1.36 Mpps at 910 ns is 1.24 CPUs: about a fifth is dropped.
     assert!((200_000..320_000).contains(&drops), "{drops} backlog drops a second");
     assert!(cpu1 <= 1_010_000_000, "CPU 1 booked {cpu1} ns in a second");
     assert!(queued >= 900, "the backlog stays near netdev_max_backlog: {queued}");
-    let (drops, _, _) = run("1-3");
+    // Every packet waits behind a full backlog: between 1,000 and 2,000 packets (a full
+    // input_pkt_queue, and the process_queue spliced from it) at 910 ns (latency.rs).
+    assert!(
+        (900_000..3_200_000).contains(&p99),
+        "p99 {p99} ns behind a full backlog"
+    );
+    let (drops, _, _, p99) = run("1-3");
     assert_eq!(drops, 0, "three targets take it");
+    assert!(p99 < 100_000, "p99 {p99} ns with no backlog backing up");
 }

@@ -181,8 +181,8 @@ const FIELDS: &[Field] = &[
     // that ended with work left (softnet_stat's time_squeeze), over every CPU.
     ("irq.interrupts", |t| Figure::U(t.c.interrupts)),
     ("napi.time_squeeze", |t| Figure::U(t.c.time_squeeze)),
-    // Arrival to the end of softirq processing, over the last few hundred ms (latency.rs in
-    // the engine: moderation, the poll's queue, a full ring).
+    // Arrival to the read, over the last few hundred ms (latency.rs in the engine:
+    // moderation, the poll's queue, a full ring, a backlog or a socket that backs up).
     ("latency.p50_ns", |t| t.latency.map_or(Figure::Null, |l| Figure::U(l.0))),
     ("latency.p99_ns", |t| t.latency.map_or(Figure::Null, |l| Figure::U(l.1))),
     // Of backlog_full, the flow limit's drops (softnet_stat's flow_limit_count).

@@ -1,5 +1,6 @@
-//! Arrival-to-protocol latency, minimal and honest: how long a packet waits between reaching
-//! the NIC and the end of its softirq processing, from what shapes it in the model:
+//! Arrival-to-read latency, minimal and honest: how long a packet waits between reaching the
+//! NIC and its read (or the end of its softirq processing, for a reader that keeps up), from
+//! what shapes it in the model:
 //! - **moderation**: the vector fires `rx-usecs` after the first packet NAPI has not seen, so
 //!   a packet that has its interrupt to itself waits the whole interval, and packets sharing
 //!   one wait between nothing and the interval (evenly);
@@ -9,12 +10,24 @@
 //! - **a full ring**: on a CPU whose polls ran out of time the ring stays full, and a packet
 //!   it takes waits behind a ring's worth (`ring_size` descriptors) at that cost.
 //!
-//! Each queue's packets of a tick are spread over a 4 × 4 grid of the two even waits (the
-//! convolution sampled), into a histogram of half-octave buckets that is halved every 125 ms:
-//! `latency.p50_ns` and `latency.p99_ns` are of the last few hundred milliseconds.
+//! - **a backlog that backs up**: an RPS target fed more than its CPU processes carries a
+//!   queue from tick to tick (backlog.rs `end_tick`), and its packets wait behind it at its
+//!   pace (`queued × each`);
+//! - **a socket its reader does not keep up with**: what stays in `sk_receive_queue` waits
+//!   for the reader's next reads at its pace (`queued × tick / reads`; socket.rs).
 //!
-//! Not in it (stated): the wait in an RPS backlog, in the socket's queue for its reader, and
-//! the reader's wake-up; a ring's wait short of full; `ksoftirqd`'s scheduling delay.
+//! Each queue's packets of a tick are spread over a 4 × 4 grid of the first two even waits
+//! (the convolution sampled); the tick's backlog and socket waits, each with the packets it
+//! holds up, are a mixture drawn in proportion over every point (the rest wait for neither).
+//! Into a histogram of half-octave buckets that is halved every 125 ms: `latency.p50_ns` and
+//! `latency.p99_ns` are of the last few hundred milliseconds, from arrival to the read for a
+//! reader with work of its own, to the end of softirq processing for the others.
+//!
+//! Not in it (stated): a backlog's or a socket's wait within a tick that ends empty (the fluid
+//! models of backlog.rs and socket.rs have none), the reader's wake-up, a ring's wait short of
+//! full, `ksoftirqd`'s scheduling delay; a packet waits in a backlog or a socket, not both.
+
+use alloc::vec::Vec;
 
 use crate::time::Nanos;
 
@@ -31,6 +44,8 @@ const HALF_LIFE: Nanos = Nanos(125_000_000);
 pub(super) struct Latency {
     buckets: [u64; BUCKETS],
     next_halving: Nanos,
+    /// This tick's waits in backlogs and sockets that back up: (ns, packets held).
+    waits: Vec<(u64, u64)>,
 }
 
 impl Default for Latency {
@@ -38,6 +53,7 @@ impl Default for Latency {
         Latency {
             buckets: [0; BUCKETS],
             next_halving: HALF_LIFE,
+            waits: Vec::new(),
         }
     }
 }
@@ -60,6 +76,27 @@ fn middle(i: usize) -> u64 {
 impl Latency {
     fn add(&mut self, ns: u64, count: u64) {
         self.buckets[bucket(ns)] += count;
+    }
+
+    /// `packets` of this tick wait `ns` more in a backlog or a socket.
+    pub(super) fn waited(&mut self, ns: u64, packets: u64) {
+        self.waits.push((ns, packets));
+    }
+
+    /// `count` packets that waited `ns` until their softirq ended, each drawn in proportion
+    /// into the tick's further waits (`held` packets of `total` are held up; cumulative
+    /// shares, so the counts add up to `count`).
+    fn add_mixed(&mut self, ns: u64, count: u64, waits: &[(u64, u64)], total: u64) {
+        let held: u64 = waits.iter().map(|w| w.1).sum();
+        let total = total.max(held).max(1);
+        let (mut cum, mut given) = (total - held, count * (total - held) / total);
+        self.add(ns, given);
+        for &(extra, n) in waits {
+            cum += n;
+            let upto = count * cum / total;
+            self.add(ns + extra, upto - given);
+            given = upto;
+        }
     }
 
     /// The latency below which `permille` of the recent packets stayed (`None`: none yet).
@@ -88,6 +125,8 @@ impl Sim {
         }
         let turn = self.now.0 / self.cfg.tick_ns;
         let ring = u64::from(self.cfg.ring_size());
+        let waits = core::mem::take(&mut self.latency.waits);
+        let total: u64 = self.irqs.iter().map(|i| i.tick.0).sum();
         for (q, irq) in self.queues.iter().zip(&self.irqs) {
             let (n, irqs) = irq.tick;
             if n == 0 {
@@ -115,11 +154,16 @@ impl Sim {
                 };
                 let wait_poll = run * each * (2 * j + 1) / 8;
                 let count = share + u64::from(k < extra);
-                if count > 0 {
+                if count > 0 && waits.is_empty() {
                     self.latency.add(wait_irq + wait_poll + ring_wait + each, count);
+                } else if count > 0 {
+                    self.latency
+                        .add_mixed(wait_irq + wait_poll + ring_wait + each, count, &waits, total);
                 }
             }
         }
+        self.latency.waits = waits;
+        self.latency.waits.clear();
     }
 
     /// The recent packets' latency quantiles, ns: the median and the 99th percentile

@@ -22,7 +22,7 @@
 //! | `napi.rs` | the NAPI polls' share of their CPU, and the tick's interrupts and `time_squeeze` |
 //! | `receive.rs` | one flow's packets of a tick: queue, ring, XDP, RPS, tc, backlog |
 //! | `read.rs` | the flow's reader: whether it sleeps, its wake-ups, `recvmsg` and `sock_rps_record_flow` |
-//! | `latency.rs` | arrival-to-protocol latency: moderation, the poll's queue, a full ring; p50 and p99 of the recent past |
+//! | `latency.rs` | arrival-to-read latency: moderation, the poll's queue, a full ring, a backlog or socket that backs up; p50 and p99 of the recent past |
 //! | `socket.rs` | a UDP socket's receive buffer, for a reader with work of its own: `RcvbufErrors` |
 //! | `rfs.rs` | `get_rps_cpu`, `set_rps_cpu` and the aRFS call |
 //! | `tx.rs` | the sockets' sends: XPS, `skb_tx_hash`, ixgbe ATR |

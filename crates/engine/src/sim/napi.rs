@@ -78,6 +78,8 @@ pub(super) struct SoftirqTick {
     /// What a backlog packet cost it this tick, ns ([`backlog_pace`]; `None`: no packet ran
     /// the stack here).
     pub(super) backlog_ns: Option<u64>,
+    /// Packets enqueued to its backlog this tick (latency.rs reads it).
+    pub(super) enqueued: u64,
 }
 
 impl Sim {
@@ -228,6 +230,7 @@ impl Sim {
             let saturated = s.saturated;
             s.full = saturated;
             s.pkt_ps = s.busy_ps / work.max(1);
+            s.enqueued = enq - s.enq_mark;
             s.enq_mark = enq;
             s.rps_mark = cpu.stats.received_rps;
             (s.polled, s.saturated, s.runs) = (0, false, 0);
@@ -253,7 +256,6 @@ impl Sim {
             s.time_squeeze += squeezed;
             self.counters.time_squeeze += squeezed;
         }
-        self.sample_latency();
         self.follow_moved_vectors();
     }
 

@@ -164,13 +164,20 @@ impl Sim {
             };
             let avail = tick * (1_000_000 - busy) / 1_000_000 + s.carry_ns;
             let per_read = read_ns + u64::from(s.app_ns);
-            let have = s.queued + core::mem::take(&mut s.arrived);
+            let arrived = core::mem::take(&mut s.arrived);
+            let have = s.queued + arrived;
             let reads = have.min(avail / per_read);
             s.carry_ns = if reads < have { avail % per_read } else { 0 };
             let left = have - reads;
             let drops = left.saturating_sub(s.room());
             s.queued = left - drops;
             s.drops += drops;
+            // What stays queued waits for the reader's next reads: at this tick's pace (a
+            // reader that read nothing, a tick a read at least).
+            let taken = arrived.saturating_sub(drops);
+            if s.queued > 0 && taken > 0 {
+                self.latency.waited(s.queued * tick / reads.max(1), taken);
+            }
             let app = reads * u64::from(s.app_ns);
             self.counters.socket_drop += drops;
             self.counters.udp_in_datagrams += reads;

@@ -298,11 +298,18 @@ impl Sim {
         }
         self.count_softirq();
         for (c, s) in self.cpus.iter_mut().zip(&self.softirq) {
+            // What the tick could not process waits for the next: the tick's packets queued
+            // behind it (latency.rs).
+            let queued = c.backlog.in_flight();
+            if queued > 0 && s.enqueued > 0 {
+                self.latency.waited(queued * c.backlog.each(), s.enqueued);
+            }
             if let Some(each) = s.backlog_ns {
                 c.backlog.set_each(each);
             }
         }
         self.read_sockets();
+        self.sample_latency();
         if matches!(self.cfg.driver, Driver::Ice | Driver::IceHashMatch) {
             self.ice_lock();
         }

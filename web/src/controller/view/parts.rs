@@ -56,7 +56,7 @@ impl Controller {
             .collect()
     }
 
-    /// Arrival-to-softirq latency, p50 and p99 in µs, where the lesson's evidence shows it (a
+    /// Arrival-to-read latency, p50 and p99 in µs, where the lesson's evidence shows it (a
     /// series every frame carries to the page is kept to the lessons about it).
     pub(super) fn latency_series(&self) -> Vec<Series> {
         let shown = self.scenario.lesson.chart == "chart-latency"
