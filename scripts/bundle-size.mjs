@@ -81,11 +81,12 @@ import { lessonsInOrder } from "./lesson-order.mjs";
  * mlx5's aff_change, the page's "poll stuck" mark) and lessons that hide each drop place
  * until its counter is read (reading.rs, the masks of the panel, evidence, queues and wire)
  * took it to 591.6 KB (+2.1 KB, page and worker together; recasting the page's new rows as
- * one template each saved nothing measurable) and the budget to 592 KB: the owner's call,
- * the same levers still unpulled.
+ * one template each saved nothing measurable), and backlogs draining at their CPU's price
+ * with the backlog and socket waits in the latency to 592.2 KB; the budget to 593 KB: the
+ * owner's call, the same levers still unpulled.
  * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 592 * 1024;
+const BUDGET_BYTES = 593 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));
