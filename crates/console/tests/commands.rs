@@ -790,3 +790,48 @@ fn a_name_typed_as_read_points_at_its_command() {
         );
     }
 }
+
+/// `COMMAND | grep PATTERN`: a tool's output or a file's lines, kept as GNU grep keeps them;
+/// a refused pattern runs nothing (not even the command before it).
+#[test]
+fn a_pipe_through_grep_keeps_the_matching_lines() {
+    let mut sim = common::host();
+    let stats = execute(&mut sim, "ethtool -S eth0").unwrap();
+    let want: String = stats
+        .lines()
+        .filter(|l| l.contains("drop"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(execute(&mut sim, "ethtool -S eth0 | grep drop").unwrap(), want);
+    assert_eq!(
+        execute(&mut sim, "sudo ethtool -S eth0 | grep -c packets").unwrap(),
+        format!("{}\n", stats.matches("packets").count())
+    );
+    let irqs = execute(&mut sim, "cat /proc/interrupts | grep -E 'CPU|^ *131:'").unwrap();
+    assert_eq!(irqs.lines().count(), 2, "{irqs}");
+    assert!(irqs.starts_with("           CPU0"));
+    let udp = execute(&mut sim, "nstat -az | grep -i udprcvbuf").unwrap();
+    assert!(udp.starts_with("UdpRcvbufErrors"), "{udp}");
+    assert_eq!(
+        execute(&mut sim, "ethtool -S eth0 | grep -v packets | grep -c _").unwrap(),
+        "3\n",
+        "rx_unicast, tx_unicast, rx_dropped"
+    );
+    assert_eq!(
+        execute(&mut sim, "ethtool -S eth0 | grep nothing-like-this").unwrap(),
+        ""
+    );
+    // A write through a pipe is still the write; the refused pattern stops the line first.
+    let before = sim.snapshot();
+    let e = execute(&mut sim, "ethtool -X eth0 equal 2 | grep -P x").unwrap_err();
+    assert!(e.contains("hint:"), "{e}");
+    assert_eq!(sim.snapshot(), before);
+    assert!(execute(&mut sim, "ethtool -S eth0 | grep")
+        .unwrap_err()
+        .contains("no pattern"));
+    assert!(
+        execute(&mut sim, "ethtool -S eth0 | sort").is_err(),
+        "only grep filters"
+    );
+}

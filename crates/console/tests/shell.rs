@@ -372,10 +372,17 @@ fn syntax_and_limits() {
             "for q in 0; do echo; done; echo",
             "bash: steerlab runs one loop per line, with nothing after `done'",
         ),
-        ("echo 1 | grep 1", "bash: steerlab pipes echo into tee only"),
+        (
+            "echo 1 | sort",
+            "bash: steerlab pipes echo into tee, and a command into grep",
+        ),
         (
             "ethtool -S eth0 | tee /dev/null",
-            "bash: steerlab pipes echo into tee only",
+            "bash: steerlab pipes echo into tee, and a command into grep",
+        ),
+        (
+            "ethtool -S eth0 | grep -P 'x+'",
+            "grep: option -P is not supported in steerlab",
         ),
         (
             "tee /sys/class/net/eth0/queues/rx-0/rps_cpus",

@@ -1,6 +1,7 @@
 //! The few shell forms users type to write a file on many queues at once, and no more: a
 //! line is one simple command, or an `echo VALUE | tee FILE...` pipe, or a `;` list of
-//! those, or one `for` loop over them. Bash's rules (bash(1), "SHELL GRAMMAR" and
+//! those, or one `for` loop over them; and a command's output piped through `grep`
+//! (filter.rs), to read a few counters among many. Bash's rules (bash(1), "SHELL GRAMMAR" and
 //! "EXPANSION") for the parts it has:
 //!
 //! * Words split on blanks, with `'…'`, `"…"` and `\` quoting; `;`, `|` and `>` are operators
@@ -40,8 +41,10 @@
 //! | `syntax.rs` | words and operators with their quoting, then the grammar (a `for`, `;`, `|`) |
 //! | `expand.rs` | `$VAR`, globs over the host's queue tree, redirections |
 //! | `plan.rs` | each command checked against the host before the first runs (echo, cat, grep, tee) |
+//! | `filter.rs` | `COMMAND \| grep PATTERN`: the lines of a command's output a pipe's grep keeps |
 
 mod expand;
+mod filter;
 mod plan;
 mod syntax;
 
@@ -49,7 +52,7 @@ pub(crate) use plan::GREP_FORMS;
 
 use steerlab_engine::Sim;
 
-use crate::{cat, dispatch, sysfs, Kind};
+use crate::{cat, dispatch, hinted, sysfs, Kind};
 
 /// The accepted forms of `tee`.
 pub(crate) const TEE_FORMS: &str =
@@ -142,6 +145,9 @@ pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<(String, Kind), String> {
     let tokens = syntax::lex(line)?;
     let script = syntax::parse(&tokens)?;
     if let (None, [pipe]) = (&script.each, script.body.as_slice()) {
+        if let Some(out) = filtered(sim, pipe)? {
+            return Ok(out);
+        }
         if let [simple] = pipe.as_slice() {
             let cmd = expand::expand_command(sim, simple, None)?;
             // Not a file command, nor a reserved word out of place (`done`): the tool's own.
@@ -175,6 +181,49 @@ pub(crate) fn run(sim: &mut Sim, line: &str) -> Result<(String, Kind), String> {
     }
     // echo, cat, grep and tee: files read and written.
     run_plan(sim, &plan).map(|out| (out, Kind::Command))
+}
+
+/// `COMMAND | grep ... [| grep ...]`: the command run as on a line of its own, then each grep
+/// keeps its lines (filter.rs). Every grep is checked before the command runs, so a refused
+/// pattern changes nothing. `None` when the pipe is not of that form.
+fn filtered(sim: &mut Sim, pipe: &[Simple]) -> Result<Option<(String, Kind)>, String> {
+    let Some((first, greps)) = pipe.split_first() else {
+        return Ok(None);
+    };
+    if greps.is_empty() {
+        return Ok(None);
+    }
+    let mut filters = Vec::new();
+    for g in greps {
+        let cmd = expand::expand_command(sim, g, None)?;
+        if cmd.words.first().map(String::as_str) != Some("grep") {
+            return Ok(None);
+        }
+        if !cmd.redirects.is_empty() {
+            return Err(hinted(
+                "bash: steerlab's grep prints to the console",
+                filter::FILTER_FORMS,
+            ));
+        }
+        filters.push(filter::Filter::parse(&cmd.words[1..])?);
+    }
+    let cmd = expand::expand_command(sim, first, None)?;
+    let (mut out, kind) = match cmd.words.first().map(String::as_str) {
+        Some("echo" | "cat" | "grep") => {
+            let mut plan = Vec::new();
+            plan::plan_pipe(sim, &[cmd], &mut plan)?;
+            (run_plan(sim, &plan)?, Kind::Command)
+        }
+        Some("tee" | "do" | "done" | "for") | None => return Ok(None),
+        Some(_) => {
+            let words = flatten(&cmd);
+            (dispatch(sim, &words)?, Kind::of(&words))
+        }
+    };
+    for f in &filters {
+        out = f.apply(&out);
+    }
+    Ok(Some((out, kind)))
 }
 
 /// A command of another tool gets its words as before, `>` and its target included (it will

@@ -26,7 +26,10 @@ pub(super) fn plan_pipe(sim: &Sim, cmds: &[Command], plan: &mut Vec<Step>) -> Re
             )),
         },
         [e, t] if first(e) == "echo" && first(t) == "tee" => plan_tee(sim, e, t, plan),
-        _ => Err(hinted("bash: steerlab pipes echo into tee only", TEE_FORMS)),
+        _ => Err(hinted(
+            "bash: steerlab pipes echo into tee, and a command into grep",
+            PIPE_FORMS,
+        )),
     }
 }
 
@@ -88,7 +91,12 @@ fn plan_cat(sim: &Sim, cmd: &Command, plan: &mut Vec<Step>) -> Result<(), String
 }
 
 pub(crate) const GREP_FORMS: &str =
-    "grep [-H|-h] . FILE...   (the non-empty lines, after FILE: when there are several files)";
+    "grep [-H|-h] . FILE...   (the non-empty lines, after FILE: when there are several files)\n\
+COMMAND | grep [-i] [-v] [-c] [-w] [-E|-F] PATTERN   (lines of COMMAND's output)";
+
+/// What a pipe may be.
+const PIPE_FORMS: &str = "echo VALUE | tee FILE... [> /dev/null]   (prints VALUE once, writes it to every FILE)\n\
+COMMAND | grep [-i] [-v] [-c] [-w] [-E|-F] PATTERN   (lines of COMMAND's output)";
 
 /// `grep . FILE...`, the usual way to read many small files at once (GNU grep: with more than
 /// one file, or `-H`, each line comes after its file's name and a colon; `-h` never).
@@ -157,7 +165,10 @@ pub(super) fn grep(sim: &Sim, paths: &[String], named: bool) -> Result<String, S
 /// once and to every file (tee.c `tee_files`); on sysfs appending (`-a`) is writing.
 fn plan_tee(sim: &Sim, echo: &Command, tee: &Command, plan: &mut Vec<Step>) -> Result<(), String> {
     if !echo.redirects.is_empty() {
-        return Err(hinted("bash: steerlab pipes echo into tee only", TEE_FORMS));
+        return Err(hinted(
+            "bash: steerlab pipes echo into tee, and a command into grep",
+            PIPE_FORMS,
+        ));
     }
     let value = echo.words[1..].join(" ");
     let mut files = Vec::new();
