@@ -404,3 +404,43 @@ fn an_rps_target_fed_past_its_cpu_backs_up_and_drops_at_its_backlog() {
     assert_eq!(drops, 0, "three targets take it");
     assert!(p99 < 100_000, "p99 {p99} ns with no backlog backing up");
 }
+
+/// A ring its poll cannot keep empty drops every flow's packets alike, as packets of all
+/// flows arriving interleaved find it full alike: no flow keeps all its packets while the
+/// flows after it in the tick lose all of theirs (receive.rs `ring_share`).
+#[test]
+fn a_full_ring_drops_a_share_of_every_flow() {
+    let mut sim = Sim::new(HostConfig {
+        cpus: 4,
+        rx_queues: 1,
+        tx_queues: 1,
+        ..HostConfig::default()
+    })
+    .unwrap();
+    sim.add_thread(pinned(1)).unwrap();
+    // Eight flows, 2.4 Mpps, all polled on CPU 0: about half is dropped at the ring.
+    for i in 0..8 {
+        sim.add_flow(FlowSpec {
+            key: key(i, Proto::Udp),
+            rate_pps: 300_000,
+            bytes: 512,
+            readers: vec![0],
+            tx: None,
+        })
+        .unwrap();
+    }
+    let s = one_second(&mut sim);
+    assert!(
+        s.counters.ring_full * 4 > s.counters.offered,
+        "{} of {} dropped",
+        s.counters.ring_full,
+        s.counters.offered
+    );
+    for f in 0..8 {
+        assert_eq!(
+            sim.flow_view(f).unwrap().dropped,
+            None,
+            "flow {f} still reaches its socket"
+        );
+    }
+}

@@ -141,6 +141,7 @@ impl Sim {
             let keeps = ring_keeps(q.demand, self.cfg.tick_ns, interval, ring, busy).unwrap_or(u64::MAX);
             q.ring_bound = keeps < q.budget;
             q.budget = q.budget.min(keeps);
+            q.thin = (q.demand > q.budget).then_some((q.budget, q.demand));
         }
     }
 

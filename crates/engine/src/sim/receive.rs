@@ -51,6 +51,13 @@ impl Sim {
         };
         self.flows[f].reader = reader;
         let b = self.burst(f, reader);
+        // A flow that loses a share at the ring still reaches its socket: only a burst lost
+        // whole counts as dropped there (`FlowView::dropped`).
+        left -= self.ring_share(&b, left);
+        if left == 0 {
+            self.flows[f].last_drop = Some(super::DropPoint::Ring);
+            return;
+        }
         let aggregate = self.cfg.mode == Mode::Aggregate;
         // Packets before the read, and whether any packet of the burst reached the socket and
         // has not been read yet. When the read cannot change the sock table (the entry already
@@ -89,6 +96,32 @@ impl Sim {
         if unread > 0 {
             self.recvmsg(&b, unread, record);
         }
+    }
+
+    /// The packets of the burst's `left` its queue's full ring drops before they reach it: a
+    /// queue offered more than its ring and its poll take this tick ([`super::RxQueue::thin`])
+    /// drops every flow's packets in proportion, since they arrive interleaved and find the
+    /// ring full alike (the shares' remainders carried from flow to flow, so the tick's drops
+    /// are exact). A flow that tc drops in the NIC never reaches the ring. What the ring cannot
+    /// take beyond that (a tick offered more than the last) is dropped where its budget ends.
+    #[inline]
+    fn ring_share(&mut self, b: &Burst, left: u64) -> u64 {
+        let qi = usize::from(b.q);
+        let Some((budget, demand)) = self.queues[qi].thin else {
+            return 0;
+        };
+        if self.tc.is_some() && self.tc_classify(b.f).is_some_and(|c| c.sw == SwResult::DroppedInHw) {
+            return 0;
+        }
+        let q = &mut self.queues[qi];
+        let total = q.thin_carry + left * budget;
+        let admitted = (total / demand).min(left);
+        q.thin_carry = total % demand;
+        let dropped = left - admitted;
+        if dropped > 0 {
+            self.ring_drop(qi, dropped);
+        }
+        dropped
     }
 
     /// What all of flow `f`'s packets of this tick share, read once: nothing a step does

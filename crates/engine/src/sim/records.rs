@@ -106,6 +106,11 @@ pub(super) struct RxQueue {
     /// Whether this tick's budget is its ring's depth under moderation, not its CPU's time
     /// (napi.rs, `ring_keeps`): its drops then leave the poll completing and interrupting.
     pub(super) ring_bound: bool,
+    /// This tick's budget and last tick's demand when the demand is more than the ring and its
+    /// poll take (napi.rs): every flow's burst then loses its share at the ring, as packets
+    /// of all flows arriving interleaved find it full alike; and the share's remainder.
+    pub(super) thin: Option<(u64, u64)>,
+    pub(super) thin_carry: u64,
     pub(super) stats: QueueStats,
 }
 
@@ -131,6 +136,8 @@ impl RxQueue {
             free_below: 0,
             flow_limited: false,
             ring_bound: false,
+            thin: None,
+            thin_carry: 0,
             stats: QueueStats::default(),
         }
     }
