@@ -148,6 +148,48 @@ pub fn run(sim: &mut Sim, line: &str) -> Result<(String, Kind), String> {
     shell::run(sim, line)
 }
 
+/// Everything about the host a command may change, as text: two equal fingerprints around a
+/// command mean it only read (the page's evidence and goal are not measured anew after a
+/// read: web/src/controller). The counters and the time are not in it (`Sim::snapshot`).
+pub fn settings(sim: &Sim) -> String {
+    use core::fmt::Write;
+    let c = sim.config();
+    let mut s = format!(
+        "{c:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?} {:?}\n",
+        sim.reta(),
+        sim.rss_key(),
+        sim.ntuple_rules(),
+        sim.xdp(),
+        sim.tc_block(),
+        sim.sock_flow_entries(),
+        sim.irqbalance(),
+        sim.irqbalance_env()
+    );
+    for ty in steerlab_engine::FlowType::ALL {
+        let _ = write!(s, "{:?} ", sim.hash_fields(ty));
+    }
+    for q in 0..c.rx_queues {
+        let _ = write!(
+            s,
+            "rx{q} {:?} {} {:?} ",
+            sim.rps_cpus(q),
+            sim.flow_cnt(q),
+            sim.irq_affinity(q)
+        );
+    }
+    for q in 0..c.tx_queues {
+        let _ = write!(s, "tx{q} {:?} {:?} ", sim.xps_cpus(q), sim.xps_rxqs(q));
+    }
+    for t in 0..sim.thread_count() {
+        let _ = write!(s, "t{t} {:?} {:?} ", sim.thread(t), sim.thread_migration(t));
+    }
+    for f in 0..sim.flow_count() {
+        let open = sim.flow_view(f).is_some();
+        let _ = write!(s, "f{f} {:?} {open} {:?} ", sim.flow_key(f), sim.socket_view(f));
+    }
+    s
+}
+
 /// Runs one command of a tool, its words expanded by the shell.
 pub(crate) fn dispatch(sim: &mut Sim, words: &[&str]) -> Result<String, String> {
     let Some((&first, rest)) = words.split_first() else {

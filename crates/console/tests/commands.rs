@@ -835,3 +835,47 @@ fn a_pipe_through_grep_keeps_the_matching_lines() {
         "only grep filters"
     );
 }
+
+/// `steerlab_console::settings` tells a read from a change: what only prints leaves it as it
+/// was, each kind of write moves it (the page measures anew only after a change).
+#[test]
+fn settings_tell_a_read_from_a_change() {
+    let mut sim = common::host();
+    let reads = [
+        "cat /proc/interrupts",
+        "ethtool -S eth0 | grep drop",
+        "ethtool -g eth0",
+        "ethtool -c eth0",
+        "nstat -az Udp*",
+        "mpstat -P ALL",
+        "sysctl net.core.netdev_budget",
+        "cat /proc/net/softnet_stat",
+        "taskset -p 0",
+        "cat /proc/irq/131/smp_affinity_list",
+        "systemctl show-environment",
+        "help",
+    ];
+    for line in reads {
+        let before = steerlab_console::settings(&sim);
+        execute(&mut sim, line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(steerlab_console::settings(&sim), before, "{line} only reads");
+    }
+    let writes = [
+        "ethtool -G eth0 rx 1024",
+        "ethtool -C eth0 rx-usecs 50",
+        "sysctl -w net.core.netdev_budget=600",
+        "echo 3 > /proc/irq/131/smp_affinity_list",
+        "taskset -pc 4 0",
+        "systemctl start irqbalance",
+        "echo f > /sys/class/net/eth0/queues/rx-0/rps_cpus",
+        "flow add udp 10.9.9.9:1 10.0.0.2:53 rate 100 readers 0",
+        "flow setsockopt 4 SO_RCVBUF 4096",
+        "thread policy 0 migrate 5",
+        "flow close 4",
+    ];
+    for line in writes {
+        let before = steerlab_console::settings(&sim);
+        execute(&mut sim, line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_ne!(steerlab_console::settings(&sim), before, "{line} changes the host");
+    }
+}

@@ -260,6 +260,7 @@ impl Controller {
             // Commands after `t` are forgotten: stepping back and acting again makes a new
             // branch, as in an editor's undo.
             self.applied.retain(|a| a.at_ns <= t.0);
+            self.changed.retain(|a| a.at_ns <= t.0);
             self.console.undo_after(t.0);
             self.progress.rewound(t.0, &self.scenario.lesson, &self.applied);
             self.goal.rewound();

@@ -249,11 +249,12 @@ impl Progress {
     /// completes a step after the current one, that step becomes current (the current one
     /// stays current, done: "Next step" moves on, so that nothing is skipped). The evidence
     /// before is measured at the learner's first change.
-    pub fn command(&mut self, lesson: &Lesson, line: &str, now: u64, samples: &[(u64, Totals)]) {
+    pub fn command(&mut self, lesson: &Lesson, line: &str, now: u64, samples: &[(u64, Totals)], changed: bool) {
         // The strip compares with the lesson as the learner found it: the second before their
         // first change, whatever step they are at (a later step's baseline would compare a
-        // step with the one before it: 38.94 ns = 38.94 ns).
-        if self.before.is_none() {
+        // step with the one before it: 38.94 ns = 38.94 ns). A command that only read is
+        // not a change.
+        if self.before.is_none() && changed {
             self.before = Some((now, self.step, evidence::before(&lesson.evidence, samples, now)));
         }
         for m in steerlab_scenario::reading::shown_by(line) {

@@ -212,6 +212,9 @@ pub struct Controller {
     scenario: Scenario,
     /// Commands the learner applied, with their simulated time (for permalinks and replay).
     applied: Vec<Applied>,
+    /// Of those, the ones that changed the host (`steerlab_console::settings`): the goal and
+    /// the evidence are measured anew after these, not after a command that only read.
+    changed: Vec<Applied>,
     sim: Sim,
     /// Time runs for this host (a restore runs whatever this says, and stops paused).
     playing: bool,
@@ -281,6 +284,7 @@ impl Controller {
             source,
             scenario_json,
             applied: Vec::new(),
+            changed: Vec::new(),
             history: History::start(&scenario, &sim),
             progress: Progress::start(&scenario.lesson),
             goal: goal::GoalState::default(),
@@ -406,17 +410,23 @@ impl Controller {
             self.hold_matrix();
         }
         let before = self.sim.config().clone();
+        let settings = steerlab_console::settings(&self.sim);
         let (out, kind) = match steerlab_console::run(&mut self.sim, line) {
             Ok((output, kind)) => (Ok(output), kind),
             Err(e) => (Err(e), steerlab_console::Kind::Command),
         };
         if let Ok(output) = &out {
-            self.applied.push(Applied {
+            let applied = Applied {
                 at_ns: self.sim.now().0,
                 command: line.to_string(),
-            });
+            };
+            let changed = steerlab_console::settings(&self.sim) != settings;
+            if changed {
+                self.changed.push(applied.clone());
+            }
+            self.applied.push(applied);
             let (lesson, samples) = (&self.scenario.lesson, self.history.samples());
-            self.progress.command(lesson, line, self.sim.now().0, samples);
+            self.progress.command(lesson, line, self.sim.now().0, samples, changed);
             self.progress.track_step(lesson, samples);
             self.done.push(Done {
                 kind: kind.name(),
@@ -578,20 +588,20 @@ impl Controller {
         self.goal.judge(
             (&self.scenario, self.progress.checks(lesson)),
             samples,
-            &self.applied,
+            &self.changed,
             &self.sim,
             self.history.at_zero(),
             self.history.arrays(),
         );
         let met = self.goal.verdict.met;
-        self.progress.sampled(lesson, samples, &self.applied, met);
+        self.progress.sampled(lesson, samples, &self.changed, met);
         self.progress.track_step(lesson, samples);
         let now = self.sim.now().0;
         if met == Some(true) {
             self.progress.met(now);
         }
         if let Some(why) = self.goal.standing_shortcut(now) {
-            let last = self.applied.last().map(|a| a.command.as_str());
+            let last = self.changed.last().map(|a| a.command.as_str());
             self.progress.shortcut(lesson, why, last);
         }
     }

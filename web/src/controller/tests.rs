@@ -668,8 +668,43 @@ fn packet_drops_keeps_each_place_hidden_until_its_counter_is_read() {
         assert!(v.queues.iter().all(|q| !q.drops_hidden));
         assert!(v.lesson.goal_parts.iter().all(|p| p.unread.is_none()));
     }
+    // Its later steps (the fourth names the place) show once reached.
+    let mut c = Controller::for_lesson("packet-drops").unwrap();
+    let v = c.view();
+    assert!(
+        v.lesson.steps[3].text.starts_with("Shows once you reach it"),
+        "{:?}",
+        v.lesson.steps[3]
+    );
+    assert!(v.lesson.steps[3].commands.is_empty());
+    c.next_step();
+    c.next_step();
+    c.next_step();
+    assert!(c.view().lesson.steps[3].text.starts_with("Why is the reader slow?"));
     // A lesson that does not ask to find the place hides nothing.
     let mut c = Controller::for_lesson("irq-affinity").unwrap();
     run(&mut c, 1500);
     assert!(c.view().figures.drops.iter().all(|d| d.hidden.is_none()));
+}
+
+/// A command that only reads (`cat`, `ethtool -S`, `mpstat`) is not a change: the strip keeps
+/// its figures and the goal its verdicts; a write measures both anew.
+#[test]
+fn a_read_is_not_a_change() {
+    let mut c = Controller::for_lesson("irq-affinity").unwrap();
+    run(&mut c, 3000);
+    let parts = |c: &Controller| c.view().lesson.goal_parts.iter().map(|p| p.holds).collect::<Vec<_>>();
+    let (strip, judged) = (c.view().lesson.evidence.clone(), parts(&c));
+    assert!(strip.iter().all(|e| e.now != "measuring…"), "{strip:?}");
+    for line in ["cat /proc/interrupts", "ethtool -S eth0 | grep out_of", "mpstat -P ALL"] {
+        c.learner_command(line).unwrap();
+        assert_eq!(c.view().lesson.evidence, strip, "{line}");
+        assert_eq!(parts(&c), judged, "{line}");
+    }
+    assert!(c.view().marks.is_empty(), "no change marked on the charts");
+    // (Step 4's own move waits for its question: step 5's runs at once.)
+    c.learner_command("echo 2 > /proc/irq/132/smp_affinity_list").unwrap();
+    let now: Vec<String> = c.view().lesson.evidence.iter().map(|e| e.now.clone()).collect();
+    assert!(now.iter().all(|n| n == "measuring…" || n == "paused"), "{now:?}");
+    assert_eq!(c.view().marks.len(), 1);
 }

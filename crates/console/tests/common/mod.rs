@@ -61,31 +61,8 @@ pub(crate) fn err(sim: &mut Sim, line: &str) -> String {
 
 /// Everything a console command can change, for "a failing command changes nothing".
 pub(crate) fn fingerprint(sim: &Sim) -> String {
-    let c = sim.config();
-    let mut s = format!(
-        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n",
-        sim.snapshot(),
-        c,
-        sim.reta(),
-        sim.rss_key(),
-        sim.ntuple_rules()
-    );
-    s += &format!("{:?}\n{:?}\n{}\n", sim.xdp(), sim.tc_block(), sim.sock_flow_entries());
-    s += &format!("{:?} {:?}\n", sim.irqbalance(), sim.irqbalance_env());
-    for ty in steerlab_engine::FlowType::ALL {
-        s += &format!("{:?} ", sim.hash_fields(ty));
-    }
-    for q in 0..c.rx_queues {
-        s += &format!("rx{q} {:?} {} ", sim.rps_cpus(q), sim.flow_cnt(q));
-    }
-    for q in 0..c.tx_queues {
-        s += &format!("tx{q} {:?} {:?} ", sim.xps_cpus(q), sim.xps_rxqs(q));
-    }
-    for t in 0..sim.thread_count() {
-        s += &format!("t{t} {:?} ", sim.thread(t));
-    }
-    for f in 0..sim.flow_count() {
-        s += &format!("f{f} {:?} {:?} ", sim.flow_key(f), sim.flow_view(f));
-    }
-    s
+    let views: String = (0..sim.flow_count())
+        .map(|f| format!("{:?} ", sim.flow_view(f)))
+        .collect();
+    format!("{:?}\n{}\n{views}", sim.snapshot(), steerlab_console::settings(sim))
 }

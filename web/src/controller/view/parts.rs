@@ -317,6 +317,18 @@ impl Controller {
                 .zip(self.progress.steps_done())
                 .enumerate()
                 .map(|(k, (s, done))| {
+                    // Where the learner is to find the place, a later step would name it
+                    // (packet-drops' fourth: "Why is the reader slow?"): it shows once reached.
+                    if l.find_by_reading && k > self.progress.step && !done {
+                        return StepView {
+                            text: "Shows once you reach it: the counters you read first decide where it goes.".into(),
+                            commands: Vec::new(),
+                            kernel: String::new(),
+                            done,
+                            outcome: String::new(),
+                            cell: None,
+                        };
+                    }
                     let (text, outcome) = self.progress.step_text(l, k, samples);
                     StepView {
                         text,
@@ -349,7 +361,7 @@ impl Controller {
                 .flatten(),
             evidence: self
                 .progress
-                .evidence(l, samples, self.applied.last().map(|a| a.at_ns), !self.playing),
+                .evidence(l, samples, self.changed.last().map(|a| a.at_ns), !self.playing),
             chart: if l.chart.is_empty() {
                 "chart-locality".to_string()
             } else {
@@ -374,7 +386,7 @@ impl Controller {
     pub(super) fn marks(&self) -> Vec<f64> {
         let span = self.history.samples();
         let (t0, t1) = (span.get(1).map_or(0, |s| s.0), span.last().map_or(0, |s| s.0));
-        self.applied
+        self.changed
             .iter()
             .filter(|a| a.at_ns >= t0 && a.at_ns <= t1)
             .map(|a| (a.at_ns - t0) as f64 / 1e9)
