@@ -310,7 +310,7 @@ fn challenge(c: &ChallengeView, on_hint: &Callback<()>, on_mode: &Callback<bool>
     html! {
         <div class="challenge" data-testid="lesson-challenge">
             <p class="goal"><strong>{ "Challenge: " }</strong>{ rich(&c.goal) }</p>
-            <p class="muted small">{ "No steps: use the console (`help` lists the commands) and the panels. Hints when you want them." }</p>
+            <p class="muted small">{ rich("No steps: use the console (`help` lists the commands) and the panels. Hints when you want them.") }</p>
             <ol class="hints">{ for c.hints.iter().map(|h| html! { <li>{ rich(h) }</li> }) }</ol>
             <button data-testid="lesson-hint" onclick={on_hint.reform(|_: MouseEvent| ())} disabled={!more}>
                 { if more { format!("Hint ({} of {})", c.hints.len() + 1, c.hints_total) } else { "No more hints".into() } }

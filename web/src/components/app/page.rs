@@ -402,7 +402,7 @@ fn chart_panels(v: &ViewModel) -> (Vec<(&'static str, Html)>, usize) {
     if !v.latency_series.is_empty() {
         panels.push((
             "chart-latency",
-            html! { <Chart testid="chart-latency" label="latency from arrival to read, 50th and 99th percentile, in microseconds, log scale" data={lines("latency, arrival to read (µs, log scale): p50, p99", "µs", &v.latency_series, true)} /> },
+            html! { <Chart testid="chart-latency" label="latency from a packet's arrival at the NIC to its read, 50th and 99th percentile, in microseconds, log scale; dropped packets are not counted" data={lines("latency, NIC to read (µs, log scale; drops not counted): p50, p99", "µs", &v.latency_series, true)} /> },
         ));
     }
     // "Where did my packets go?" where the lesson is about it, or once a packet was dropped
