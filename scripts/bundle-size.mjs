@@ -83,10 +83,16 @@ import { lessonsInOrder } from "./lesson-order.mjs";
  * took it to 591.6 KB (+2.1 KB, page and worker together; recasting the page's new rows as
  * one template each saved nothing measurable), and backlogs draining at their CPU's price
  * with the backlog and socket waits in the latency to 592.2 KB; the budget to 593 KB: the
- * owner's call, the same levers still unpulled.
+ * owner's call, the same levers still unpulled. The console's `COMMAND | grep PATTERN`
+ * (+4.2 KB in the worker, once its case folding and word test were made ASCII's: Unicode's
+ * tables had cost 10 KB more) and telling a read from a change (`steerlab_console::settings`,
+ * compared around each command: +2.5 KB, measured by building without it) took it to
+ * 598.9 KB and the budget to 600 KB. The way back is the lever named above: the browser's
+ * CompressionStream for the permalink instead of miniz_oxide in the worker (its decode is
+ * synchronous today, so the restore path has to become asynchronous first).
  * What each part weighs now is printed below and quoted in the closing notes.
  */
-const BUDGET_BYTES = 593 * 1024;
+const BUDGET_BYTES = 600 * 1024;
 
 const dist = process.argv[2] ?? "dist";
 const files = readdirSync(dist).filter((f) => f.endsWith(".wasm") || f.endsWith(".js"));

@@ -53,7 +53,7 @@ pub use notes::note;
 
 use core::fmt::Display;
 
-use steerlab_engine::{NamedEnum, Sim};
+use steerlab_engine::{CpuSet, NamedEnum, Sim};
 
 /// The sandbox's one NIC.
 pub const DEVICE: &str = "eth0";
@@ -148,46 +148,61 @@ pub fn run(sim: &mut Sim, line: &str) -> Result<(String, Kind), String> {
     shell::run(sim, line)
 }
 
-/// Everything about the host a command may change, as text: two equal fingerprints around a
-/// command mean it only read (the page's evidence and goal are not measured anew after a
-/// read: web/src/controller). The counters and the time are not in it (`Sim::snapshot`).
-pub fn settings(sim: &Sim) -> String {
-    use core::fmt::Write;
+/// Everything about the host a command may change (the counters and the time apart): two
+/// equal values around a command mean it only read, and the page does not measure its
+/// evidence and goal anew after a read (web/src/controller). Compared, never printed: it
+/// keeps the types' `Debug` code out of the page's module.
+#[derive(Clone, PartialEq)]
+pub struct Settings {
+    config: steerlab_engine::HostConfig,
+    reta: steerlab_engine::rss::Reta,
+    key: Vec<u8>,
+    ntuple: Vec<steerlab_engine::NtupleRule>,
+    xdp: Option<steerlab_engine::xdp::XdpProgram>,
+    /// The ingress block's filters and what it counts (`tc filter add|del`, `tc counting`).
+    tc: Option<(u32, u32, u32, u32, steerlab_engine::tc::Counting)>,
+    sock_entries: u32,
+    irqbalance: (Option<CpuSet>, Option<CpuSet>),
+    hash: Vec<steerlab_engine::rss::HashFields>,
+    rx: Vec<(CpuSet, u32, Option<CpuSet>)>,
+    tx: Vec<(Option<CpuSet>, Option<CpuSet>)>,
+    threads: Vec<(Option<(u16, CpuSet)>, Option<steerlab_engine::Nanos>)>,
+    flows: Vec<(
+        Option<steerlab_engine::FlowKey>,
+        bool,
+        Option<steerlab_engine::SocketView>,
+    )>,
+}
+
+/// The host's [`Settings`] now.
+pub fn settings(sim: &Sim) -> Settings {
     let c = sim.config();
-    let mut s = format!(
-        "{c:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?} {:?}\n",
-        sim.reta(),
-        sim.rss_key(),
-        sim.ntuple_rules(),
-        sim.xdp(),
-        sim.tc_block(),
-        sim.sock_flow_entries(),
-        sim.irqbalance(),
-        sim.irqbalance_env()
-    );
-    for ty in steerlab_engine::FlowType::ALL {
-        let _ = write!(s, "{:?} ", sim.hash_fields(ty));
+    Settings {
+        config: c.clone(),
+        reta: sim.reta().clone(),
+        key: sim.rss_key().to_vec(),
+        ntuple: sim.ntuple_rules(),
+        xdp: sim.xdp().cloned(),
+        tc: sim
+            .tc_block()
+            .map(|b| (b.len(), b.filtercnt(), b.skipswcnt(), b.offloadcnt(), b.counting())),
+        sock_entries: sim.sock_flow_entries(),
+        irqbalance: (sim.irqbalance(), sim.irqbalance_env()),
+        hash: steerlab_engine::FlowType::ALL
+            .iter()
+            .map(|&t| sim.hash_fields(t))
+            .collect(),
+        rx: (0..c.rx_queues)
+            .map(|q| (sim.rps_cpus(q), sim.flow_cnt(q), sim.irq_affinity(q)))
+            .collect(),
+        tx: (0..c.tx_queues).map(|q| (sim.xps_cpus(q), sim.xps_rxqs(q))).collect(),
+        threads: (0..sim.thread_count())
+            .map(|t| (sim.thread(t), sim.thread_migration(t)))
+            .collect(),
+        flows: (0..sim.flow_count())
+            .map(|f| (sim.flow_key(f), sim.flow_view(f).is_some(), sim.socket_view(f)))
+            .collect(),
     }
-    for q in 0..c.rx_queues {
-        let _ = write!(
-            s,
-            "rx{q} {:?} {} {:?} ",
-            sim.rps_cpus(q),
-            sim.flow_cnt(q),
-            sim.irq_affinity(q)
-        );
-    }
-    for q in 0..c.tx_queues {
-        let _ = write!(s, "tx{q} {:?} {:?} ", sim.xps_cpus(q), sim.xps_rxqs(q));
-    }
-    for t in 0..sim.thread_count() {
-        let _ = write!(s, "t{t} {:?} {:?} ", sim.thread(t), sim.thread_migration(t));
-    }
-    for f in 0..sim.flow_count() {
-        let open = sim.flow_view(f).is_some();
-        let _ = write!(s, "f{f} {:?} {open} {:?} ", sim.flow_key(f), sim.socket_view(f));
-    }
-    s
 }
 
 /// Runs one command of a tool, its words expanded by the shell.

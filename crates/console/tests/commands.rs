@@ -858,7 +858,7 @@ fn settings_tell_a_read_from_a_change() {
     for line in reads {
         let before = steerlab_console::settings(&sim);
         execute(&mut sim, line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        assert_eq!(steerlab_console::settings(&sim), before, "{line} only reads");
+        assert!(steerlab_console::settings(&sim) == before, "{line} only reads");
     }
     let writes = [
         "ethtool -G eth0 rx 1024",
@@ -876,6 +876,6 @@ fn settings_tell_a_read_from_a_change() {
     for line in writes {
         let before = steerlab_console::settings(&sim);
         execute(&mut sim, line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        assert_ne!(steerlab_console::settings(&sim), before, "{line} changes the host");
+        assert!(steerlab_console::settings(&sim) != before, "{line} changes the host");
     }
 }

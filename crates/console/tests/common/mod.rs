@@ -60,9 +60,25 @@ pub(crate) fn err(sim: &mut Sim, line: &str) -> String {
 }
 
 /// Everything a console command can change, for "a failing command changes nothing".
-pub(crate) fn fingerprint(sim: &Sim) -> String {
+pub(crate) fn fingerprint(sim: &Sim) -> Fingerprint {
     let views: String = (0..sim.flow_count())
         .map(|f| format!("{:?} ", sim.flow_view(f)))
         .collect();
-    format!("{:?}\n{}\n{views}", sim.snapshot(), steerlab_console::settings(sim))
+    Fingerprint {
+        counters: format!("{:?}\n{views}", sim.snapshot()),
+        settings: steerlab_console::settings(sim),
+    }
+}
+
+/// The counters and views as text (what a failed assertion prints), and the settings.
+#[derive(PartialEq)]
+pub(crate) struct Fingerprint {
+    counters: String,
+    settings: steerlab_console::Settings,
+}
+
+impl std::fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.counters)
+    }
 }
