@@ -164,15 +164,23 @@ pub struct Settings {
     sock_entries: u32,
     irqbalance: (Option<CpuSet>, Option<CpuSet>),
     hash: Vec<steerlab_engine::rss::HashFields>,
+    /// Per RX queue: `rps_cpus`, `rps_flow_cnt`, its vector's `smp_affinity_list`.
     rx: Vec<(CpuSet, u32, Option<CpuSet>)>,
+    /// Per TX queue: `xps_cpus`, `xps_rxqs`.
     tx: Vec<(Option<CpuSet>, Option<CpuSet>)>,
-    threads: Vec<(Option<(u16, CpuSet)>, Option<steerlab_engine::Nanos>)>,
-    flows: Vec<(
-        Option<steerlab_engine::FlowKey>,
-        bool,
-        Option<steerlab_engine::SocketView>,
-    )>,
+    threads: Vec<ThreadSettings>,
+    flows: Vec<FlowSettings>,
 }
+
+/// A thread's CPU and cpuset, and its migration period.
+type ThreadSettings = (Option<(u16, CpuSet)>, Option<steerlab_engine::Nanos>);
+
+/// A flow's tuple, whether it is open, and its socket.
+type FlowSettings = (
+    Option<steerlab_engine::FlowKey>,
+    bool,
+    Option<steerlab_engine::SocketView>,
+);
 
 /// The host's [`Settings`] now.
 pub fn settings(sim: &Sim) -> Settings {
