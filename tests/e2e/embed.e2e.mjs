@@ -184,10 +184,19 @@ tests.push({
     await page.evaluate((origin) => document.getElementById("lab").contentWindow.postMessage({ type: "steerlab:load", scenario: { schema: 1, id: "tiny", host: { cpus: 2 }, nic: { rx_queues: 2 } } }, origin), new URL(base).origin);
     await page.waitForFunction((t) => document.getElementById("lab").getBoundingClientRect().height < t - 50, tall, { timeout: 30_000 })
       .catch(async () => { throw new Error(`the iframe did not shrink from ${tall} px: ${await page.evaluate(() => document.getElementById("lab").style.height)}`); });
-    // And it settles: no growth by its own +4 px every 250 ms.
-    const h1 = await page.evaluate(() => document.getElementById("lab").getBoundingClientRect().height);
+    // And it settles: no growth by its own +4 px every 250 ms. The new host's page may take
+    // a few frames to lay out (a loaded machine shrank it twice), so it is first given up to
+    // 10 s to hold one height for 500 ms; a height that keeps growing never does.
+    const height = () => page.evaluate(() => document.getElementById("lab").getBoundingClientRect().height);
+    for (let i = 0, last = -1; i < 20; i++) {
+      const h = await height();
+      if (h === last) break;
+      last = h;
+      await page.waitForTimeout(500);
+    }
+    const h1 = await height();
     await page.waitForTimeout(1500);
-    const h2 = await page.evaluate(() => document.getElementById("lab").getBoundingClientRect().height);
+    const h2 = await height();
     expect(Math.abs(h2 - h1) < 1, `the iframe's height settles (${h1} -> ${h2})`);
     await course.close();
   },
