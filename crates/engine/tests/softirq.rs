@@ -46,6 +46,30 @@ fn host(cfg: HostConfig, rate_pps: u64, proto: Proto, reader_cpu: u16) -> Sim {
     sim
 }
 
+/// A four-CPU, one-queue host (its IRQ on CPU 0) with one thread on `reader_cpu` reading
+/// `n` flows of `rate_pps` each.
+fn many_flows(n: u32, rate_pps: u64, proto: Proto, bytes: u32, reader_cpu: u16) -> Sim {
+    let mut sim = Sim::new(HostConfig {
+        cpus: 4,
+        rx_queues: 1,
+        tx_queues: 1,
+        ..HostConfig::default()
+    })
+    .unwrap();
+    sim.add_thread(pinned(reader_cpu)).unwrap();
+    for i in 0..n {
+        sim.add_flow(FlowSpec {
+            key: key(i, proto),
+            rate_pps,
+            bytes,
+            readers: vec![0],
+            tx: None,
+        })
+        .unwrap();
+    }
+    sim
+}
+
 fn one_second(sim: &mut Sim) -> steerlab_engine::Snapshot {
     sim.advance_to(Nanos::from_ms(1000));
     assert!(sim.conserved(), "every packet delivered, dropped or in flight");
@@ -353,26 +377,9 @@ fn rx_frames_fires_the_vector_before_its_interval_ends() {
 #[test]
 fn an_rps_target_fed_past_its_cpu_backs_up_and_drops_at_its_backlog() {
     let run = |rps: &str| {
-        let mut sim = Sim::new(HostConfig {
-            cpus: 4,
-            rx_queues: 1,
-            tx_queues: 1,
-            ..HostConfig::default()
-        })
-        .unwrap();
-        sim.add_thread(pinned(0)).unwrap();
         // Eight flows, 1.36 Mpps in all, read on CPU 0: processed elsewhere, each packet
         // costs its target the stack (600 ns), the dequeue (60) and the remote penalty (250).
-        for i in 0..8 {
-            sim.add_flow(FlowSpec {
-                key: key(i, Proto::Tcp),
-                rate_pps: 170_000,
-                bytes: 1400,
-                readers: vec![0],
-                tx: None,
-            })
-            .unwrap();
-        }
+        let mut sim = many_flows(8, 170_000, Proto::Tcp, 1400, 0);
         sim.set_rps_cpus(None, CpuSet::parse_list(rps).unwrap()).unwrap();
         sim.advance_to(Nanos::from_ms(1000));
         let before = sim.snapshot();
@@ -410,25 +417,8 @@ fn an_rps_target_fed_past_its_cpu_backs_up_and_drops_at_its_backlog() {
 /// flows after it in the tick lose all of theirs (receive.rs `ring_share`).
 #[test]
 fn a_full_ring_drops_a_share_of_every_flow() {
-    let mut sim = Sim::new(HostConfig {
-        cpus: 4,
-        rx_queues: 1,
-        tx_queues: 1,
-        ..HostConfig::default()
-    })
-    .unwrap();
-    sim.add_thread(pinned(1)).unwrap();
     // Eight flows, 2.4 Mpps, all polled on CPU 0: about half is dropped at the ring.
-    for i in 0..8 {
-        sim.add_flow(FlowSpec {
-            key: key(i, Proto::Udp),
-            rate_pps: 300_000,
-            bytes: 512,
-            readers: vec![0],
-            tx: None,
-        })
-        .unwrap();
-    }
+    let mut sim = many_flows(8, 300_000, Proto::Udp, 512, 1);
     let s = one_second(&mut sim);
     assert!(
         s.counters.ring_full * 4 > s.counters.offered,
