@@ -635,6 +635,10 @@ fn packet_drops_keeps_each_place_hidden_until_its_counter_is_read() {
             v.wire.as_ref().unwrap().flows.iter().all(|f| f.view.dropped.is_none()),
             "no dot stops unread"
         );
+        assert!(
+            v.wire.as_ref().unwrap().ring_drops.iter().all(|&d| d == 0),
+            "no dot stops at an unread ring"
+        );
         let drop_parts: Vec<_> = v.lesson.goal_parts.iter().filter(|p| p.unread.is_some()).collect();
         assert_eq!(
             drop_parts.len(),
@@ -667,6 +671,12 @@ fn packet_drops_keeps_each_place_hidden_until_its_counter_is_read() {
         );
         assert!(v.queues.iter().all(|q| !q.drops_hidden));
         assert!(v.lesson.goal_parts.iter().all(|p| p.unread.is_none()));
+        let ring_read = v.wire.as_ref().unwrap().ring_drops.iter().any(|&d| d > 0);
+        assert_eq!(
+            ring_read,
+            place == "packets.dropped.ring_full",
+            "read, the ring's dots stop where it drops"
+        );
     }
     // Its later steps (the fourth names the place) show once reached.
     let mut c = Controller::for_lesson("packet-drops").unwrap();

@@ -58,6 +58,9 @@ pub struct WireView {
     pub reta: Vec<u16>,
     /// RX queues: their IRQ CPU.
     pub queues: Vec<u16>,
+    /// RX queues: the thousandths of their packets a full ring drops now (a share of every
+    /// flow's: that many of its dots stop at the queue).
+    pub ring_drops: Vec<u32>,
     /// CPUs: NUMA node and the threads on it.
     pub cpus: Vec<(u16, Vec<u32>)>,
     /// The marked cell (RX queue, CPU): a matrix click, a prediction's row of "Your host".
@@ -252,6 +255,8 @@ pub struct Flight {
     last: Vec<u64>,
     /// Packets per flow not yet shown as a dot.
     owed: Vec<u64>,
+    /// Per flow, thousandths of a dot dropped at its queue's full ring not yet drawn.
+    drop_owed: Vec<u32>,
     /// Real ms of the last update.
     last_ms: Option<f64>,
     /// Packets per real second, smoothed.
@@ -270,6 +275,7 @@ impl Flight {
             // Another host (reset, lesson switch): start counting afresh.
             self.last = view.flows.iter().map(|f| f.view.packets).collect();
             self.owed = vec![0; n];
+            self.drop_owed = vec![0; n];
             self.last_ms = Some(now);
             return;
         }
@@ -303,12 +309,22 @@ impl Flight {
                 }
                 // Spread over the interval, oldest first, so bursts do not clump.
                 let born = now - dt * (k - j) as f64 / (k + 1) as f64;
+                // A flow that loses a share at its queue's ring: that share of its dots stop
+                // there.
+                let owed = &mut self.drop_owed[i];
+                *owed += view.ring_drops.get(usize::from(f.view.queue)).copied().unwrap_or(0);
+                let stop = if f.stop().is_none() && *owed >= 1000 {
+                    *owed -= 1000;
+                    Some(2)
+                } else {
+                    f.stop()
+                };
                 self.dots.push(Dot {
                     route,
                     born,
                     colour: f.view.queue,
                     remote: f.remote(),
-                    stop: f.stop(),
+                    stop,
                 });
             }
         }
@@ -364,6 +380,7 @@ mod tests {
                 .collect(),
             reta: (0..128).map(|i| i % 4).collect(),
             queues: vec![0, 1, 2, 3],
+            ring_drops: vec![0; 4],
             cpus: (0..4).map(|c| (c / 2, vec![])).collect(),
             cell: None,
         }
@@ -426,6 +443,37 @@ mod tests {
         // A reset (counts go down) starts afresh without a burst.
         flight.update(&view(&[0, 0, 1]), &l, 5000.0);
         assert!(flight.dots.is_empty());
+    }
+
+    /// A queue whose full ring drops 40 % of its packets: 40 % of each of its flows' dots stop
+    /// at the queue (the others go on), the other queues' none.
+    #[test]
+    fn a_share_of_a_full_rings_dots_stop_at_the_queue() {
+        let mut v = view(&[0, 0]);
+        v.ring_drops = vec![400, 0, 0, 0];
+        let l = Layout::new(&v, 800.0);
+        let mut flight = Flight::default();
+        flight.update(&v, &l, 0.0);
+        for step in 1..=50u64 {
+            let mut now = view(&[20 * step, 20 * step]);
+            now.ring_drops = v.ring_drops.clone();
+            flight.update(&now, &l, step as f64 * 100.0);
+        }
+        let stopped = |q: u16| {
+            flight
+                .dots
+                .iter()
+                .filter(|d| d.colour == q && d.stop == Some(2))
+                .count()
+        };
+        let all = |q: u16| flight.dots.iter().filter(|d| d.colour == q).count();
+        assert!(
+            all(0) > 5 && stopped(0) * 10 >= all(0) * 3 && stopped(0) * 10 <= all(0) * 5,
+            "{} of {}",
+            stopped(0),
+            all(0)
+        );
+        assert_eq!(stopped(1), 0);
     }
 
     #[test]

@@ -171,6 +171,18 @@ impl Sim {
         self.queues.get(usize::from(q)).map(|r| r.vector_cpu())
     }
 
+    /// The share of an RX queue's packets its full ring drops this tick, in thousandths: what
+    /// its demand has beyond what its ring and poll take (receive.rs `ring_share`); 0 when
+    /// the ring keeps up.
+    pub fn ring_drop_permille(&self, q: u16) -> u32 {
+        self.queues
+            .get(usize::from(q))
+            .and_then(|r| r.thin)
+            .map_or(0, |(budget, demand)| {
+                (1000 - budget.min(demand) * 1000 / demand.max(1)) as u32
+            })
+    }
+
     /// Whether an RX queue's vector was moved and its poll has not yet followed.
     pub fn irq_move_pending(&self, q: u16) -> bool {
         self.queues.get(usize::from(q)).is_some_and(|r| r.moving_to.is_some())

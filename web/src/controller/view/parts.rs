@@ -115,6 +115,13 @@ impl Controller {
                 .collect(),
             reta: reta.entries().to_vec(),
             queues: queues.iter().map(|q| q.irq_cpu).collect(),
+            // Unread where the lesson has the learner find the place.
+            ring_drops: (0..queues.len() as u16)
+                .map(|q| match self.hidden("packets.dropped.ring_full") {
+                    Some(_) => 0,
+                    None => self.sim.ring_drop_permille(q),
+                })
+                .collect(),
             cpus: cpus.iter().map(|c| (c.node, c.threads.clone())).collect(),
             cell: self.matrix_cell,
         }))
