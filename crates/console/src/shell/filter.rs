@@ -137,26 +137,35 @@ impl Filter {
         kept.flat_map(|l| [l, "\n"]).collect()
     }
 
+    /// Whether a part of `line` matches. Each alternative is run over the line as a set of
+    /// positions (every start at once, a piece at a time), so a pattern's repetitions cost at
+    /// most its pieces × the line's length², never the exponential time backtracking takes on
+    /// `a*a*a*a*b`. `-w` as GNU grep has it: the match starts at the line's start or after a
+    /// non-word character, and ends at its end or before one.
     fn matches(&self, line: &str) -> bool {
         let text: Vec<char> = if self.icase {
             line.to_ascii_lowercase().chars().collect()
         } else {
             line.chars().collect()
         };
+        let len = text.len();
         self.branches.iter().any(|b| {
-            let starts = if b.start { 0..=0 } else { 0..=text.len() };
-            starts.into_iter().any(|from| {
-                let left_ok = !self.word || from == 0 || !is_word(text[from - 1]);
-                left_ok
-                    && match_here(&b.pieces, &text, from, &mut |end| {
-                        (!b.end || end == text.len())
-                            && (!self.word
-                                || (end > from
-                                    && (end == text.len() || !is_word(text[end]))
-                                    && is_word(text[from])
-                                    && is_word(text[end - 1])))
-                    })
-            })
+            let mut at: Vec<bool> = (0..=len)
+                .map(|i| (!b.start || i == 0) && (!self.word || i == 0 || !is_word(text[i - 1])))
+                .collect();
+            for p in &b.pieces {
+                let mut next = vec![false; len + 1];
+                for pos in (0..=len).filter(|&pos| at[pos]) {
+                    next[pos] |= p.min == 0;
+                    let mut n = 0;
+                    while n < p.max && pos + n < len && takes(&p.atom, text[pos + n]) {
+                        n += 1;
+                        next[pos + n] |= n >= p.min;
+                    }
+                }
+                at = next;
+            }
+            (0..=len).any(|end| at[end] && (!b.end || end == len) && (!self.word || end == len || !is_word(text[end])))
         })
     }
 }
@@ -167,19 +176,6 @@ fn is_word(c: char) -> bool {
 
 fn one(atom: Atom) -> Piece {
     Piece { atom, min: 1, max: 1 }
-}
-
-/// Whether `pieces` match `text` from `at`, some way `done` accepts where the match ends.
-fn match_here(pieces: &[Piece], text: &[char], at: usize, done: &mut dyn FnMut(usize) -> bool) -> bool {
-    let Some((p, rest)) = pieces.split_first() else {
-        return done(at);
-    };
-    // As many as it can take, then fewer (a match anywhere in the line is all grep asks).
-    let mut n = 0;
-    while n < p.max && at + n < text.len() && takes(&p.atom, text[at + n]) {
-        n += 1;
-    }
-    (p.min..=n).rev().any(|k| match_here(rest, text, at + k, done))
 }
 
 fn takes(atom: &Atom, c: char) -> bool {
@@ -356,6 +352,21 @@ mod tests {
         assert_eq!(grep(&["-iv", "STAT"], STATS).lines().count(), 4);
         assert_eq!(grep(&["-e", "-x"], "a-x\nb\n"), "a-x\n");
         assert_eq!(grep(&["nothing"], STATS), "");
+        assert_eq!(
+            grep(&["-w", ": 1"], STATS),
+            "",
+            "after a word character: not a word match"
+        );
+        assert_eq!(grep(&["-w", "3"], STATS), "     rx_dropped: 3\n");
+    }
+
+    /// Repetitions cost polynomial time: a pattern that takes backtracking exponential time
+    /// on a long line of `a` answers at once.
+    #[test]
+    fn nested_repetitions_do_not_hang() {
+        let line = format!("{}\n", "a".repeat(400));
+        assert_eq!(grep(&["a*a*a*a*a*a*a*a*a*a*a*a*b"], &line), "");
+        assert_eq!(grep(&["a*a*a*a*a*a*a*a*a*a*a*a"], &line), line);
     }
 
     #[test]
